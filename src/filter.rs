@@ -1,0 +1,741 @@
+//! # `AtomicBloom`: the filter
+//!
+//! The filter is a [`BitArray`] plus the parameters that map a key to bits:
+//! layout, `k`, and the hasher. Every operation takes `&self`; share it
+//! between threads by reference (scoped threads), `Arc`, or a `static`.
+
+use crate::bit_array::{BitArray, WORDS_PER_LINE};
+use crate::layout::{block_probe, standard_probe, word_probe};
+use crate::{BuildError, IncompatibleError, Layout, MAX_HASHES, Sizing, WyBuildHasher};
+use std::fmt;
+use std::hash::{BuildHasher, Hash};
+
+/// Hashed by every filter's hasher when it is built; two filters whose
+/// hashers give different values here hash keys differently.
+const FINGERPRINT_KEY: &str = "atomic-bloom hasher fingerprint";
+
+/// The false-positive rate [`FromIterator`] sizes for.
+pub const DEFAULT_FALSE_POSITIVE_RATE: f64 = 0.01;
+
+/// A Bloom filter that any number of threads insert into and query at once,
+/// without a lock.
+///
+/// Bits live in 64-bit atomic words and are set with `fetch_or`; queries are
+/// plain atomic loads. A key that was inserted is always reported present
+/// once its insert happened-before the query (no false negatives); a key
+/// never inserted is reported present with about the false-positive rate the
+/// filter was sized for. See the crate docs for choosing a layout and for the
+/// concurrency contract.
+///
+/// ```
+/// use atomic_bloom::AtomicBloom;
+///
+/// let seen = AtomicBloom::new(1_000_000, 0.001)?;
+/// std::thread::scope(|s| {
+///     for t in 0..4u64 {
+///         let seen = &seen;
+///         s.spawn(move || {
+///             for i in 0..1000u64 {
+///                 seen.insert(&(t * 1000 + i));
+///             }
+///         });
+///     }
+/// });
+/// assert!((0..4000u64).all(|i| seen.contains(&i)));
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+pub struct AtomicBloom<S = WyBuildHasher> {
+    bits: BitArray,
+    sizing: Sizing,
+    hasher: S,
+    /// `hasher.hash_one(FINGERPRINT_KEY)`, compared by `is_compatible`.
+    fingerprint: u64,
+}
+
+/// Configures and builds an [`AtomicBloom`]; from [`AtomicBloom::builder`].
+///
+/// A size is required: [`capacity`](Builder::capacity) (items and
+/// false-positive rate) or [`bits`](Builder::bits) (bits and hashes). The
+/// layout defaults to [`Layout::Blocked`], the hasher to [`WyBuildHasher`]
+/// with seed 0.
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, Layout};
+///
+/// let filter = AtomicBloom::builder()
+///     .capacity(50_000, 1e-4)
+///     .layout(Layout::Standard)
+///     .seed(0x5eed)
+///     .build()?;
+/// assert_eq!(filter.num_hashes(), 13);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct Builder<S = WyBuildHasher> {
+    size: Option<Size>,
+    layout: Layout,
+    hasher: S,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Size {
+    Capacity { items: u64, fpp: f64 },
+    Bits { num_bits: u64, num_hashes: u32 },
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            size: None,
+            layout: Layout::default(),
+            hasher: WyBuildHasher::default(),
+        }
+    }
+}
+
+impl Builder {
+    /// Hash with the default hasher started from `seed` (default 0).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::builder().bits(1024, 3).seed(9).build()?;
+    /// assert_eq!(f.hasher().seed(), 9);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn seed(self, seed: u64) -> Self {
+        self.hasher(WyBuildHasher::with_seed(seed))
+    }
+}
+
+impl<S: BuildHasher> Builder<S> {
+    /// Size for `items` distinct items at false-positive rate `fpp`.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::builder().capacity(1000, 0.01).build()?;
+    /// assert!(f.num_bits() >= 9_600);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn capacity(mut self, items: u64, fpp: f64) -> Self {
+        self.size = Some(Size::Capacity { items, fpp });
+        self
+    }
+
+    /// Size with `num_bits` bits (rounded up to whole words, or whole 512-bit
+    /// blocks for `Blocked`) and `num_hashes` bits per key.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::builder().bits(1000, 5).build()?;
+    /// assert_eq!((f.num_bits(), f.num_hashes()), (1024, 5));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn bits(mut self, num_bits: u64, num_hashes: u32) -> Self {
+        self.size = Some(Size::Bits {
+            num_bits,
+            num_hashes,
+        });
+        self
+    }
+
+    /// Where a key's bits go; default [`Layout::Blocked`].
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, Layout};
+    /// let f = AtomicBloom::builder().bits(64, 3).layout(Layout::Word).build()?;
+    /// assert_eq!(f.layout(), Layout::Word);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// Hash keys with `hasher`. Filters are compatible only if their hashers
+    /// hash alike; a [`std::hash::RandomState`] differs from every other.
+    ///
+    /// ```
+    /// use std::hash::BuildHasherDefault;
+    /// use std::collections::hash_map::DefaultHasher;
+    ///
+    /// let f = atomic_bloom::AtomicBloom::builder()
+    ///     .bits(1024, 4)
+    ///     .hasher(BuildHasherDefault::<DefaultHasher>::default())
+    ///     .build()?;
+    /// f.insert("x");
+    /// assert!(f.contains("x"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn hasher<T: BuildHasher>(self, hasher: T) -> Builder<T> {
+        Builder {
+            size: self.size,
+            layout: self.layout,
+            hasher,
+        }
+    }
+
+    /// Validates the parameters and allocates the zeroed bit array.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, BuildError};
+    /// assert_eq!(AtomicBloom::builder().build().unwrap_err(), BuildError::MissingSize);
+    /// assert_eq!(
+    ///     AtomicBloom::builder().capacity(0, 0.01).build().unwrap_err(),
+    ///     BuildError::ZeroItems
+    /// );
+    /// ```
+    pub fn build(self) -> Result<AtomicBloom<S>, BuildError> {
+        let sizing = match self.size.ok_or(BuildError::MissingSize)? {
+            Size::Capacity { items, fpp } => Sizing::for_rate(self.layout, items, fpp)?,
+            Size::Bits {
+                num_bits,
+                num_hashes,
+            } => Sizing::for_bits(self.layout, num_bits, num_hashes)?,
+        };
+        AtomicBloom::with_sizing(sizing, self.hasher)
+    }
+}
+
+impl AtomicBloom {
+    /// A [`Layout::Blocked`] filter for `expected_items` distinct items at
+    /// false-positive rate `fpp`, hashed with [`WyBuildHasher`] seed 0.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, BuildError};
+    ///
+    /// let f = AtomicBloom::new(10_000, 0.01)?;
+    /// assert!(f.insert(&42u64));
+    /// assert!(f.contains(&42u64));
+    /// assert!(matches!(AtomicBloom::new(10, f64::NAN), Err(BuildError::InvalidFalsePositiveRate(_))));
+    /// # Ok::<(), BuildError>(())
+    /// ```
+    pub fn new(expected_items: u64, fpp: f64) -> Result<Self, BuildError> {
+        Self::builder().capacity(expected_items, fpp).build()
+    }
+
+    /// A [`Layout::Blocked`] filter with `num_bits` bits (rounded up to whole
+    /// 512-bit blocks) and `num_hashes` bits per key.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicBloom;
+    /// let f = AtomicBloom::with_bits(1 << 20, 7)?;
+    /// assert_eq!(f.memory_bytes(), 1 << 17);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn with_bits(num_bits: u64, num_hashes: u32) -> Result<Self, BuildError> {
+        Self::builder().bits(num_bits, num_hashes).build()
+    }
+
+    /// A builder for the layout, hasher or seed.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, Layout};
+    /// let f = AtomicBloom::builder().capacity(100, 0.1).layout(Layout::Word).build()?;
+    /// assert_eq!(f.layout(), Layout::Word);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+}
+
+impl<S: BuildHasher> AtomicBloom<S> {
+    /// A filter of the given size hashing with `hasher`.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, Layout, Sizing, WyBuildHasher};
+    /// let sizing = Sizing::for_rate(Layout::Word, 1000, 0.01)?;
+    /// let f = AtomicBloom::with_sizing(sizing, WyBuildHasher::with_seed(1))?;
+    /// assert_eq!(f.sizing(), sizing);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn with_sizing(sizing: Sizing, hasher: S) -> Result<Self, BuildError> {
+        let num_words =
+            usize::try_from(sizing.num_bits() / 64).map_err(|_| BuildError::TooLarge {
+                requested_bits: u128::from(sizing.num_bits()),
+                max_bits: usize::MAX as u64,
+            })?;
+        let bits = BitArray::zeroed(num_words).ok_or(BuildError::AllocationFailed {
+            bytes: sizing.num_bits() / 8,
+        })?;
+        Ok(AtomicBloom {
+            bits,
+            sizing,
+            fingerprint: hasher.hash_one(FINGERPRINT_KEY),
+            hasher,
+        })
+    }
+
+    /// Inserts `key`; returns `true` if this call set at least one bit,
+    /// `false` if all of the key's bits were already set (it was present or
+    /// a false positive).
+    ///
+    /// On one thread, `insert(x)` returns `!contains(x)` as it was just
+    /// before. When threads race to insert the same key that was absent:
+    /// with [`Layout::Word`] exactly one of them gets `true` (one `fetch_or`
+    /// sets all bits, an atomic test-and-set); with `Standard` and `Blocked`
+    /// at least one gets `true`, and several may, since each can be the first
+    /// to set a different bit.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// assert!(f.insert("apple"));
+    /// assert!(!f.insert("apple"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.insert_hash(self.hasher.hash_one(key))
+    }
+
+    /// Whether `key` may have been inserted: `false` means it certainly was
+    /// not (before this call began); `true` means it was, or is a false
+    /// positive.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// f.insert(b"bytes".as_slice());
+    /// assert!(f.contains(b"bytes".as_slice()));
+    /// assert!(!f.contains(b"other".as_slice()));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+
+    /// The hash [`insert`](Self::insert) and [`contains`](Self::contains)
+    /// compute for `key`, for use with [`insert_hash`](Self::insert_hash).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// f.insert_hash(f.hash("k"));
+    /// assert!(f.contains("k"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[inline]
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    /// The hasher.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::builder().bits(64, 1).seed(3).build()?;
+    /// assert_eq!(f.hasher().seed(), 3);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+}
+
+impl<S> AtomicBloom<S> {
+    /// Inserts a key by its 64-bit hash (for callers that already hold one);
+    /// returns what [`insert`](Self::insert) returns. The hash should be
+    /// well mixed: every bit matters.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// assert!(f.insert_hash(0x9E37_79B9_7F4A_7C15));
+    /// assert!(f.contains_hash(0x9E37_79B9_7F4A_7C15));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[inline]
+    pub fn insert_hash(&self, hash: u64) -> bool {
+        let k = self.sizing.num_hashes();
+        match self.sizing.layout() {
+            Layout::Blocked => {
+                let (line, masks) = block_probe(hash, k, self.num_lines());
+                self.bits.set_line(line, &masks)
+            }
+            Layout::Word => {
+                let (word, mask) = word_probe(hash, k, self.num_words());
+                self.bits.set_word(word, mask)
+            }
+            Layout::Standard => {
+                let mut probes = [(0usize, 0u64); MAX_HASHES as usize];
+                let probes = &mut probes[..k as usize];
+                for (i, probe) in (0..k).zip(probes.iter_mut()) {
+                    *probe = standard_probe(hash, i, self.sizing.num_bits());
+                }
+                self.bits.set_bits(probes)
+            }
+        }
+    }
+
+    /// Whether a key with this 64-bit hash may have been inserted.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// assert!(!f.contains_hash(7));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let k = self.sizing.num_hashes();
+        match self.sizing.layout() {
+            Layout::Blocked => {
+                let (line, masks) = block_probe(hash, k, self.num_lines());
+                self.bits.test_line(line, &masks)
+            }
+            Layout::Word => {
+                let (word, mask) = word_probe(hash, k, self.num_words());
+                self.bits.test_word(word, mask)
+            }
+            Layout::Standard => {
+                let num_bits = self.sizing.num_bits();
+                self.bits
+                    .test_bits((0..k).map(|i| standard_probe(hash, i, num_bits)))
+            }
+        }
+    }
+
+    fn num_words(&self) -> u64 {
+        self.bits.num_words() as u64
+    }
+
+    fn num_lines(&self) -> u64 {
+        self.num_words() / WORDS_PER_LINE as u64
+    }
+
+    /// Removes every key. Keys inserted before the call began are gone when
+    /// it returns; keys inserted after it returns are kept; a key inserted
+    /// while it runs may be kept in part (some of its bits), so it may or may
+    /// not be reported present afterwards. Skips words that are already zero,
+    /// so clearing an empty filter touches no memory.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// f.insert("a");
+    /// f.clear();
+    /// assert!(!f.contains("a"));
+    /// assert_eq!(f.count_ones(), 0);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn clear(&self) {
+        self.bits.clear();
+    }
+
+    /// Whether `other` maps keys to the same bits: same size, hashes, layout,
+    /// and hasher (compared by hashing a fixed key, so two hashers of one
+    /// type with different seeds differ).
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicBloom;
+    /// let a = AtomicBloom::builder().capacity(100, 0.01).seed(1).build()?;
+    /// let b = AtomicBloom::builder().capacity(100, 0.01).seed(1).build()?;
+    /// let c = AtomicBloom::builder().capacity(100, 0.01).seed(2).build()?;
+    /// assert!(a.is_compatible(&b));
+    /// assert!(!a.is_compatible(&c));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn is_compatible(&self, other: &Self) -> bool {
+        self.check_compatible(other).is_ok()
+    }
+
+    fn check_compatible(&self, other: &Self) -> Result<(), IncompatibleError> {
+        let (a, b) = (self.sizing, other.sizing);
+        if a.num_bits() != b.num_bits() {
+            Err(IncompatibleError::NumBits {
+                left: a.num_bits(),
+                right: b.num_bits(),
+            })
+        } else if a.num_hashes() != b.num_hashes() {
+            Err(IncompatibleError::NumHashes {
+                left: a.num_hashes(),
+                right: b.num_hashes(),
+            })
+        } else if a.layout() != b.layout() {
+            Err(IncompatibleError::Layout {
+                left: a.layout(),
+                right: b.layout(),
+            })
+        } else if self.fingerprint != other.fingerprint {
+            Err(IncompatibleError::Hasher)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Adds every key of `other` to `self` (bitwise OR). Afterwards `self`
+    /// contains every key that `other` held when the call began and every key
+    /// inserted into `self` before or during it. `other` may be changing
+    /// meanwhile; keys inserted into it during the call may or may not come
+    /// across.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicBloom;
+    /// let a = AtomicBloom::new(100, 0.01)?;
+    /// let b = AtomicBloom::new(100, 0.01)?;
+    /// a.insert("a");
+    /// b.insert("b");
+    /// a.union(&b)?;
+    /// assert!(a.contains("a") && a.contains("b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn union(&self, other: &Self) -> Result<(), IncompatibleError> {
+        self.check_compatible(other)?;
+        self.bits.union(&other.bits);
+        Ok(())
+    }
+
+    /// Keeps only the bits also set in `other` (bitwise AND): afterwards
+    /// `self` contains every key that both held, and its false-positive rate
+    /// is at most that of either. Keys inserted into `self` during the call
+    /// may be lost.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicBloom;
+    /// let a = AtomicBloom::new(100, 0.01)?;
+    /// let b = AtomicBloom::new(100, 0.01)?;
+    /// for k in ["both", "only a"] { a.insert(k); }
+    /// b.insert("both");
+    /// a.intersect(&b)?;
+    /// assert!(a.contains("both"));
+    /// assert!(!a.contains("only a"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn intersect(&self, other: &Self) -> Result<(), IncompatibleError> {
+        self.check_compatible(other)?;
+        self.bits.intersect(&other.bits);
+        Ok(())
+    }
+
+    /// Number of set bits: a scan of the whole array.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::builder().bits(512, 3).build()?;
+    /// f.insert("x");
+    /// assert!((1..=3).contains(&f.count_ones()));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn count_ones(&self) -> u64 {
+        self.bits
+            .load_words()
+            .map(|w| u64::from(w.count_ones()))
+            .sum()
+    }
+
+    /// Estimated number of distinct keys inserted, from the fraction of set
+    /// bits `X/m`: `-m/k ln(1 - X/m)`. Every layout sets each bit with the
+    /// same probability, so the estimator is the same for all; it is within
+    /// a few percent up to the filter's capacity
+    /// (`tests/estimates.rs`). `u64::MAX` once every bit is set.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(10_000, 0.01)?;
+    /// for i in 0..5_000u64 { f.insert(&i); }
+    /// let n = f.estimated_len();
+    /// assert!((4_800..5_200).contains(&n), "{n}");
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn estimated_len(&self) -> u64 {
+        let m = self.sizing.num_bits() as f64;
+        let x = self.count_ones() as f64;
+        let n = -m / f64::from(self.sizing.num_hashes()) * (-x / m).ln_1p();
+        n.round() as u64 // saturates: +inf becomes u64::MAX
+    }
+
+    /// The false-positive rate of the filter as it is now: the probability
+    /// that a key never inserted is reported present, computed exactly from
+    /// the bits set (per block for `Blocked` and `Word`). A scan of the array.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(10_000, 0.01)?;
+    /// assert_eq!(f.estimated_fpr(), 0.0);
+    /// for i in 0..10_000u64 { f.insert(&i); }
+    /// let p = f.estimated_fpr();
+    /// assert!((0.008..0.0105).contains(&p), "{p}");
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        let k = self.sizing.num_hashes() as i32;
+        let fill = |ones: u32, bits: u64| (f64::from(ones) / bits as f64).powi(k);
+        match self.sizing.layout() {
+            Layout::Standard => (self.count_ones() as f64 / self.sizing.num_bits() as f64).powi(k),
+            Layout::Blocked => {
+                let sum: f64 = self.bits.line_ones().map(|ones| fill(ones, 512)).sum();
+                sum / self.num_lines() as f64
+            }
+            Layout::Word => {
+                let sum: f64 = self
+                    .bits
+                    .load_words()
+                    .map(|w| fill(w.count_ones(), 64))
+                    .sum();
+                sum / self.num_words() as f64
+            }
+        }
+    }
+
+    /// Bits in the array (`m`).
+    ///
+    /// ```
+    /// assert_eq!(atomic_bloom::AtomicBloom::with_bits(4096, 3)?.num_bits(), 4096);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn num_bits(&self) -> u64 {
+        self.sizing.num_bits()
+    }
+
+    /// Bits set per key (`k`).
+    ///
+    /// ```
+    /// assert_eq!(atomic_bloom::AtomicBloom::with_bits(4096, 3)?.num_hashes(), 3);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn num_hashes(&self) -> u32 {
+        self.sizing.num_hashes()
+    }
+
+    /// The layout.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, Layout};
+    /// assert_eq!(AtomicBloom::with_bits(4096, 3)?.layout(), Layout::Blocked);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn layout(&self) -> Layout {
+        self.sizing.layout()
+    }
+
+    /// The layout, bits and hashes together.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(1000, 0.01)?;
+    /// assert!(f.sizing().false_positive_rate(1000) <= 0.01);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn sizing(&self) -> Sizing {
+        self.sizing
+    }
+
+    /// Bytes of memory the bit array occupies (whole 64-byte lines).
+    ///
+    /// ```
+    /// assert_eq!(atomic_bloom::AtomicBloom::with_bits(1 << 23, 3)?.memory_bytes(), 1 << 20);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes()
+    }
+}
+
+impl<S: Clone> AtomicBloom<S> {
+    /// A copy of the filter, or an error if the allocator refuses. The copy
+    /// holds every key inserted before the call began; a key inserted while
+    /// it runs may be copied in part.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// f.insert("a");
+    /// let copy = f.try_clone()?;
+    /// f.insert("b");
+    /// assert!(copy.contains("a"));
+    /// assert!(!copy.contains("b"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, BuildError> {
+        Ok(AtomicBloom {
+            bits: self.bits.snapshot().ok_or(BuildError::AllocationFailed {
+                bytes: self.memory_bytes() as u64,
+            })?,
+            sizing: self.sizing,
+            hasher: self.hasher.clone(),
+            fingerprint: self.fingerprint,
+        })
+    }
+}
+
+/// A snapshot copy, as [`try_clone`](AtomicBloom::try_clone); panics if the
+/// allocator refuses (like `Vec::clone`).
+///
+/// ```
+/// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+/// f.insert("a");
+/// assert_eq!(f.clone(), f);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+impl<S: Clone> Clone for AtomicBloom<S> {
+    fn clone(&self) -> Self {
+        match self.try_clone() {
+            Ok(copy) => copy,
+            Err(e) => panic!("cloning AtomicBloom: {e}"),
+        }
+    }
+}
+
+/// Equal when compatible and every word is equal (compared word by word, so
+/// meaningful only when neither filter is being written).
+///
+/// ```
+/// let a = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+/// let b = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+/// assert_eq!(a, b);
+/// a.insert("x");
+/// assert_ne!(a, b);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+impl<S> PartialEq for AtomicBloom<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.is_compatible(other) && self.bits.load_words().eq(other.bits.load_words())
+    }
+}
+
+/// Shows the parameters, not the bits.
+///
+/// ```
+/// let f = atomic_bloom::AtomicBloom::with_bits(1024, 3)?;
+/// assert!(format!("{f:?}").contains("num_bits: 1024"));
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+impl<S> fmt::Debug for AtomicBloom<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AtomicBloom")
+            .field("layout", &self.sizing.layout())
+            .field("num_bits", &self.sizing.num_bits())
+            .field("num_hashes", &self.sizing.num_hashes())
+            .field("memory_bytes", &self.memory_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Inserts every key.
+///
+/// ```
+/// let mut f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+/// f.extend(["a", "b"]);
+/// assert!(f.contains("b"));
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+impl<T: Hash, S: BuildHasher> Extend<T> for AtomicBloom<S> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
+    }
+}
+
+/// A [`Layout::Blocked`] filter holding every key, sized for their number at
+/// [`DEFAULT_FALSE_POSITIVE_RATE`]. The keys' hashes are buffered (8 bytes
+/// each) to count them first. Panics only if the allocator refuses.
+///
+/// ```
+/// use atomic_bloom::AtomicBloom;
+/// let f: AtomicBloom = (0..1000u32).collect();
+/// assert!((0..1000u32).all(|i| f.contains(&i)));
+/// ```
+impl<T: Hash> FromIterator<T> for AtomicBloom {
+    fn from_iter<I: IntoIterator<Item = T>>(keys: I) -> Self {
+        let hasher = WyBuildHasher::default();
+        let hashes: Vec<u64> = keys.into_iter().map(|key| hasher.hash_one(&key)).collect();
+        let items = (hashes.len() as u64).max(1);
+        let filter = match AtomicBloom::new(items, DEFAULT_FALSE_POSITIVE_RATE) {
+            Ok(filter) => filter,
+            Err(e) => panic!("collecting into AtomicBloom: {e}"),
+        };
+        for hash in hashes {
+            filter.insert_hash(hash);
+        }
+        filter
+    }
+}

@@ -1,0 +1,242 @@
+//! # Layouts: where a key's bits go
+//!
+//! A key is hashed once to 64 bits. The layout turns that hash into the
+//! positions of its `k` bits:
+//!
+//! - [`Layout::Standard`] spreads them over the whole array: each probe is a
+//!   bit anywhere. Space-optimal, but a new key costs up to `k` cache misses.
+//! - [`Layout::Blocked`] picks one 512-bit, cache-line-aligned block from the
+//!   hash and puts all `k` bits in it: one cache miss per operation, for
+//!   3-25% more bits at the same false-positive rate.
+//! - [`Layout::Word`] picks one 64-bit word and puts all `k` bits in it: an
+//!   insert is a single `fetch_or`, which makes it an atomic test-and-set
+//!   (exactly one of several racing inserters of a new key gets `true`). The
+//!   price is memory: 12 bits per key at 1%, 24 at 0.1%, 45 at 0.01%.
+//!
+//! ## Deriving positions from one hash
+//!
+//! The word or block is `(h * count) >> 64` in 128-bit arithmetic (Lemire's
+//! multiply-shift range reduction): no division, no bias worth measuring, and
+//! correct for any count up to 2^64, so filters beyond 2^32 bits use all of
+//! their bits. The bits inside it come from a splitmix64 stream seeded with
+//! the hash: output `j` is `mix(h + (j+1) * GOLDEN)`, where `mix` is the
+//! splitmix64 finalizer. A `Standard` probe reduces one output to a bit
+//! position in the whole array; the `Blocked` layout cuts each output into
+//! seven 9-bit offsets, the `Word` layout into ten 6-bit offsets, so a key's
+//! `k` bits cost `k / 7` or `k / 10` mixes.
+//!
+//! Plain double hashing (`h1 + i * h2`) fed straight into a multiply-shift
+//! measured badly on small filters (REFERENCE.md: 1.90% against a 2% bound
+//! where a remixed probe gave 1.07%), because the probes form an arithmetic
+//! progression that the reduction maps to evenly spaced positions. The
+//! finalizer is nonlinear, which breaks that structure; the false-positive
+//! tests in `tests/false_positive_rate.rs` check the result against the model
+//! in `sizing.rs` for every layout.
+//!
+//! Probes are drawn with replacement: two probes of one key may hit the same
+//! bit. The sizing model assumes exactly that, so the rate it promises is the
+//! rate this code delivers.
+
+use crate::bit_array::WORDS_PER_LINE;
+use std::fmt;
+
+/// Where a key's bits go in the array; chosen when the filter is built.
+///
+/// Every layout has the same API and the same guarantees (no false
+/// negatives, requested false-positive rate at the expected number of
+/// items); they trade memory, speed and the meaning of `insert`'s result.
+/// The crate docs have a table of bits per key for each.
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, Layout};
+///
+/// let urls = AtomicBloom::builder()
+///     .capacity(10_000, 0.001)
+///     .layout(Layout::Word)
+///     .build()?;
+/// assert!(urls.insert("https://example.com/")); // this thread claimed it
+/// assert!(!urls.insert("https://example.com/")); // already claimed
+/// assert_eq!(urls.layout(), Layout::Word);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Layout {
+    /// `k` bits anywhere in the array: the least memory for a given rate, up
+    /// to `k` cache misses per operation. Its false-positive rate is the
+    /// textbook `(1 - e^(-kn/m))^k`.
+    Standard,
+    /// All `k` bits in one 512-bit, 64-byte-aligned block: one cache line per
+    /// operation. The default.
+    #[default]
+    Blocked,
+    /// All `k` bits in one 64-bit word: one atomic `fetch_or` per insert, so
+    /// `insert` is an atomic test-and-set. Sensible for rates down to about
+    /// 1e-3; below that its memory grows fast (45 bits per key at 1e-4).
+    Word,
+}
+
+impl Layout {
+    /// Every layout, in the order of their ids.
+    ///
+    /// ```
+    /// use atomic_bloom::Layout;
+    /// assert_eq!(Layout::ALL.len(), 3);
+    /// ```
+    pub const ALL: [Layout; 3] = [Layout::Standard, Layout::Blocked, Layout::Word];
+
+    /// Bits in the unit a key's bits are confined to: `None` for `Standard`
+    /// (the whole array), 512 for `Blocked`, 64 for `Word`.
+    ///
+    /// ```
+    /// use atomic_bloom::Layout;
+    /// assert_eq!(Layout::Blocked.block_bits(), Some(512));
+    /// assert_eq!(Layout::Standard.block_bits(), None);
+    /// ```
+    pub const fn block_bits(self) -> Option<u64> {
+        match self {
+            Layout::Standard => None,
+            Layout::Blocked => Some(512),
+            Layout::Word => Some(64),
+        }
+    }
+
+    /// The granularity of the array's size in bits: sizes are rounded up to
+    /// a multiple of this.
+    pub(crate) const fn granule_bits(self) -> u64 {
+        match self {
+            Layout::Standard | Layout::Word => 64,
+            Layout::Blocked => 512,
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Layout::Standard => "standard",
+            Layout::Blocked => "blocked",
+            Layout::Word => "word",
+        })
+    }
+}
+
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The splitmix64 finalizer: a bijection on u64 whose every output bit
+/// depends on every input bit.
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Output `j` of the splitmix64 stream seeded with `hash`.
+#[inline]
+fn stream(hash: u64, j: u64) -> u64 {
+    mix(hash.wrapping_add(j.wrapping_add(1).wrapping_mul(GOLDEN)))
+}
+
+/// Maps `hash` to `0..count` by 128-bit multiply-shift.
+#[inline]
+pub(crate) fn reduce(hash: u64, count: u64) -> u64 {
+    ((u128::from(hash) * u128::from(count)) >> 64) as u64
+}
+
+/// Calls `f` with `num_hashes` offsets of `BITS` bits each, cut from the
+/// stream seeded with `hash`.
+#[inline]
+fn offsets<const BITS: u32>(hash: u64, num_hashes: u32, mut f: impl FnMut(u64)) {
+    let per_output = 64 / BITS;
+    let field = (1u64 << BITS) - 1;
+    let mut left = num_hashes;
+    let mut j = 0;
+    while left > 0 {
+        let mut r = stream(hash, j);
+        for _ in 0..left.min(per_output) {
+            f(r & field);
+            r >>= BITS;
+        }
+        left = left.saturating_sub(per_output);
+        j += 1;
+    }
+}
+
+/// `Word` layout: the word index and the mask of the key's bits in it.
+#[inline]
+pub(crate) fn word_probe(hash: u64, num_hashes: u32, num_words: u64) -> (usize, u64) {
+    let mut mask = 0u64;
+    offsets::<6>(hash, num_hashes, |bit| mask |= 1 << bit);
+    (reduce(hash, num_words) as usize, mask)
+}
+
+/// `Blocked` layout: the line index and the key's mask for each of its
+/// eight words.
+#[inline]
+pub(crate) fn block_probe(
+    hash: u64,
+    num_hashes: u32,
+    num_lines: u64,
+) -> (usize, [u64; WORDS_PER_LINE]) {
+    let mut masks = [0u64; WORDS_PER_LINE];
+    offsets::<9>(hash, num_hashes, |bit| {
+        masks[(bit >> 6) as usize] |= 1 << (bit & 63);
+    });
+    (reduce(hash, num_lines) as usize, masks)
+}
+
+/// `Standard` layout: probe `i`'s word index and one-bit mask.
+#[inline]
+pub(crate) fn standard_probe(hash: u64, i: u32, num_bits: u64) -> (usize, u64) {
+    let bit = reduce(stream(hash, u64::from(i)), num_bits);
+    ((bit >> 6) as usize, 1 << (bit & 63))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduce_covers_ranges_beyond_32_bits() {
+        let count = (1u64 << 40) + 12345;
+        assert_eq!(reduce(0, count), 0);
+        assert_eq!(reduce(u64::MAX, count), count - 1);
+        assert!(reduce(u64::MAX / 2, count) > 1 << 38);
+    }
+
+    #[test]
+    fn word_probe_sets_at_most_k_bits() {
+        for h in 0..1000u64 {
+            let (index, mask) = word_probe(h.wrapping_mul(GOLDEN), 7, 100);
+            assert!(index < 100);
+            assert!((1..=7).contains(&mask.count_ones()));
+        }
+    }
+
+    #[test]
+    fn block_probe_uses_all_eight_words() {
+        let mut used = [0u32; WORDS_PER_LINE];
+        for h in 0..1000u64 {
+            let (line, masks) = block_probe(mix(h), 9, 3);
+            assert!(line < 3);
+            let ones: u32 = masks.iter().map(|m| m.count_ones()).sum();
+            assert!((1..=9).contains(&ones));
+            for (count, mask) in used.iter_mut().zip(masks) {
+                *count += mask.count_ones();
+            }
+        }
+        // 9000 bits over 8 words: each gets about 1125.
+        assert!(used.iter().all(|&n| (1000..1250).contains(&n)), "{used:?}");
+    }
+
+    #[test]
+    fn standard_probes_reach_the_top_of_a_huge_array() {
+        let num_bits = 1u64 << 36;
+        let top = (0..10_000u64)
+            .map(|h| standard_probe(mix(h), 0, num_bits).0)
+            .max()
+            .unwrap();
+        assert!(top as u64 > (num_bits / 64) * 99 / 100);
+    }
+}
