@@ -123,3 +123,8 @@ pub const MAX_BITS: u64 = 1 << 43;
 /// ));
 /// ```
 pub const MAX_HASHES: u32 = 64;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,0 +1,69 @@
+//! The filter's own estimates of how many keys it holds and of its current
+//! false-positive rate are accurate.
+
+use atomic_bloom::{AtomicBloom, Layout};
+
+#[test]
+fn estimated_len_is_within_two_percent_up_to_capacity() {
+    let capacity = 200_000u64;
+    for layout in Layout::ALL {
+        for fpp in [0.1, 0.01, 1e-4] {
+            let f = AtomicBloom::builder()
+                .capacity(capacity, fpp)
+                .layout(layout)
+                .build()
+                .unwrap();
+            let mut inserted = 0;
+            for fraction in [0.1, 0.5, 1.0] {
+                let target = (capacity as f64 * fraction) as u64;
+                for i in inserted..target {
+                    f.insert(&i);
+                }
+                inserted = target;
+                let estimate = f.estimated_len() as f64;
+                let error = estimate / target as f64 - 1.0;
+                assert!(
+                    error.abs() < 0.02,
+                    "{layout} p={fpp} at {target}: estimate {estimate} ({error:+.3})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn estimated_len_is_monotone_and_saturates() {
+    let f = AtomicBloom::with_bits(512, 2).unwrap();
+    let mut last = f.estimated_len();
+    assert_eq!(last, 0);
+    for i in 0..100_000u32 {
+        f.insert(&i);
+        let now = f.estimated_len();
+        assert!(now >= last);
+        last = now;
+    }
+    assert_eq!(f.count_ones(), 512);
+    assert_eq!(last, u64::MAX);
+    assert_eq!(f.estimated_fpr(), 1.0);
+}
+
+#[test]
+fn estimated_fpr_tracks_the_model_while_filling() {
+    for layout in Layout::ALL {
+        let f = AtomicBloom::builder()
+            .capacity(100_000, 0.01)
+            .layout(layout)
+            .build()
+            .unwrap();
+        for i in 0..50_000u64 {
+            f.insert(&i);
+        }
+        let model = f.sizing().false_positive_rate(50_000);
+        let now = f.estimated_fpr();
+        assert!(
+            (now / model - 1.0).abs() < 0.05,
+            "{layout}: {now} vs model {model}"
+        );
+        assert!(now < 0.01);
+    }
+}

@@ -1,0 +1,38 @@
+//! The bit array is one zeroed allocation: creating a huge filter maps
+//! fresh zero pages and touches none of them (calloc), so it costs neither
+//! time nor resident memory until keys land.
+
+/// Resident set size of this process in bytes (Linux).
+#[cfg(target_os = "linux")]
+fn resident_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    pages * 4096
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_ten_gib_filter_touches_no_page_until_used() {
+    use atomic_bloom::{AtomicBloom, Layout};
+    for layout in Layout::ALL {
+        let before = resident_bytes();
+        let f = AtomicBloom::builder()
+            .bits(10 << 33, 7)
+            .layout(layout)
+            .build()
+            .unwrap();
+        assert_eq!(f.memory_bytes(), 10 << 30);
+        // A few keys touch a few pages; an empty clear reads but writes none.
+        for i in 0..100u32 {
+            f.insert(&i);
+        }
+        assert!((0..100u32).all(|i| f.contains(&i)));
+        let grown = resident_bytes().saturating_sub(before);
+        // Other test threads allocate too: allow 64 MiB of noise, far below
+        // the 10 GiB a zero-filling allocation would make resident.
+        assert!(
+            grown < 64 << 20,
+            "{layout}: resident memory grew by {grown} bytes"
+        );
+    }
+}
