@@ -353,3 +353,33 @@ mod tests {
         assert!(BitArray::zeroed(usize::MAX / 2).is_none());
     }
 }
+
+/// Deliberately broken operations, compiled only for the model checker:
+/// each replaces an atomic read-modify-write with a load followed by a
+/// separate write, the bug a weaker implementation would have. The negative
+/// controls in `loom-tests/tests/negative.rs` require loom to catch each.
+/// (The write is a `swap` whose result is ignored rather than a `store`, to
+/// stay clear of loom 0.7's mis-modelling of a store racing a `fetch_or`;
+/// it is just as wrong.)
+#[cfg(loom)]
+impl BitArray {
+    /// `set_word` as a load and a blind write: loses bits set in between.
+    pub(crate) fn broken_set_word(&self, index: usize, mask: u64) -> bool {
+        let word = self.word(index);
+        // ORDERING: irrelevant; the bug is the split read-modify-write.
+        let old = word.load(Relaxed);
+        word.swap(old | mask, Relaxed);
+        old & mask != mask
+    }
+
+    /// `union` as a load and a blind write per word.
+    pub(crate) fn broken_union(&self, other: &BitArray) {
+        for (word, theirs) in self.words().zip(other.load_words()) {
+            // ORDERING: irrelevant; the bug is the split read-modify-write.
+            let old = word.load(Relaxed);
+            if theirs & !old != 0 {
+                word.swap(old | theirs, Relaxed);
+            }
+        }
+    }
+}

@@ -651,6 +651,31 @@ impl<S> AtomicBloom<S> {
     }
 }
 
+/// Deliberately broken variants for the model checker's negative controls;
+/// they exist only under `cfg(loom)` and are not part of the API.
+#[cfg(loom)]
+#[doc(hidden)]
+impl<S> AtomicBloom<S> {
+    /// `insert_hash` for the `Word` layout with a load and a blind write in
+    /// place of `fetch_or`.
+    pub fn broken_insert_hash(&self, hash: u64) -> bool {
+        assert_eq!(
+            self.layout(),
+            Layout::Word,
+            "the broken insert models the Word layout"
+        );
+        let (word, mask) = word_probe(hash, self.sizing.num_hashes(), self.num_words());
+        self.bits.broken_set_word(word, mask)
+    }
+
+    /// `union` with a load and a blind write per word in place of `fetch_or`.
+    pub fn broken_union(&self, other: &Self) -> Result<(), IncompatibleError> {
+        self.check_compatible(other)?;
+        self.bits.broken_union(&other.bits);
+        Ok(())
+    }
+}
+
 impl<S: Clone> AtomicBloom<S> {
     /// A copy of the filter, or an error if the allocator refuses. The copy
     /// holds every key inserted before the call began; a key inserted while

@@ -1,0 +1,226 @@
+//! Shared pieces of the loom models: the tiny filters and hand-picked keys
+//! they run on, the model runner, and the outcome recorder that makes a
+//! model fail when it explored too little.
+//!
+//! Keys are given as 64-bit hashes and inserted with `insert_hash`, so the
+//! bits each sets are fixed and known; `tests/keys.rs` (a normal test, run
+//! without loom) checks that every key has the bits the models rely on.
+
+use atomic_bloom::{AtomicBloom, Layout};
+use std::collections::BTreeSet;
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex};
+
+/// One layout's tiny filter and the keys whose bits the models rely on.
+#[derive(Clone, Copy, Debug)]
+pub struct Case {
+    /// The layout under test.
+    pub layout: Layout,
+    /// Bits in the filter: two words (one 512-bit block for `Blocked`).
+    pub num_bits: u64,
+    /// A key whose bits span two words (one word for `Word`).
+    pub a: u64,
+    /// A key sharing a word with `a`, each having a bit the other lacks.
+    pub b: u64,
+    /// Two keys with no word in common.
+    pub x: u64,
+    /// See `x`.
+    pub y: u64,
+}
+
+/// Every layout, each with `k = 2`.
+pub const CASES: [Case; 3] = [
+    Case {
+        layout: Layout::Standard,
+        num_bits: 128,
+        a: 0,
+        b: 1,
+        x: 1,
+        y: 7,
+    },
+    Case {
+        layout: Layout::Blocked,
+        num_bits: 512,
+        a: 0,
+        b: 1,
+        x: 0,
+        y: 6,
+    },
+    Case {
+        layout: Layout::Word,
+        num_bits: 128,
+        a: 0,
+        b: 1,
+        x: 0,
+        y: 1 << 63,
+    },
+];
+
+/// The case for `layout`.
+pub fn case(layout: Layout) -> Case {
+    CASES
+        .into_iter()
+        .find(|c| c.layout == layout)
+        .expect("every layout has a case")
+}
+
+impl Case {
+    /// A fresh, empty filter of this case.
+    pub fn filter(&self) -> AtomicBloom {
+        AtomicBloom::builder()
+            .bits(self.num_bits, 2)
+            .layout(self.layout)
+            .build()
+            .expect("tiny filters build")
+    }
+
+    /// A filter holding exactly `hashes`, built on one thread.
+    pub fn filter_with(&self, hashes: &[u64]) -> AtomicBloom {
+        let f = self.filter();
+        for &h in hashes {
+            f.insert_hash(h);
+        }
+        f
+    }
+}
+
+/// The words of a filter.
+pub fn words(f: &AtomicBloom) -> Vec<u64> {
+    f.words().collect()
+}
+
+/// Whether every bit of `part` is set in `whole`.
+pub fn covers(whole: &[u64], part: &[u64]) -> bool {
+    whole.iter().zip(part).all(|(w, p)| w & p == *p)
+}
+
+/// Outcomes a model reached, gathered across all of its executions.
+///
+/// A model records what each execution observed; afterwards the test
+/// asserts that every outcome it expects to be reachable was reached, so a
+/// model that explores too few interleavings (a preemption bound set too
+/// low, a scenario that serializes by accident) fails instead of passing
+/// vacuously.
+#[derive(Clone, Debug, Default)]
+pub struct Outcomes<T: Ord>(Arc<Mutex<BTreeSet<T>>>);
+
+impl<T: Ord + Debug + Clone> Outcomes<T> {
+    /// An empty record.
+    pub fn new() -> Self {
+        Outcomes(Arc::new(Mutex::new(BTreeSet::new())))
+    }
+
+    /// Records one execution's outcome.
+    pub fn record(&self, outcome: T) {
+        self.0.lock().unwrap().insert(outcome);
+    }
+
+    /// Panics unless every outcome in `expected` was reached; returns all
+    /// that were.
+    pub fn assert_reached(&self, expected: &[T]) -> BTreeSet<T> {
+        let reached = self.0.lock().unwrap().clone();
+        for e in expected {
+            assert!(
+                reached.contains(e),
+                "outcome {e:?} never reached; reached only {reached:?}"
+            );
+        }
+        reached
+    }
+}
+
+/// The preemption bound the suite runs with unless `LOOM_MAX_PREEMPTIONS`
+/// says otherwise: none. The models are small enough (two threads, two
+/// words or one block) for loom to explore every interleaving its DPOR
+/// distinguishes; `loom-tests/README.md` has the counts and times.
+pub const PREEMPTION_BOUND: Option<usize> = None;
+
+/// Runs `f` under loom with [`PREEMPTION_BOUND`] and returns how many
+/// executions loom explored.
+///
+/// Every model here races two threads, so a model that ran once explored
+/// nothing: loom 0.7.2 can stop exploring when a thread loads a word before
+/// writing it (its DPOR keeps only the last access per object; tokio-rs/loom
+/// #392), and the test-before-set in every insert does exactly that. Such a
+/// run fails here instead of passing vacuously.
+#[cfg(loom)]
+pub fn model<F: Fn() + Sync + Send + 'static>(f: F) -> usize {
+    let executions = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = executions.clone();
+    let mut builder = loom::model::Builder::new();
+    if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
+        builder.preemption_bound = PREEMPTION_BOUND;
+    }
+    builder.check(move || {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f();
+    });
+    let executions = executions.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        executions > 1,
+        "loom explored a single execution: the model checks nothing"
+    );
+    if std::env::var_os("LOOM_REPORT").is_some() {
+        eprintln!("loom explored {executions} executions");
+    }
+    executions
+}
+
+/// The handoff scenario: a writer inserts `case.a`, then raises a flag with
+/// `store`; the reader checks the key if it sees the flag with `load`.
+/// Returns whether the reader saw the flag, per execution.
+#[cfg(loom)]
+pub fn handoff(
+    case: Case,
+    store: loom::sync::atomic::Ordering,
+    load: loom::sync::atomic::Ordering,
+) -> Outcomes<bool> {
+    use loom::sync::{Arc, atomic::AtomicBool};
+    let outcomes = Outcomes::new();
+    let record = outcomes.clone();
+    model(move || {
+        let filter = Arc::new(case.filter());
+        let ready = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (filter, ready) = (filter.clone(), ready.clone());
+            loom::thread::spawn(move || {
+                filter.insert_hash(case.a);
+                ready.store(true, store);
+            })
+        };
+        let saw_flag = ready.load(load);
+        if saw_flag {
+            assert!(
+                filter.contains_hash(case.a),
+                "false negative after the handoff"
+            );
+        }
+        record.record(saw_flag);
+        writer.join().unwrap();
+    });
+    outcomes
+}
+
+/// The union scenario: `src` holds `case.b`; one thread unions it into an
+/// empty `dst` with `union` (the real one or a broken one) while another
+/// inserts `case.a` into `dst`.
+#[cfg(loom)]
+pub fn union_scenario(
+    case: Case,
+    union: fn(&AtomicBloom, &AtomicBloom) -> Result<(), atomic_bloom::IncompatibleError>,
+) {
+    use loom::sync::Arc;
+    model(move || {
+        let dst = Arc::new(case.filter());
+        let src = case.filter_with(&[case.b]);
+        let inserter = {
+            let dst = dst.clone();
+            loom::thread::spawn(move || dst.insert_hash(case.a))
+        };
+        union(&dst, &src).unwrap();
+        inserter.join().unwrap();
+        assert!(dst.contains_hash(case.a), "union lost a concurrent insert");
+        assert!(dst.contains_hash(case.b), "union lost the source's key");
+        assert_eq!(words(&dst), words(&case.filter_with(&[case.a, case.b])));
+    });
+}

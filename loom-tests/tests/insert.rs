@@ -1,0 +1,117 @@
+//! Concurrent inserts: no lost bits, and what `insert` returns under races.
+#![cfg(loom)]
+
+use atomic_bloom::Layout;
+use loom::sync::Arc;
+use loom::thread;
+use loom_tests::{CASES, Outcomes, case, model, words};
+use std::collections::BTreeSet;
+
+/// Two threads insert different keys whose bits share a word. Both keys are
+/// present afterwards and the words equal a sequential build: fetch_or on
+/// one word never loses the other's bits, whatever the interleaving.
+#[test]
+fn different_keys_sharing_a_word() {
+    for case in CASES {
+        model(move || {
+            let filter = Arc::new(case.filter());
+            let other = {
+                let filter = filter.clone();
+                thread::spawn(move || filter.insert_hash(case.b))
+            };
+            assert!(filter.insert_hash(case.a));
+            assert!(other.join().unwrap());
+            assert!(
+                filter.contains_hash(case.a) && filter.contains_hash(case.b),
+                "lost bits"
+            );
+            assert_eq!(
+                words(&filter),
+                words(&case.filter_with(&[case.a, case.b])),
+                "lost bits"
+            );
+        });
+    }
+}
+
+/// Two threads insert the same new key; returns the pairs of results
+/// reached. At least one must be told it inserted the key.
+fn same_key_two_inserters(layout: Layout) -> BTreeSet<(bool, bool)> {
+    let case = case(layout);
+    let outcomes = Outcomes::new();
+    let record = outcomes.clone();
+    model(move || {
+        let filter = Arc::new(case.filter());
+        let other = {
+            let filter = filter.clone();
+            thread::spawn(move || filter.insert_hash(case.a))
+        };
+        let mine = filter.insert_hash(case.a);
+        let theirs = other.join().unwrap();
+        assert!(mine || theirs, "neither inserter saw the new key as new");
+        assert!(filter.contains_hash(case.a));
+        if layout == Layout::Word {
+            assert!(!(mine && theirs), "two winners of a Word-layout insert");
+        }
+        record.record((mine, theirs));
+    });
+    outcomes.assert_reached(&[(true, false), (false, true)])
+}
+
+/// Standard: the key's two bits are in two words, so each racer can be first
+/// to set one of them and both get `true`.
+#[test]
+fn same_key_two_inserters_standard() {
+    let reached = same_key_two_inserters(Layout::Standard);
+    assert!(
+        reached.contains(&(true, true)),
+        "both-true not reached: {reached:?}"
+    );
+}
+
+/// Blocked: as Standard, the key's bits are in two words of its block.
+#[test]
+fn same_key_two_inserters_blocked() {
+    let reached = same_key_two_inserters(Layout::Blocked);
+    assert!(
+        reached.contains(&(true, true)),
+        "both-true not reached: {reached:?}"
+    );
+}
+
+/// Word: one fetch_or sets all of the key's bits, so exactly one racer wins
+/// (asserted inside the model for every execution).
+#[test]
+fn same_key_two_inserters_word() {
+    let reached = same_key_two_inserters(Layout::Word);
+    assert!(!reached.contains(&(true, true)));
+}
+
+/// Three threads race to insert the same new key into a `Word` filter:
+/// exactly one wins in every execution, and each of them wins in some.
+#[test]
+fn same_key_three_inserters_word() {
+    let case = case(Layout::Word);
+    let outcomes = Outcomes::new();
+    let record = outcomes.clone();
+    model(move || {
+        let filter = Arc::new(case.filter());
+        let others: Vec<_> = (0..2)
+            .map(|_| {
+                let filter = filter.clone();
+                thread::spawn(move || filter.insert_hash(case.a))
+            })
+            .collect();
+        let mine = filter.insert_hash(case.a);
+        let results: Vec<bool> = std::iter::once(mine)
+            .chain(others.into_iter().map(|t| t.join().unwrap()))
+            .collect();
+        assert_eq!(
+            results.iter().filter(|won| **won).count(),
+            1,
+            "winners: {results:?}"
+        );
+        record.record(results.iter().position(|won| *won).unwrap());
+    });
+    outcomes.assert_reached(&[0, 1, 2]);
+}

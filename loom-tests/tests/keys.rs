@@ -1,0 +1,39 @@
+//! The hand-picked keys have the bits the loom models assume. Runs in the
+//! normal build (`cargo test --workspace`), not under loom.
+#![cfg(not(loom))]
+
+use atomic_bloom::Layout;
+use loom_tests::{CASES, words};
+
+fn nonzero_words(v: &[u64]) -> Vec<usize> {
+    v.iter()
+        .enumerate()
+        .filter(|(_, w)| **w != 0)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn hand_picked_keys_have_the_assumed_bits() {
+    for case in CASES {
+        let a = words(&case.filter_with(&[case.a]));
+        let b = words(&case.filter_with(&[case.b]));
+        let x = words(&case.filter_with(&[case.x]));
+        let y = words(&case.filter_with(&[case.y]));
+        let layout = case.layout;
+        // a spans two words, except in the Word layout.
+        let expected_span = if layout == Layout::Word { 1 } else { 2 };
+        assert_eq!(nonzero_words(&a).len(), expected_span, "{layout}: a");
+        // a and b share a word, and each has a bit there the other lacks.
+        let shared = a
+            .iter()
+            .zip(&b)
+            .any(|(p, q)| *p != 0 && *q != 0 && p & !q != 0 && q & !p != 0);
+        assert!(shared, "{layout}: a {a:x?} and b {b:x?} share no word");
+        // x and y have no word in common.
+        assert!(
+            x.iter().zip(&y).all(|(p, q)| *p == 0 || *q == 0),
+            "{layout}: x {x:x?} y {y:x?}"
+        );
+    }
+}
