@@ -5,7 +5,8 @@
 //! nothing of keys or hashes; the layouts (`probe.rs`) say which words and
 //! masks a key touches, and this file turns those into atomic operations.
 //! Every atomic operation of the crate is in this file, each with an
-//! `// ORDERING:` note.
+//! `// ORDERING:` note naming the guarantee it serves (G1-G9 in the crate
+//! docs' "Memory ordering" chapter) and the loom test that checks it.
 //!
 //! ## Why the allocation is zeroed, fallible, and aligned by hand
 //!
@@ -104,12 +105,12 @@ impl BitArray {
 
     /// The current value of every word in use, in order.
     pub(crate) fn load_words(&self) -> impl Iterator<Item = u64> + '_ {
-        // ORDERING: Relaxed. A read of the whole array promises only that each
-        // word is a value it held at some point during the read: every bit set
-        // by an insert that happened-before the read is seen (coherence), an
-        // insert running meanwhile may be seen in part. Checked by
-        // loom-tests/tests/bulk.rs: `count_racing_inserts_is_monotone` and
-        // `snapshot_racing_insert`.
+        // ORDERING: Relaxed (crate docs, Memory ordering, G8 and G9). A read of
+        // the whole array promises only that each word is a value it held at
+        // some point during the read: every bit set by an insert that
+        // happened-before the read is seen (coherence), an insert running
+        // meanwhile may be seen in part. Checked by loom-tests/tests/bulk.rs:
+        // `count_racing_inserts_is_monotone` and `snapshot_racing_insert`.
         self.words().map(|word| word.load(Relaxed))
     }
 
@@ -121,7 +122,7 @@ impl BitArray {
             .iter()
             .map(|line| {
                 line.iter()
-                    // ORDERING: Relaxed, as in `load_words`.
+                    // ORDERING: Relaxed, as in `load_words` (G8).
                     .map(|word| word.load(Relaxed).count_ones())
                     .sum()
             })
@@ -130,8 +131,8 @@ impl BitArray {
     /// Whether every bit of `mask` is set in word `index`.
     #[inline]
     pub(crate) fn test_word(&self, index: usize, mask: u64) -> bool {
-        // ORDERING: Relaxed. Bits of a word only grow between clears, and
-        // coherence makes a load return the newest value of its word or a
+        // ORDERING: Relaxed (G2, G3). Bits of a word only grow between clears,
+        // and coherence makes a load return the newest value of its word or a
         // later one; every bit set by an insert that happened-before this load
         // is therefore seen (no false negative), and two successive loads never
         // see a bit disappear. Nothing else is read on the strength of this
@@ -148,17 +149,19 @@ impl BitArray {
     #[inline]
     pub(crate) fn set_word(&self, index: usize, mask: u64) -> bool {
         let word = self.word(index);
-        // ORDERING: Relaxed, as in `test_word`. If this load shows every bit,
-        // some earlier fetch_or set them and a new one would change nothing.
+        // ORDERING: Relaxed, as in `test_word` (G2, G4). If this load shows
+        // every bit, some earlier fetch_or set them and a new one would change
+        // nothing.
         if word.load(Relaxed) & mask == mask {
             return false;
         }
-        // ORDERING: Relaxed. A read-modify-write always acts on the newest
-        // value of its word, so concurrent fetch_or's on one word never lose
+        // ORDERING: Relaxed (G1, G4). A read-modify-write always acts on the
+        // newest value of its word, so concurrent fetch_or's on one word never lose
         // each other's bits, whatever the ordering; the old value it returns
         // is the one it replaced, so exactly one racer sees a bit go from 0
         // to 1. Checked by loom-tests/tests/insert.rs:
-        // `different_keys_sharing_a_word` and `same_key_two_inserters_word`.
+        // `different_keys_sharing_a_word`, `same_key_two_inserters_word` and
+        // `same_key_three_inserters_word`.
         word.fetch_or(mask, Relaxed) & mask != mask
     }
 
@@ -168,7 +171,7 @@ impl BitArray {
         let line = self.line(index);
         let mut missing = 0;
         for (word, &mask) in line.iter().zip(masks) {
-            // ORDERING: Relaxed, as in `test_word`. All eight words are loaded
+            // ORDERING: Relaxed, as in `test_word` (G2, G3). All eight words are loaded
             // without branching: they share one cache line, so the seven loads
             // after the first cost less than a mispredicted branch.
             missing |= mask & !word.load(Relaxed);
@@ -184,7 +187,7 @@ impl BitArray {
         let mut missing = [0u64; WORDS_PER_LINE];
         let mut any_missing = 0;
         for ((word, &mask), missing) in line.iter().zip(masks).zip(&mut missing) {
-            // ORDERING: Relaxed, as in `test_word`.
+            // ORDERING: Relaxed, as in `test_word` (G2, G4).
             *missing = mask & !word.load(Relaxed);
             any_missing |= *missing;
         }
@@ -194,7 +197,7 @@ impl BitArray {
         let mut changed = false;
         for (word, &missing) in line.iter().zip(&missing) {
             if missing != 0 {
-                // ORDERING: Relaxed, as in `set_word`. Each word's fetch_or is
+                // ORDERING: Relaxed, as in `set_word` (G1, G4). Each word's fetch_or is
                 // atomic on its own; a racing inserter of the same key may
                 // set some of the words and this call others, and then both
                 // return true. Checked by loom-tests/tests/insert.rs:
@@ -228,8 +231,9 @@ impl BitArray {
         }
         let mut changed = false;
         for &(index, mask) in &probes[..num_missing] {
-            // ORDERING: Relaxed, as in `set_word`. Checked by
-            // loom-tests/tests/insert.rs: `same_key_two_inserters_standard`.
+            // ORDERING: Relaxed, as in `set_word` (G1, G4). Checked by
+            // loom-tests/tests/insert.rs: `same_key_two_inserters_standard`
+            // and `different_keys_sharing_a_word`.
             changed |= self.word(index).fetch_or(mask, Relaxed) & mask != mask;
         }
         changed
@@ -238,16 +242,16 @@ impl BitArray {
     /// Zeroes every word.
     pub(crate) fn clear(&self) {
         for word in self.words() {
-            // ORDERING: Relaxed. `clear` promises: bits set before it began
-            // (happens-before) are gone when it returns, bits of inserts that
-            // begin after it returns are kept, and an insert running meanwhile
-            // may survive in part. Each word is zeroed by one atomic swap, so
-            // a concurrent fetch_or lands either before it (and is cleared) or
-            // after (and is kept), never in between. Zero words are skipped so
-            // clearing a fresh filter touches no page. (`swap` rather than
-            // `store`: loom 0.7 mis-models a plain store racing a fetch_or.)
-            // Checked by loom-tests/tests/bulk.rs: `clear_racing_insert`.
+            // ORDERING: Relaxed (G5). A word that loads as zero has nothing
+            // set before the clear began (coherence), so it is skipped: clearing
+            // a fresh filter touches no page. A bit set after this load belongs
+            // to an insert racing the clear, which may survive.
             if word.load(Relaxed) != 0 {
+                // ORDERING: Relaxed (G5). One atomic swap per word: a concurrent
+                // fetch_or lands either before it (and is cleared) or after (and
+                // is kept), never in between. (`swap` rather than `store`:
+                // loom 0.7 mis-models a plain store racing a fetch_or.) Checked
+                // by loom-tests/tests/bulk.rs: `clear_racing_insert`.
                 word.swap(0, Relaxed);
             }
         }
@@ -257,12 +261,14 @@ impl BitArray {
     pub(crate) fn union(&self, other: &BitArray) {
         debug_assert_eq!(self.num_words, other.num_words);
         for (word, theirs) in self.words().zip(other.load_words()) {
-            // ORDERING: Relaxed, as in `set_word`: fetch_or never loses a bit
-            // set concurrently in `self`, and each word of `other` read is one
-            // it held during the call (bits it had when the union began are
-            // included). Checked by loom-tests/tests/bulk.rs:
-            // `union_racing_insert`.
+            // ORDERING: Relaxed (G6), as in `test_word`: skip words that
+            // already hold every bit of `theirs`. (`theirs` comes from
+            // `load_words`: a value `other`'s word held during the call, so
+            // the bits it had when the union began are included.)
             if theirs & !word.load(Relaxed) != 0 {
+                // ORDERING: Relaxed (G1, G6): fetch_or never loses a bit set
+                // concurrently in `self`. Checked by loom-tests/tests/bulk.rs:
+                // `union_racing_insert` and `union_from_a_changing_source`.
                 word.fetch_or(theirs, Relaxed);
             }
         }
@@ -272,11 +278,12 @@ impl BitArray {
     pub(crate) fn intersect(&self, other: &BitArray) {
         debug_assert_eq!(self.num_words, other.num_words);
         for (word, theirs) in self.words().zip(other.load_words()) {
-            // ORDERING: Relaxed. fetch_and is atomic per word: a bit set in
-            // `self` concurrently either lands before (and is masked) or after
-            // (and is kept). Checked by loom-tests/tests/bulk.rs:
-            // `intersect_racing_insert`.
+            // ORDERING: Relaxed (G7): skip words with nothing to clear.
             if word.load(Relaxed) & !theirs != 0 {
+                // ORDERING: Relaxed (G7). fetch_and is atomic per word: a bit
+                // set in `self` concurrently either lands before (and is
+                // masked) or after (and is kept). Checked by
+                // loom-tests/tests/bulk.rs: `intersect_racing_insert`.
                 word.fetch_and(theirs, Relaxed);
             }
         }
@@ -287,9 +294,10 @@ impl BitArray {
         let copy = BitArray::zeroed(self.num_words)?;
         for (dst, value) in copy.words().zip(self.load_words()) {
             if value != 0 {
-                // ORDERING: Relaxed. `copy` is not shared with any thread yet;
-                // whoever receives it does so through a move, which
-                // synchronizes.
+                // ORDERING: Relaxed (G9). `copy` is not shared with any thread
+                // yet; whoever receives it does so through a move, which
+                // synchronizes. Checked by loom-tests/tests/bulk.rs:
+                // `snapshot_racing_insert`.
                 dst.store(value, Relaxed);
             }
         }
@@ -368,6 +376,7 @@ impl BitArray {
         let word = self.word(index);
         // ORDERING: irrelevant; the bug is the split read-modify-write.
         let old = word.load(Relaxed);
+        // ORDERING: irrelevant, as above.
         word.swap(old | mask, Relaxed);
         old & mask != mask
     }
@@ -378,6 +387,7 @@ impl BitArray {
             // ORDERING: irrelevant; the bug is the split read-modify-write.
             let old = word.load(Relaxed);
             if theirs & !old != 0 {
+                // ORDERING: irrelevant, as above.
                 word.swap(old | theirs, Relaxed);
             }
         }
