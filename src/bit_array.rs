@@ -201,7 +201,7 @@ impl BitArray {
                 // atomic on its own; a racing inserter of the same key may
                 // set some of the words and this call others, and then both
                 // return true. Checked by loom-tests/tests/insert.rs:
-                // `same_key_two_inserters_blocked`.
+                // `same_key_two_inserters_spanning_two_words`.
                 changed |= word.fetch_or(missing, Relaxed) & missing != missing;
             }
         }
@@ -232,7 +232,7 @@ impl BitArray {
         let mut changed = false;
         for &(index, mask) in &probes[..num_missing] {
             // ORDERING: Relaxed, as in `set_word` (G1, G4). Checked by
-            // loom-tests/tests/insert.rs: `same_key_two_inserters_standard`
+            // loom-tests/tests/insert.rs: `same_key_two_inserters_spanning_two_words`
             // and `different_keys_sharing_a_word`.
             changed |= self.word(index).fetch_or(mask, Relaxed) & mask != mask;
         }

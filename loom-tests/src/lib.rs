@@ -7,9 +7,12 @@
 //! without loom) checks that every key has the bits the models rely on.
 
 use atomic_bloom::{AtomicBloom, Layout};
-use std::collections::BTreeSet;
-use std::fmt::Debug;
-use std::sync::{Arc, Mutex};
+#[cfg(loom)]
+use std::{
+    collections::BTreeSet,
+    fmt::Debug,
+    sync::{Arc, Mutex},
+};
 
 /// One layout's tiny filter and the keys whose bits the models rely on.
 #[derive(Clone, Copy, Debug)]
@@ -101,9 +104,11 @@ pub fn covers(whole: &[u64], part: &[u64]) -> bool {
 /// model that explores too few interleavings (a preemption bound set too
 /// low, a scenario that serializes by accident) fails instead of passing
 /// vacuously.
+#[cfg(loom)]
 #[derive(Clone, Debug, Default)]
-pub struct Outcomes<T: Ord>(Arc<Mutex<BTreeSet<T>>>);
+struct Outcomes<T: Ord>(Arc<Mutex<BTreeSet<T>>>);
 
+#[cfg(loom)]
 impl<T: Ord + Debug + Clone> Outcomes<T> {
     /// An empty record.
     pub fn new() -> Self {
@@ -166,39 +171,76 @@ pub fn model<F: Fn() + Sync + Send + 'static>(f: F) -> usize {
     executions
 }
 
+/// Runs `f` under [`model`], records what each execution returns, asserts
+/// that every outcome in `expected` was reached, and returns all that were.
+#[cfg(loom)]
+pub fn explore<T, F>(expected: &[T], f: F) -> BTreeSet<T>
+where
+    T: Ord + Debug + Clone + Send + 'static,
+    F: Fn() -> T + Sync + Send + 'static,
+{
+    let outcomes = Outcomes::new();
+    let record = outcomes.clone();
+    model(move || record.record(f()));
+    outcomes.assert_reached(expected)
+}
+
+/// One race on one filter: `spawned` runs on a new thread while `main` runs
+/// on the model's own; returns the filter once both are done, with their
+/// results. Give `main` the side that loads a word and then writes it (an
+/// insert) where the other side only reads: see [`model`] for the loom quirk
+/// this avoids.
+#[cfg(loom)]
+pub fn race<A, B>(
+    filter: AtomicBloom,
+    spawned: impl FnOnce(&AtomicBloom) -> A + Send + 'static,
+    main: impl FnOnce(&AtomicBloom) -> B,
+) -> (loom::sync::Arc<AtomicBloom>, A, B)
+where
+    A: Send + 'static,
+{
+    let filter = loom::sync::Arc::new(filter);
+    let handle = {
+        let filter = filter.clone();
+        loom::thread::spawn(move || spawned(&filter))
+    };
+    let mine = main(&filter);
+    let theirs = handle.join().unwrap();
+    (filter, theirs, mine)
+}
+
 /// The handoff scenario: a writer inserts `case.a`, then raises a flag with
 /// `store`; the reader checks the key if it sees the flag with `load`.
-/// Returns whether the reader saw the flag, per execution.
+/// Returns whether the reader saw the flag, per execution reached.
 #[cfg(loom)]
 pub fn handoff(
     case: Case,
     store: loom::sync::atomic::Ordering,
     load: loom::sync::atomic::Ordering,
-) -> Outcomes<bool> {
+) -> BTreeSet<bool> {
     use loom::sync::{Arc, atomic::AtomicBool};
-    let outcomes = Outcomes::new();
-    let record = outcomes.clone();
-    model(move || {
-        let filter = Arc::new(case.filter());
+    explore(&[false, true], move || {
         let ready = Arc::new(AtomicBool::new(false));
-        let writer = {
-            let (filter, ready) = (filter.clone(), ready.clone());
-            loom::thread::spawn(move || {
+        let flag = ready.clone();
+        let (_, (), saw_flag) = race(
+            case.filter(),
+            move |filter| {
                 filter.insert_hash(case.a);
-                ready.store(true, store);
-            })
-        };
-        let saw_flag = ready.load(load);
-        if saw_flag {
-            assert!(
-                filter.contains_hash(case.a),
-                "false negative after the handoff"
-            );
-        }
-        record.record(saw_flag);
-        writer.join().unwrap();
-    });
-    outcomes
+                flag.store(true, store);
+            },
+            |filter| {
+                let saw_flag = ready.load(load);
+                if saw_flag {
+                    assert!(
+                        filter.contains_hash(case.a),
+                        "false negative after the handoff"
+                    );
+                }
+                saw_flag
+            },
+        );
+        saw_flag
+    })
 }
 
 /// The union scenario: `src` holds `case.b`; one thread unions it into an
@@ -209,16 +251,13 @@ pub fn union_scenario(
     case: Case,
     union: fn(&AtomicBloom, &AtomicBloom) -> Result<(), atomic_bloom::IncompatibleError>,
 ) {
-    use loom::sync::Arc;
     model(move || {
-        let dst = Arc::new(case.filter());
         let src = case.filter_with(&[case.b]);
-        let inserter = {
-            let dst = dst.clone();
-            loom::thread::spawn(move || dst.insert_hash(case.a))
-        };
-        union(&dst, &src).unwrap();
-        inserter.join().unwrap();
+        let (dst, _, ()) = race(
+            case.filter(),
+            move |dst| dst.insert_hash(case.a),
+            |dst| union(dst, &src).unwrap(),
+        );
         assert!(dst.contains_hash(case.a), "union lost a concurrent insert");
         assert!(dst.contains_hash(case.b), "union lost the source's key");
         assert_eq!(words(&dst), words(&case.filter_with(&[case.a, case.b])));

@@ -1,13 +1,11 @@
-//! Whole-array operations racing inserts: clear, union, intersect, counts
-//! and snapshots.
+//! Whole-array operations racing inserts: clear (G5), union (G6), intersect
+//! (G7), counts (G8) and snapshots (G9).
 #![cfg(loom)]
 
 use atomic_bloom::{AtomicBloom, Layout};
-use loom::sync::Arc;
-use loom::thread;
-use loom_tests::{CASES, Case, Outcomes, covers, model, union_scenario, words};
+use loom_tests::{CASES, Case, covers, explore, race, union_scenario, words};
 
-/// How much of `key` a filter holds.
+/// How much of a key a filter holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Held {
     None,
@@ -27,8 +25,8 @@ fn held(case: &Case, filter: &AtomicBloom, key: u64) -> Held {
     }
 }
 
-/// The states of an in-flight key that must be reachable: part of it only
-/// where its bits span two words.
+/// The states of a racing key that must be reachable: part of it only where
+/// its bits span two words.
 fn in_flight_states(case: &Case) -> Vec<Held> {
     if case.layout == Layout::Word {
         vec![Held::None, Held::All]
@@ -43,19 +41,15 @@ fn in_flight_states(case: &Case) -> Vec<Held> {
 #[test]
 fn clear_racing_insert() {
     for case in CASES {
-        let outcomes = Outcomes::new();
-        let record = outcomes.clone();
-        model(move || {
-            let filter = Arc::new(case.filter_with(&[case.b]));
-            let clearer = {
-                let filter = filter.clone();
-                thread::spawn(move || {
-                    filter.clear();
-                    filter.insert_hash(case.y);
-                })
-            };
-            filter.insert_hash(case.a);
-            clearer.join().unwrap();
+        explore(&in_flight_states(&case), move || {
+            let (filter, _, _) = race(
+                case.filter_with(&[case.b]),
+                move |f| {
+                    f.clear();
+                    f.insert_hash(case.y)
+                },
+                |f| f.insert_hash(case.a),
+            );
             assert!(
                 !filter.contains_hash(case.b),
                 "a key from before clear survived"
@@ -68,9 +62,8 @@ fn clear_racing_insert() {
                 &words(&case.filter_with(&[case.a, case.y])),
                 &words(&filter)
             ));
-            record.record(held(&case, &filter, case.a));
+            held(&case, &filter, case.a)
         });
-        outcomes.assert_reached(&in_flight_states(&case));
     }
 }
 
@@ -89,28 +82,23 @@ fn union_racing_insert() {
 #[test]
 fn union_from_a_changing_source() {
     for case in CASES {
-        let outcomes = Outcomes::new();
-        let record = outcomes.clone();
-        model(move || {
-            let src = Arc::new(case.filter_with(&[case.b]));
-            let unioner = {
-                let src = src.clone();
-                thread::spawn(move || {
+        explore(&[false, true], move || {
+            let (src, dst, _) = race(
+                case.filter_with(&[case.b]),
+                move |src| {
                     let dst = case.filter();
-                    dst.union(&src).unwrap();
+                    dst.union(src).unwrap();
                     dst
-                })
-            };
-            src.insert_hash(case.y);
-            let dst = unioner.join().unwrap();
+                },
+                |src| src.insert_hash(case.y),
+            );
             assert!(
                 dst.contains_hash(case.b),
                 "union lost a key the source held before"
             );
             assert!(covers(&words(&src), &words(&dst)), "union invented bits");
-            record.record(dst.contains_hash(case.y));
+            dst.contains_hash(case.y)
         });
-        outcomes.assert_reached(&[false, true]);
     }
 }
 
@@ -119,17 +107,13 @@ fn union_from_a_changing_source() {
 #[test]
 fn intersect_racing_insert() {
     for case in CASES {
-        let outcomes = Outcomes::new();
-        let record = outcomes.clone();
-        model(move || {
-            let filter = Arc::new(case.filter_with(&[case.a, case.b]));
+        explore(&[false, true], move || {
             let mask = case.filter_with(&[case.a]);
-            let intersecter = {
-                let filter = filter.clone();
-                thread::spawn(move || filter.intersect(&mask).unwrap())
-            };
-            filter.insert_hash(case.y);
-            intersecter.join().unwrap();
+            let (filter, (), _) = race(
+                case.filter_with(&[case.a, case.b]),
+                move |f| f.intersect(&mask).unwrap(),
+                |f| f.insert_hash(case.y),
+            );
             assert!(
                 filter.contains_hash(case.a),
                 "intersect lost a key both filters held"
@@ -138,33 +122,32 @@ fn intersect_racing_insert() {
                 !filter.contains_hash(case.b),
                 "intersect kept a key only one filter held"
             );
-            record.record(filter.contains_hash(case.y));
+            filter.contains_hash(case.y)
         });
-        outcomes.assert_reached(&[false, true]);
     }
 }
 
 /// Counting the bits twice while another thread inserts two keys: the counts
-/// never decrease, and lie between the counts before and after.
+/// never decrease, and lie between the counts before and after. Nothing yet,
+/// everything already, and something in between are all reached.
 #[test]
 fn count_racing_inserts_is_monotone() {
     for case in CASES {
-        let outcomes = Outcomes::new();
-        let record = outcomes.clone();
-        model(move || {
+        explore(&[(true, false), (false, true), (false, false)], move || {
             let after = case.filter_with(&[case.x, case.y]).count_ones();
-            let filter = Arc::new(case.filter());
-            let counter = {
-                let filter = filter.clone();
-                thread::spawn(move || {
-                    let counts = (filter.count_ones(), filter.count_ones());
-                    let estimates = (filter.estimated_len(), filter.estimated_len());
-                    (counts, estimates)
-                })
-            };
-            filter.insert_hash(case.x);
-            filter.insert_hash(case.y);
-            let ((first, second), estimated) = counter.join().unwrap();
+            let (filter, ((first, second), estimated), _) = race(
+                case.filter(),
+                |f| {
+                    (
+                        (f.count_ones(), f.count_ones()),
+                        (f.estimated_len(), f.estimated_len()),
+                    )
+                },
+                |f| {
+                    f.insert_hash(case.x);
+                    f.insert_hash(case.y);
+                },
+            );
             assert!(
                 first <= second && second <= after,
                 "counts {first}, {second} of {after}"
@@ -174,28 +157,22 @@ fn count_racing_inserts_is_monotone() {
                 "estimated_len decreased: {estimated:?}"
             );
             assert_eq!(filter.count_ones(), after);
-            record.record((first == 0, first == after));
+            (first == 0, first == after)
         });
-        // Nothing yet, everything already, and something in between.
-        outcomes.assert_reached(&[(true, false), (false, true), (false, false)]);
     }
 }
 
 /// A snapshot (`try_clone`) taken while a key is inserted holds every key
-/// from before, and the in-flight key in full, in part or not at all.
+/// from before, and the racing key whole, in part or not at all.
 #[test]
 fn snapshot_racing_insert() {
     for case in CASES {
-        let outcomes = Outcomes::new();
-        let record = outcomes.clone();
-        model(move || {
-            let filter = Arc::new(case.filter_with(&[case.b]));
-            let snapshotter = {
-                let filter = filter.clone();
-                thread::spawn(move || filter.try_clone().unwrap())
-            };
-            filter.insert_hash(case.a);
-            let copy = snapshotter.join().unwrap();
+        explore(&in_flight_states(&case), move || {
+            let (filter, copy, _) = race(
+                case.filter_with(&[case.b]),
+                |f| f.try_clone().unwrap(),
+                |f| f.insert_hash(case.a),
+            );
             assert!(
                 copy.contains_hash(case.b),
                 "snapshot lost a key from before"
@@ -204,8 +181,7 @@ fn snapshot_racing_insert() {
                 covers(&words(&filter), &words(&copy)),
                 "snapshot holds bits never set"
             );
-            record.record(held(&case, &copy, case.a));
+            held(&case, &copy, case.a)
         });
-        outcomes.assert_reached(&in_flight_states(&case));
     }
 }

@@ -1,10 +1,10 @@
-//! Concurrent inserts: no lost bits, and what `insert` returns under races.
+//! Concurrent inserts: no lost bits (G1), and what `insert` returns under
+//! races (G4).
 #![cfg(loom)]
 
 use atomic_bloom::Layout;
 use loom::sync::Arc;
-use loom::thread;
-use loom_tests::{CASES, Outcomes, case, model, words};
+use loom_tests::{CASES, case, explore, model, race, words};
 use std::collections::BTreeSet;
 
 /// Two threads insert different keys whose bits share a word. Both keys are
@@ -14,17 +14,12 @@ use std::collections::BTreeSet;
 fn different_keys_sharing_a_word() {
     for case in CASES {
         model(move || {
-            let filter = Arc::new(case.filter());
-            let other = {
-                let filter = filter.clone();
-                thread::spawn(move || filter.insert_hash(case.b))
-            };
-            assert!(filter.insert_hash(case.a));
-            assert!(other.join().unwrap());
-            assert!(
-                filter.contains_hash(case.a) && filter.contains_hash(case.b),
-                "lost bits"
+            let (filter, theirs, mine) = race(
+                case.filter(),
+                move |f| f.insert_hash(case.b),
+                |f| f.insert_hash(case.a),
             );
+            assert!(mine && theirs, "each key was new");
             assert_eq!(
                 words(&filter),
                 words(&case.filter_with(&[case.a, case.b])),
@@ -35,48 +30,36 @@ fn different_keys_sharing_a_word() {
 }
 
 /// Two threads insert the same new key; returns the pairs of results
-/// reached. At least one must be told it inserted the key.
+/// reached. At least one must be told it inserted the key, and each must
+/// be the one in some execution.
 fn same_key_two_inserters(layout: Layout) -> BTreeSet<(bool, bool)> {
     let case = case(layout);
-    let outcomes = Outcomes::new();
-    let record = outcomes.clone();
-    model(move || {
-        let filter = Arc::new(case.filter());
-        let other = {
-            let filter = filter.clone();
-            thread::spawn(move || filter.insert_hash(case.a))
-        };
-        let mine = filter.insert_hash(case.a);
-        let theirs = other.join().unwrap();
+    explore(&[(true, false), (false, true)], move || {
+        let (filter, theirs, mine) = race(
+            case.filter(),
+            move |f| f.insert_hash(case.a),
+            |f| f.insert_hash(case.a),
+        );
         assert!(mine || theirs, "neither inserter saw the new key as new");
         assert!(filter.contains_hash(case.a));
         if layout == Layout::Word {
             assert!(!(mine && theirs), "two winners of a Word-layout insert");
         }
-        record.record((mine, theirs));
-    });
-    outcomes.assert_reached(&[(true, false), (false, true)])
+        (mine, theirs)
+    })
 }
 
-/// Standard: the key's two bits are in two words, so each racer can be first
-/// to set one of them and both get `true`.
+/// Standard and Blocked: the key's two bits are in two words, so each racer
+/// can be first to set one of them and both get `true`.
 #[test]
-fn same_key_two_inserters_standard() {
-    let reached = same_key_two_inserters(Layout::Standard);
-    assert!(
-        reached.contains(&(true, true)),
-        "both-true not reached: {reached:?}"
-    );
-}
-
-/// Blocked: as Standard, the key's bits are in two words of its block.
-#[test]
-fn same_key_two_inserters_blocked() {
-    let reached = same_key_two_inserters(Layout::Blocked);
-    assert!(
-        reached.contains(&(true, true)),
-        "both-true not reached: {reached:?}"
-    );
+fn same_key_two_inserters_spanning_two_words() {
+    for layout in [Layout::Standard, Layout::Blocked] {
+        let reached = same_key_two_inserters(layout);
+        assert!(
+            reached.contains(&(true, true)),
+            "{layout}: both-true not reached: {reached:?}"
+        );
+    }
 }
 
 /// Word: one fetch_or sets all of the key's bits, so exactly one racer wins
@@ -92,14 +75,12 @@ fn same_key_two_inserters_word() {
 #[test]
 fn same_key_three_inserters_word() {
     let case = case(Layout::Word);
-    let outcomes = Outcomes::new();
-    let record = outcomes.clone();
-    model(move || {
+    explore(&[0, 1, 2], move || {
         let filter = Arc::new(case.filter());
         let others: Vec<_> = (0..2)
             .map(|_| {
                 let filter = filter.clone();
-                thread::spawn(move || filter.insert_hash(case.a))
+                loom::thread::spawn(move || filter.insert_hash(case.a))
             })
             .collect();
         let mine = filter.insert_hash(case.a);
@@ -111,7 +92,6 @@ fn same_key_three_inserters_word() {
             1,
             "winners: {results:?}"
         );
-        record.record(results.iter().position(|won| *won).unwrap());
+        results.iter().position(|won| *won).unwrap()
     });
-    outcomes.assert_reached(&[0, 1, 2]);
 }
