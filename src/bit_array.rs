@@ -38,7 +38,7 @@
 //! loads come first for all words (they overlap their cache misses), the
 //! read-modify-writes after, on lines the loads have just brought in.
 
-use crate::sync::{AtomicU64, Ordering::Relaxed};
+use crate::sync::{AtomicU64, Ordering::Relaxed, set_unshared};
 
 /// Words in one 64-byte cache line.
 pub(crate) const WORDS_PER_LINE: usize = 8;
@@ -286,6 +286,19 @@ impl BitArray {
                 // loom-tests/tests/bulk.rs: `intersect_racing_insert`.
                 word.fetch_and(theirs, Relaxed);
             }
+        }
+    }
+
+    /// Overwrites words `first..` with `bytes` read as little-endian u64s
+    /// (`bytes.len()` a multiple of 8, within the array). Takes `&mut self`:
+    /// only an array no other thread can see yet is filled this way.
+    pub(crate) fn fill_le(&mut self, first: usize, bytes: &[u8]) {
+        let start = self.offset + first;
+        let words = &mut self.words[start..start + bytes.len() / 8];
+        for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(chunk);
+            set_unshared(word, u64::from_le_bytes(le));
         }
     }
 

@@ -12,7 +12,7 @@ use std::hash::{BuildHasher, Hash};
 
 /// Hashed by every filter's hasher when it is built; two filters whose
 /// hashers give different values here hash keys differently.
-const FINGERPRINT_KEY: &str = "atomic-bloom hasher fingerprint";
+pub(crate) const FINGERPRINT_KEY: &str = "atomic-bloom hasher fingerprint";
 
 /// The false-positive rate [`FromIterator`] sizes for.
 ///
@@ -673,6 +673,17 @@ impl<S> AtomicBloom<S> {
         self.check_compatible(other)?;
         self.bits.broken_union(&other.bits);
         Ok(())
+    }
+}
+
+/// What the file format (`persist.rs`) needs to see of a filter.
+impl<S> AtomicBloom<S> {
+    pub(crate) fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    pub(crate) fn bit_array_mut(&mut self) -> &mut BitArray {
+        &mut self.bits
     }
 }
 

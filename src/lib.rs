@@ -128,6 +128,7 @@ mod error;
 mod filter;
 mod hasher;
 mod layout;
+mod persist;
 mod sizing;
 mod sync;
 
@@ -135,6 +136,7 @@ pub use error::{BuildError, IncompatibleError};
 pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use layout::Layout;
+pub use persist::{FORMAT_VERSION, MAGIC, ReadError};
 pub use sizing::Sizing;
 
 /// The largest bit array a filter may have: 2^43 bits, 1 TiB.

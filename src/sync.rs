@@ -20,3 +20,18 @@
 pub(crate) use loom::sync::atomic::{AtomicU64, Ordering};
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Sets a word that no other thread can see (the caller holds `&mut`): a
+/// plain write, no atomic instruction. Used to fill a freshly allocated
+/// array from a file.
+#[cfg(not(loom))]
+#[inline]
+pub(crate) fn set_unshared(word: &mut AtomicU64, value: u64) {
+    *word.get_mut() = value;
+}
+
+/// Loom's atomics have `with_mut` where std's have `get_mut`.
+#[cfg(loom)]
+pub(crate) fn set_unshared(word: &mut AtomicU64, value: u64) {
+    word.with_mut(|w| *w = value);
+}

@@ -1,0 +1,113 @@
+//! Golden files: small filters written by format version 1 and committed
+//! under `tests/golden/`. Reading them checks that old files stay readable
+//! and mean the same keys; writing the same filters today must give the
+//! same bytes. A change that breaks either fails here: it needs a new
+//! format version, not an edited golden file.
+//!
+//! `cargo test --test golden -- --ignored` rewrites them (only for a new
+//! format version, kept beside the old ones).
+
+use atomic_bloom::{AtomicBloom, Layout};
+use std::path::PathBuf;
+
+struct Golden {
+    file: &'static str,
+    layout: Layout,
+    fpp: f64,
+    seed: u64,
+    num_bits: u64,
+    num_hashes: u32,
+}
+
+const GOLDEN: [Golden; 4] = [
+    Golden {
+        file: "v1-standard.abf",
+        layout: Layout::Standard,
+        fpp: 0.01,
+        seed: 0,
+        num_bits: 960,
+        num_hashes: 7,
+    },
+    Golden {
+        file: "v1-blocked.abf",
+        layout: Layout::Blocked,
+        fpp: 0.01,
+        seed: 0,
+        num_bits: 1024,
+        num_hashes: 7,
+    },
+    Golden {
+        file: "v1-word.abf",
+        layout: Layout::Word,
+        fpp: 0.01,
+        seed: 0,
+        num_bits: 1216,
+        num_hashes: 6,
+    },
+    Golden {
+        file: "v1-blocked-seeded.abf",
+        layout: Layout::Blocked,
+        fpp: 0.001,
+        seed: 0xC0FFEE,
+        num_bits: 2048,
+        num_hashes: 10,
+    },
+];
+
+const KEYS: usize = 100;
+
+fn path(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(file)
+}
+
+fn build(g: &Golden) -> AtomicBloom {
+    let f = AtomicBloom::builder()
+        .capacity(KEYS as u64, g.fpp)
+        .layout(g.layout)
+        .seed(g.seed)
+        .build()
+        .unwrap();
+    for i in 0..KEYS {
+        f.insert(format!("golden-{i}").as_str());
+    }
+    f
+}
+
+#[test]
+fn golden_files_read_back_with_their_parameters_and_keys() {
+    for g in &GOLDEN {
+        let bytes = std::fs::read(path(g.file)).unwrap();
+        let f = AtomicBloom::from_bytes(&bytes).unwrap();
+        assert_eq!(
+            (f.layout(), f.num_bits(), f.num_hashes()),
+            (g.layout, g.num_bits, g.num_hashes),
+            "{}",
+            g.file
+        );
+        assert_eq!(f.hasher().seed(), g.seed, "{}", g.file);
+        assert!(
+            (0..KEYS).all(|i| f.contains(format!("golden-{i}").as_str())),
+            "{}: key missing",
+            g.file
+        );
+        // Keys map to the same bits as when the file was written.
+        assert_eq!(f, build(g), "{}: bits differ from today's build", g.file);
+        // And today's writer produces the same bytes.
+        assert_eq!(
+            build(g).to_bytes(),
+            bytes,
+            "{}: writer output changed",
+            g.file
+        );
+    }
+}
+
+#[test]
+#[ignore = "rewrites tests/golden/: only for a new format version"]
+fn regenerate_golden_files() {
+    for g in &GOLDEN {
+        build(g).save(path(g.file)).unwrap();
+    }
+}

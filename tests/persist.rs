@@ -1,0 +1,280 @@
+//! The file format: round trips through every path, a distinct error for
+//! each kind of bad input, atomic saves, and writes racing inserts.
+
+use atomic_bloom::{AtomicBloom, FORMAT_VERSION, Layout, MAGIC, MAX_BITS, ReadError};
+use std::hash::BuildHasherDefault;
+use std::hash::DefaultHasher;
+
+fn sample(layout: Layout, seed: u64) -> AtomicBloom {
+    let f = AtomicBloom::builder()
+        .capacity(5_000, 0.01)
+        .layout(layout)
+        .seed(seed)
+        .build()
+        .unwrap();
+    for i in 0..5_000u64 {
+        f.insert(&i);
+    }
+    f
+}
+
+/// Recomputes the trailing checksum after a deliberate header change, so
+/// the header validation (not the checksum) is what must reject it.
+fn reseal(bytes: &mut [u8]) {
+    let n = bytes.len() - 8;
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..n]);
+    bytes[n..].copy_from_slice(&sum.to_le_bytes());
+}
+
+#[test]
+fn round_trips_through_bytes_streams_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for layout in Layout::ALL {
+        for seed in [0, 0xDEAD_BEEF] {
+            let f = sample(layout, seed);
+            let bytes = f.to_bytes();
+            assert_eq!(&bytes[..8], &MAGIC);
+            assert_eq!(bytes.len() as u64, 48 + f.num_bits() / 8);
+            let from_bytes = AtomicBloom::from_bytes(&bytes).unwrap();
+            let from_stream = AtomicBloom::read_from(bytes.as_slice()).unwrap();
+            let path = dir.path().join(format!("{layout}-{seed}.bloom"));
+            f.save(&path).unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), bytes);
+            let from_file = AtomicBloom::load(&path).unwrap();
+            for back in [from_bytes, from_stream, from_file] {
+                assert_eq!(back, f);
+                assert_eq!(back.hasher().seed(), seed);
+                assert!((0..5_000u64).all(|i| back.contains(&i)));
+            }
+        }
+    }
+}
+
+#[test]
+fn each_kind_of_damage_has_its_own_error() {
+    let good = sample(Layout::Blocked, 1).to_bytes();
+    let with = |edit: &dyn Fn(&mut Vec<u8>)| {
+        let mut bytes = good.clone();
+        edit(&mut bytes);
+        AtomicBloom::from_bytes(&bytes).unwrap_err()
+    };
+    assert!(matches!(with(&|b| b[0] = b'X'), ReadError::BadMagic));
+    assert!(matches!(
+        with(&|b| {
+            b[8] = 9;
+            reseal(b)
+        }),
+        ReadError::UnsupportedVersion(9)
+    ));
+    assert!(matches!(
+        with(&|b| {
+            b[10] = 3;
+            reseal(b)
+        }),
+        ReadError::UnknownLayout(3)
+    ));
+    assert!(matches!(
+        with(&|b| {
+            b[11] = 200;
+            reseal(b)
+        }),
+        ReadError::UnknownHasher(200)
+    ));
+    // k of 0 and above the maximum.
+    assert!(matches!(
+        with(&|b| {
+            b[12..16].copy_from_slice(&0u32.to_le_bytes());
+            reseal(b)
+        }),
+        ReadError::InvalidParameters(_)
+    ));
+    assert!(matches!(
+        with(&|b| {
+            b[12..16].copy_from_slice(&65u32.to_le_bytes());
+            reseal(b)
+        }),
+        ReadError::InvalidParameters(_)
+    ));
+    // m of zero, above the maximum, and not a whole block.
+    for m in [0, MAX_BITS + 512, u64::MAX, 512 * 3 + 64] {
+        let err = with(&|b| {
+            b[16..24].copy_from_slice(&m.to_le_bytes());
+            reseal(b)
+        });
+        assert!(
+            matches!(err, ReadError::InvalidParameters(_)),
+            "m = {m}: {err}"
+        );
+    }
+    // A valid but huge m: the input is too short for it, said before any allocation.
+    let err = with(&|b| {
+        b[16..24].copy_from_slice(&MAX_BITS.to_le_bytes());
+        reseal(b)
+    });
+    assert!(
+        matches!(err, ReadError::Truncated { expected, .. } if expected == MAX_BITS / 8 + 48),
+        "{err}"
+    );
+    for len in [0, 7, 39, 40, 41, good.len() - 9, good.len() - 1] {
+        let err = with(&|b| b.truncate(len));
+        assert!(
+            matches!(err, ReadError::Truncated { .. }),
+            "len {len}: {err}"
+        );
+        assert!(err.to_string().starts_with("truncated"));
+    }
+    assert!(matches!(
+        with(&|b| b.push(0)),
+        ReadError::TrailingBytes { .. }
+    ));
+    let body_flip = with(&|b| b[100] ^= 0x10);
+    assert!(matches!(body_flip, ReadError::ChecksumMismatch { .. }));
+    let checksum_flip = with(&|b| *b.last_mut().unwrap() ^= 1);
+    assert!(matches!(checksum_flip, ReadError::ChecksumMismatch { .. }));
+    // A different seed recorded with the old fingerprint: caught.
+    assert!(matches!(
+        with(&|b| {
+            b[24] ^= 1;
+            reseal(b)
+        }),
+        ReadError::HasherMismatch(_)
+    ));
+    assert_eq!(FORMAT_VERSION, 1);
+}
+
+#[test]
+fn streams_and_files_report_the_same_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = sample(Layout::Word, 2).to_bytes();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("truncated", good[..good.len() - 3].to_vec()),
+        ("trailing", [good.as_slice(), b"xyz"].concat()),
+        ("checksum", {
+            let mut b = good.clone();
+            b[60] ^= 1;
+            b
+        }),
+        (
+            "magic",
+            b"definitely not a bloom filter at all, no".to_vec(),
+        ),
+    ];
+    for (what, bytes) in cases {
+        let path = dir.path().join(what);
+        std::fs::write(&path, &bytes).unwrap();
+        let errors = [
+            AtomicBloom::from_bytes(&bytes).unwrap_err(),
+            AtomicBloom::read_from(bytes.as_slice()).unwrap_err(),
+            AtomicBloom::load(&path).unwrap_err(),
+        ];
+        for err in &errors {
+            let same = std::mem::discriminant(err) == std::mem::discriminant(&errors[0]);
+            assert!(same, "{what}: {errors:?}");
+        }
+    }
+}
+
+#[test]
+fn custom_hashers_are_recorded_and_checked() {
+    type Sip = BuildHasherDefault<DefaultHasher>;
+    let f = AtomicBloom::builder()
+        .bits(8192, 5)
+        .hasher(Sip::default())
+        .build()
+        .unwrap();
+    f.insert("custom");
+    let bytes = f.to_bytes();
+    assert_eq!(bytes[11], 0, "hasher id: custom");
+    // Not readable as a wyhash filter, whatever its seed says.
+    assert!(matches!(
+        AtomicBloom::from_bytes(&bytes),
+        Err(ReadError::HasherMismatch(_))
+    ));
+    assert!(
+        AtomicBloom::from_bytes_with_hasher(&bytes, Sip::default())
+            .unwrap()
+            .contains("custom")
+    );
+    // And a wyhash filter is not readable with another hasher.
+    let wy = sample(Layout::Standard, 0).to_bytes();
+    assert!(matches!(
+        AtomicBloom::from_bytes_with_hasher(&wy, Sip::default()),
+        Err(ReadError::HasherMismatch(_))
+    ));
+}
+
+/// A reader polling the path while a writer saves two different filters in
+/// turn only ever sees one of them whole: the rename is atomic, so no load
+/// sees a half-written file.
+#[test]
+fn saves_replace_the_file_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.bloom");
+    let (a, b) = (sample(Layout::Blocked, 10), sample(Layout::Blocked, 11));
+    a.save(&path).unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 0..50 {
+                if i % 2 == 0 {
+                    b.save(&path).unwrap()
+                } else {
+                    a.save(&path).unwrap()
+                }
+            }
+        });
+        for _ in 0..200 {
+            let seen = AtomicBloom::load(&path).unwrap();
+            assert!(seen == a || seen == b);
+        }
+    });
+    // No temporary files are left behind.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_failed_save_leaves_the_old_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kept.bloom");
+    let old = sample(Layout::Word, 3);
+    old.save(&path).unwrap();
+    // Saving to a path whose parent is a file fails before touching `path`.
+    let blocked = dir.path().join("kept.bloom").join("child");
+    assert!(sample(Layout::Word, 4).save(&blocked).is_err());
+    assert_eq!(AtomicBloom::load(&path).unwrap(), old);
+}
+
+/// Writing while another thread inserts: the bytes are a valid filter
+/// holding every key inserted before the write began.
+#[test]
+fn writes_racing_inserts_are_valid_snapshots() {
+    let f = AtomicBloom::new(400_000, 0.01).unwrap();
+    for i in 0..100_000u64 {
+        f.insert(&i);
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 100_000..400_000u64 {
+                f.insert(&i);
+            }
+        });
+        for _ in 0..20 {
+            let snapshot = AtomicBloom::from_bytes(&f.to_bytes()).unwrap();
+            assert!((0..100_000u64).step_by(7).all(|i| snapshot.contains(&i)));
+        }
+    });
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_uses_the_validated_format() {
+    let f = sample(Layout::Standard, 5);
+    let json = serde_json::to_string(&f).unwrap();
+    let back: AtomicBloom = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, f);
+    // A damaged byte fails validation, with the format's own message.
+    let mut bytes: Vec<u8> = serde_json::from_str(&json).unwrap();
+    bytes[70] ^= 4;
+    let err =
+        serde_json::from_str::<AtomicBloom>(&serde_json::to_string(&bytes).unwrap()).unwrap_err();
+    assert!(err.to_string().contains("checksum mismatch"), "{err}");
+}
