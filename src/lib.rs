@@ -42,7 +42,7 @@
 //!
 //! Bits per key at the requested rate (many items; `k` = bits set per key)
 //! and memory touched per operation. Every layout meets the rate it is sized
-//! for; the model each is sized with is in the [`Sizing`] docs.
+//! for; the model each is sized with is in the [`sizing`] module docs.
 //!
 //! | [`Layout`] | 1% | 0.1% | 0.01% | 1e-5 | per operation | `insert` under races |
 //! |---|---|---|---|---|---|---|
@@ -128,8 +128,8 @@ mod error;
 mod filter;
 mod hasher;
 mod layout;
-mod persist;
-mod sizing;
+pub mod persist;
+pub mod sizing;
 mod sync;
 
 pub use error::{BuildError, IncompatibleError};

@@ -207,7 +207,7 @@ impl Sizing {
     }
 
     /// The expected false-positive rate once `items` distinct items are in
-    /// (the layout's model, see the module docs).
+    /// (the layout's model, see the [module docs](self)).
     ///
     /// ```
     /// # use atomic_bloom::{Layout, Sizing};
