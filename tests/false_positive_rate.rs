@@ -11,6 +11,8 @@
 //! down to 1e-5 (two billion queries) is `fpr_full_grid`, run with
 //! `cargo test --release --test false_positive_rate -- --ignored`.
 
+mod common;
+
 use atomic_bloom::{AtomicBloom, Layout};
 
 const ITEMS: u64 = 1_000_000;
@@ -32,19 +34,6 @@ fn false_positives(filter: &AtomicBloom, queries: u64) -> u64 {
     })
 }
 
-fn filled(layout: Layout, fpp: f64) -> AtomicBloom {
-    let filter = AtomicBloom::builder()
-        .capacity(ITEMS, fpp)
-        .layout(layout)
-        .seed(0xF00D)
-        .build()
-        .unwrap();
-    for i in 0..ITEMS {
-        filter.insert(&i);
-    }
-    filter
-}
-
 /// Measured rate at `ITEMS` items, for about 10 000 expected false positives.
 fn measured_rate(filter: &AtomicBloom, fpp: f64) -> f64 {
     let queries = (10_000.0 / fpp) as u64;
@@ -52,7 +41,7 @@ fn measured_rate(filter: &AtomicBloom, fpp: f64) -> f64 {
 }
 
 fn assert_honours(layout: Layout, fpp: f64) {
-    let filter = filled(layout, fpp);
+    let filter = common::filled(layout, ITEMS, fpp, 0xF00D);
     let measured = measured_rate(&filter, fpp);
     // The rate this instance has, computed from its bits; the sample must
     // agree with it within 5 standard deviations (hashing is uniform) ...

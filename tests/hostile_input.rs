@@ -10,6 +10,8 @@
 //! which is asserted never to happen, any other allocation by aborting the
 //! test. This file holds a single test so no other test allocates meanwhile.
 
+mod common;
+
 use atomic_bloom::{AtomicBloom, Layout, ReadError};
 use cap::Cap;
 use std::alloc::System;
@@ -109,22 +111,11 @@ fn mutate(rng: &mut Rng, original: &[u8]) -> (Vec<u8>, bool) {
 }
 
 fn originals() -> Vec<AtomicBloom> {
-    let mut filters = Vec::new();
-    for layout in Layout::ALL {
-        for (items, seed) in [(50, 0), (2_000, 9)] {
-            let f = AtomicBloom::builder()
-                .capacity(items, 0.01)
-                .layout(layout)
-                .seed(seed)
-                .build()
-                .unwrap();
-            for i in 0..items {
-                f.insert(&i);
-            }
-            filters.push(f);
-        }
-    }
-    filters
+    let sizes = [(50, 0), (2_000, 9)];
+    Layout::ALL
+        .into_iter()
+        .flat_map(|layout| sizes.map(|(items, seed)| common::filled(layout, items, 0.01, seed)))
+        .collect()
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Property tests against a `HashSet` model: whatever keys go in, the filter
 //! behaves as a set with one-sided error.
 
+mod common;
+
 use atomic_bloom::{AtomicBloom, IncompatibleError, Layout};
 use proptest::prelude::*;
 use std::collections::HashSet;
@@ -187,18 +189,7 @@ fn extend_and_collect() {
 #[test]
 fn same_seed_same_bits_across_filters() {
     for layout in Layout::ALL {
-        let build = || {
-            let f = AtomicBloom::builder()
-                .capacity(1000, 0.01)
-                .layout(layout)
-                .seed(77)
-                .build()
-                .unwrap();
-            for i in 0..1000u32 {
-                f.insert(&i);
-            }
-            f
-        };
+        let build = || common::filled(layout, 1000, 0.01, 77);
         assert_eq!(build(), build());
     }
 }

@@ -1,21 +1,14 @@
 //! The file format: round trips through every path, a distinct error for
 //! each kind of bad input, atomic saves, and writes racing inserts.
 
+mod common;
+
 use atomic_bloom::{AtomicBloom, FORMAT_VERSION, Layout, MAGIC, MAX_BITS, ReadError};
 use std::hash::BuildHasherDefault;
 use std::hash::DefaultHasher;
 
 fn sample(layout: Layout, seed: u64) -> AtomicBloom {
-    let f = AtomicBloom::builder()
-        .capacity(5_000, 0.01)
-        .layout(layout)
-        .seed(seed)
-        .build()
-        .unwrap();
-    for i in 0..5_000u64 {
-        f.insert(&i);
-    }
-    f
+    common::filled(layout, 5_000, 0.01, seed)
 }
 
 /// Recomputes the trailing checksum after a deliberate header change, so
