@@ -38,7 +38,9 @@
 //! loads come first for all words (they overlap their cache misses), the
 //! read-modify-writes after, on lines the loads have just brought in.
 
+use crate::prefetch::prefetch;
 use crate::sync::{AtomicU64, Ordering::Relaxed, set_unshared};
+use std::ops::Range;
 
 /// Words in one 64-byte cache line.
 pub(crate) const WORDS_PER_LINE: usize = 8;
@@ -103,6 +105,23 @@ impl BitArray {
         self.padded_words()[..self.num_words].iter()
     }
 
+    /// Words `range` (of those in use).
+    fn word_range(&self, range: Range<usize>) -> &[AtomicU64] {
+        &self.padded_words()[..self.num_words][range]
+    }
+
+    /// Asks the CPU to start fetching word `index`'s cache line.
+    #[inline]
+    pub(crate) fn prefetch_word(&self, index: usize) {
+        prefetch(self.word(index));
+    }
+
+    /// Asks the CPU to start fetching line `index`.
+    #[inline]
+    pub(crate) fn prefetch_line(&self, index: usize) {
+        prefetch(self.line(index));
+    }
+
     /// The current value of every word in use, in order.
     pub(crate) fn load_words(&self) -> impl Iterator<Item = u64> + '_ {
         // ORDERING: Relaxed (crate docs, Memory ordering, G8 and G9). A read of
@@ -112,6 +131,15 @@ impl BitArray {
         // meanwhile may be seen in part. Checked by loom-tests/tests/bulk.rs:
         // `count_racing_inserts_is_monotone` and `snapshot_racing_insert`.
         self.words().map(|word| word.load(Relaxed))
+    }
+
+    /// The number of set bits in words `range`.
+    pub(crate) fn count_ones(&self, range: Range<usize>) -> u64 {
+        self.word_range(range)
+            .iter()
+            // ORDERING: Relaxed, as in `load_words` (G8).
+            .map(|word| u64::from(word.load(Relaxed).count_ones()))
+            .sum()
     }
 
     /// The number of set bits in each cache line, in order.
@@ -239,9 +267,9 @@ impl BitArray {
         changed
     }
 
-    /// Zeroes every word.
-    pub(crate) fn clear(&self) {
-        for word in self.words() {
+    /// Zeroes words `range`.
+    pub(crate) fn clear(&self, range: Range<usize>) {
+        for word in self.word_range(range) {
             // ORDERING: Relaxed (G5). A word that loads as zero has nothing
             // set before the clear began (coherence), so it is skipped: clearing
             // a fresh filter touches no page. A bit set after this load belongs
@@ -257,10 +285,16 @@ impl BitArray {
         }
     }
 
-    /// Sets every bit that is set in `other` (same length).
-    pub(crate) fn union(&self, other: &BitArray) {
+    /// Sets every bit of words `range` that is set in `other` (same length).
+    pub(crate) fn union(&self, other: &BitArray, range: Range<usize>) {
         debug_assert_eq!(self.num_words, other.num_words);
-        for (word, theirs) in self.words().zip(other.load_words()) {
+        let theirs = other.word_range(range.clone()).iter();
+        // ORDERING: Relaxed, as in `load_words` (G6).
+        for (word, theirs) in self
+            .word_range(range)
+            .iter()
+            .zip(theirs.map(|w| w.load(Relaxed)))
+        {
             // ORDERING: Relaxed (G6), as in `test_word`: skip words that
             // already hold every bit of `theirs`. (`theirs` comes from
             // `load_words`: a value `other`'s word held during the call, so
@@ -361,7 +395,7 @@ mod tests {
         a.set_word(0, 0b0011);
         b.set_word(0, 0b0110);
         b.set_word(1, 0b1000);
-        a.union(&b);
+        a.union(&b, 0..2);
         assert_eq!(a.load_words().collect::<Vec<_>>(), [0b0111, 0b1000]);
         let c = BitArray::zeroed(2).unwrap();
         c.set_word(0, 0b0101);

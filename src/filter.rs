@@ -418,7 +418,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn clear(&self) {
-        self.bits.clear();
+        self.bits.clear(0..self.bits.num_words());
     }
 
     /// Whether `other` maps keys to the same bits: same size, hashes, layout,
@@ -438,7 +438,7 @@ impl<S> AtomicBloom<S> {
         self.check_compatible(other).is_ok()
     }
 
-    fn check_compatible(&self, other: &Self) -> Result<(), IncompatibleError> {
+    pub(crate) fn check_compatible(&self, other: &Self) -> Result<(), IncompatibleError> {
         let (a, b) = (self.sizing, other.sizing);
         if a.num_bits() != b.num_bits() {
             Err(IncompatibleError::NumBits {
@@ -480,7 +480,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn union(&self, other: &Self) -> Result<(), IncompatibleError> {
         self.check_compatible(other)?;
-        self.bits.union(&other.bits);
+        self.bits.union(&other.bits, 0..self.bits.num_words());
         Ok(())
     }
 
@@ -515,10 +515,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn count_ones(&self) -> u64 {
-        self.bits
-            .load_words()
-            .map(|w| u64::from(w.count_ones()))
-            .sum()
+        self.bits.count_ones(0..self.bits.num_words())
     }
 
     /// The current value of each 64-bit word of the bit array, in order:
@@ -676,10 +673,15 @@ impl<S> AtomicBloom<S> {
     }
 }
 
-/// What the file format (`persist.rs`) needs to see of a filter.
+/// What the file format (`persist.rs`) and batches (`batch.rs`) need to
+/// see of a filter.
 impl<S> AtomicBloom<S> {
     pub(crate) fn fingerprint(&self) -> u64 {
         self.fingerprint
+    }
+
+    pub(crate) fn bit_array(&self) -> &BitArray {
+        &self.bits
     }
 
     pub(crate) fn bit_array_mut(&mut self) -> &mut BitArray {
@@ -800,9 +802,7 @@ impl<T: Hash> FromIterator<T> for AtomicBloom {
             Ok(filter) => filter,
             Err(e) => panic!("collecting into AtomicBloom: {e}"),
         };
-        for hash in hashes {
-            filter.insert_hash(hash);
-        }
+        filter.insert_hash_batch(hashes);
         filter
     }
 }

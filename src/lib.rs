@@ -96,7 +96,7 @@
 //! | G1 | **No lost bits.** Concurrent inserts of any keys, in the same word or not, never undo each other; after they finish the bits equal a sequential build. | RMW atomicity of `fetch_or`. | `loom-tests/tests/insert.rs`: `different_keys_sharing_a_word`; negative control `negative.rs`: `load_store_insert_loses_bits`; `tests/stress.rs`: `concurrent_writers_and_readers_converge_to_the_sequential_build` |
 //! | G2 | **No false negative after happens-before.** If `insert(x)` happens-before `contains(x)` (program order, `join`, a channel, a mutex, a Release/Acquire flag), `contains(x)` is `true`. | Coherence: the load reads the `fetch_or`'s value or a later one, and later values keep the bits. The happens-before edge must come from outside. | `read.rs`: `reader_after_release_acquire_handoff`; negative control `negative.rs`: `relaxed_handoff_can_miss_the_insert`; `tests/stress.rs` |
 //! | G3 | **Monotone reads.** A thread's successive `contains(x)` never go from `true` to `false` (without a `clear`/`intersect`). A `contains` racing the insert of `x` may return either. | Read-read coherence per word. | `read.rs`: `reader_concurrent_with_writer_is_monotone` |
-//! | G4 | **`insert`'s result.** `true` iff the call set a bit. For a key absent before the race: with `Word` exactly one racer gets `true`; with `Standard` and `Blocked` at least one, and several can. | `Word` sets all bits in one `fetch_or`, and exactly one RMW in the word's order sees them missing. Otherwise each bit is set by exactly one RMW, whose caller returns `true`; a load that shows all bits set (test before set) means some racer already set them. | `insert.rs`: `same_key_two_inserters_word`, `same_key_three_inserters_word`, `same_key_two_inserters_spanning_two_words` (both `true` reached); `tests/stress.rs`: `word_layout_insert_is_a_test_and_set` |
+//! | G4 | **`insert`'s result.** `true` iff the call set a bit. For a key absent before the race: with `Word` exactly one racer gets `true`; with `Standard` and `Blocked` at least one, and several can. | `Word` sets all bits in one `fetch_or`, and exactly one RMW in the word's order sees them missing. Otherwise each bit is set by exactly one RMW, whose caller returns `true`; a load that shows all bits set (test before set) means some racer already set them. | `insert.rs`: `same_key_two_inserters_word`, `same_key_three_inserters_word`, `same_key_two_inserters_spanning_two_words` (both `true` reached), `batch_inserts_race_like_single_inserts` (batches return per key what `insert` would); `tests/stress.rs`: `word_layout_insert_is_a_test_and_set` |
 //! | G5 | **`clear`.** Keys whose inserts happened-before it are gone when it returns; inserts that begin after it returns are kept; an insert racing it may survive whole, in part, or not at all. | Each word is zeroed by one `swap`, ordered against every `fetch_or` on that word. | `bulk.rs`: `clear_racing_insert` (all three outcomes reached) |
 //! | G6 | **`union`.** `dst` gains every key `src` held when the call began and keeps every key inserted into `dst` meanwhile; a key inserted into `src` meanwhile may or may not come across. | RMW atomicity of `fetch_or` on `dst`; coherence of the loads of `src`. | `bulk.rs`: `union_racing_insert`, `union_from_a_changing_source`; negative control `negative.rs`: `load_store_union_loses_an_insert` |
 //! | G7 | **`intersect`.** Keys both filters held are kept; a key inserted meanwhile may be lost. | `fetch_and` per word. | `bulk.rs`: `intersect_racing_insert` |
@@ -123,15 +123,20 @@
 //! for input it cannot honour, including a size the allocator refuses.
 #![warn(missing_docs)]
 
+mod batch;
 mod bit_array;
 mod error;
 mod filter;
 mod hasher;
 mod layout;
+#[cfg(feature = "rayon")]
+mod parallel;
 pub mod persist;
+mod prefetch;
 pub mod sizing;
 mod sync;
 
+pub use batch::PREFETCH_DISTANCE;
 pub use error::{BuildError, IncompatibleError};
 pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
 pub use hasher::{WyBuildHasher, WyHasher};

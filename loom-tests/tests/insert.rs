@@ -95,3 +95,26 @@ fn same_key_three_inserters_word() {
         results.iter().position(|won| *won).unwrap()
     });
 }
+
+/// Batch inserts race as per-key inserts do: two threads insert the same
+/// two new keys in opposite orders; each key is reported new by at least
+/// one of them (Word: exactly one), and the bits equal a sequential build.
+#[test]
+fn batch_inserts_race_like_single_inserts() {
+    for case in CASES {
+        explore(&[], move || {
+            let (filter, theirs, mine) = race(
+                case.filter(),
+                move |f| f.insert_hash_batch([case.b, case.a]),
+                |f| f.insert_hash_batch([case.a, case.b]),
+            );
+            let total = theirs + mine;
+            assert!((2..=4).contains(&total), "{total} new");
+            if case.layout == Layout::Word {
+                assert_eq!(total, 2, "Word batch inserts are test-and-set per key");
+            }
+            assert_eq!(words(&filter), words(&case.filter_with(&[case.a, case.b])));
+            total
+        });
+    }
+}

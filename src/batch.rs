@@ -1,0 +1,175 @@
+//! # Batches: hash ahead, prefetch, then operate
+//!
+//! A single `insert` or `contains` on a filter much larger than the cache
+//! spends most of its time waiting for one cache miss. A batch hides that
+//! wait: it hashes each key as it arrives, asks the CPU to prefetch the
+//! key's block (or word, or `k` words for `Standard`), and operates on the
+//! key [`PREFETCH_DISTANCE`] keys later, when its line has had time to
+//! arrive. Up to that many misses are then in flight at once. (polars'
+//! `insert_many` does the same in groups of 64 keys; a sliding window keeps
+//! the distance constant and works on any iterator.)
+//!
+//! Results are exactly those of per-key calls in the same order: each key
+//! goes through the same `insert_hash` or `contains_hash`, so a key repeated
+//! within a batch is reported new only the first time, and under races a
+//! batch insert returns per key what `insert` would (Memory ordering, G4).
+//! The prefetch is only a hint: it changes timing, never results.
+
+use crate::bit_array::WORDS_PER_LINE;
+use crate::layout::{reduce, standard_probe};
+use crate::{AtomicBloom, Layout};
+use std::hash::{BuildHasher, Hash};
+
+/// Keys between a key's prefetch and its operation. Enough to cover a
+/// DRAM miss (~100 ns) at the ~5 ns a key takes once its line is cached,
+/// and within the ~16-48 line-fill buffers of current cores.
+///
+/// ```
+/// // A batch shorter than the distance still gets every result.
+/// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+/// assert!(atomic_bloom::PREFETCH_DISTANCE > 3);
+/// assert_eq!(f.insert_batch(["x", "y", "z"]), 3);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+pub const PREFETCH_DISTANCE: usize = 16;
+
+/// What a pipeline does to each key.
+#[derive(Clone, Copy)]
+pub(crate) enum Op {
+    Insert,
+    Contains,
+}
+
+/// A sliding window of hashes whose lines have been prefetched and that
+/// wait their turn.
+pub(crate) struct Pipeline<'a, S> {
+    filter: &'a AtomicBloom<S>,
+    op: Op,
+    window: [u64; PREFETCH_DISTANCE],
+    pushed: usize,
+}
+
+impl<'a, S> Pipeline<'a, S> {
+    pub(crate) fn new(filter: &'a AtomicBloom<S>, op: Op) -> Self {
+        Pipeline {
+            filter,
+            op,
+            window: [0; PREFETCH_DISTANCE],
+            pushed: 0,
+        }
+    }
+
+    fn apply(&self, hash: u64) -> bool {
+        match self.op {
+            Op::Insert => self.filter.insert_hash(hash),
+            Op::Contains => self.filter.contains_hash(hash),
+        }
+    }
+
+    /// Prefetches `hash`'s lines and queues it; returns the result for the
+    /// hash pushed `PREFETCH_DISTANCE` pushes ago, if any.
+    #[inline]
+    pub(crate) fn push(&mut self, hash: u64) -> Option<bool> {
+        self.filter.prefetch_hash(hash);
+        let slot = self.pushed % PREFETCH_DISTANCE;
+        let result = (self.pushed >= PREFETCH_DISTANCE).then(|| self.apply(self.window[slot]));
+        self.window[slot] = hash;
+        self.pushed += 1;
+        result
+    }
+
+    /// The results for the hashes still queued, in order.
+    pub(crate) fn finish(self) -> impl Iterator<Item = bool> + 'a
+    where
+        S: 'a,
+    {
+        let queued = self.pushed.saturating_sub(PREFETCH_DISTANCE)..self.pushed;
+        queued.map(move |i| self.apply(self.window[i % PREFETCH_DISTANCE]))
+    }
+}
+
+impl<S> AtomicBloom<S> {
+    /// Starts fetching the lines `hash`'s bits live in.
+    #[inline]
+    pub(crate) fn prefetch_hash(&self, hash: u64) {
+        let words = self.bit_array().num_words() as u64;
+        match self.layout() {
+            Layout::Blocked => {
+                let line = reduce(hash, words / WORDS_PER_LINE as u64);
+                self.bit_array().prefetch_line(line as usize);
+            }
+            Layout::Word => self.bit_array().prefetch_word(reduce(hash, words) as usize),
+            Layout::Standard => {
+                for i in 0..self.num_hashes() {
+                    let (word, _) = standard_probe(hash, i, self.num_bits());
+                    self.bit_array().prefetch_word(word);
+                }
+            }
+        }
+    }
+
+    /// [`insert_batch`](Self::insert_batch) for callers that hold 64-bit
+    /// hashes, as [`insert_hash`](Self::insert_hash) is to `insert`.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// let (a, b) = (0x1234_5678_9abc_def0, 0x0fed_cba9_8765_4321);
+    /// assert_eq!(f.insert_hash_batch([a, b, a]), 2);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        let mut pipeline = Pipeline::new(self, Op::Insert);
+        let mut new = 0;
+        for hash in hashes {
+            new += usize::from(pipeline.push(hash) == Some(true));
+        }
+        new + pipeline.finish().filter(|&n| n).count()
+    }
+}
+
+impl<S: BuildHasher> AtomicBloom<S> {
+    /// Inserts every key, prefetching ahead (see the module docs); returns
+    /// how many keys this call reported new, that is how many of the
+    /// per-key [`insert`](Self::insert) calls it stands for would have
+    /// returned `true`. Much faster than a loop of `insert` once the filter
+    /// outgrows the cache.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
+    /// let urls = ["a.example", "b.example", "a.example"];
+    /// assert_eq!(f.insert_batch(urls), 2); // the repeat is not new
+    /// assert_eq!(f.insert_batch(&urls[..2]), 0);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn insert_batch<I>(&self, keys: I) -> usize
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        self.insert_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
+    }
+
+    /// Queries every key, prefetching ahead; returns [`contains`](Self::contains)
+    /// for each, in order.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
+    /// f.insert_batch(0..10u32);
+    /// assert_eq!(f.contains_batch([3u32, 1_000, 9]), [true, false, true]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn contains_batch<I>(&self, keys: I) -> Vec<bool>
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        let keys = keys.into_iter();
+        let mut out = Vec::with_capacity(keys.size_hint().0);
+        let mut pipeline = Pipeline::new(self, Op::Contains);
+        for key in keys {
+            out.extend(pipeline.push(self.hash(&key)));
+        }
+        out.extend(pipeline.finish());
+        out
+    }
+}

@@ -1,0 +1,188 @@
+//! # Parallel bulk operations (feature `rayon`, on by default)
+//!
+//! Every method here splits the work over rayon's thread pool and runs the
+//! batch pipeline of `batch.rs` on each piece, so each core keeps
+//! [`PREFETCH_DISTANCE`](crate::PREFETCH_DISTANCE) misses in flight. The
+//! filter needs no lock for this: the threads share it through `&self`
+//! exactly as user threads would, with the same guarantees (Memory
+//! ordering). A parallel build therefore ends with the same bits as a
+//! sequential one (`tests/parallel.rs`).
+
+use crate::batch::{Op, Pipeline};
+use crate::{AtomicBloom, DEFAULT_FALSE_POSITIVE_RATE, IncompatibleError, WyBuildHasher};
+use rayon::prelude::*;
+use std::hash::{BuildHasher, Hash};
+use std::ops::Range;
+
+/// Keys per parallel task for slices: large enough to amortize a task,
+/// small enough to balance two to a few dozen cores.
+const KEYS_PER_TASK: usize = 1 << 14;
+/// Words per parallel task for whole-array scans (512 KiB).
+const WORDS_PER_TASK: usize = 1 << 16;
+
+impl<S: BuildHasher + Sync> AtomicBloom<S> {
+    /// Inserts every key on all of rayon's threads; returns how many were
+    /// reported new (see [`insert_batch`](Self::insert_batch)). Takes any
+    /// parallel iterator: a slice's `par_iter()`, a range, `par_lines()`.
+    ///
+    /// ```
+    /// use rayon::prelude::*;
+    /// let f = atomic_bloom::AtomicBloom::new(100_000, 0.01)?;
+    /// let new = f.par_insert(0..50_000u64);
+    /// assert!((49_900..=50_000).contains(&new)); // false positives are not new
+    /// let words = vec!["a", "b", "a"];
+    /// f.par_insert(words.par_iter());
+    /// assert!(f.contains("a") && f.contains("b"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn par_insert<I>(&self, keys: I) -> usize
+    where
+        I: IntoParallelIterator,
+        I::Item: Hash,
+    {
+        keys.into_par_iter()
+            .fold(
+                || (Pipeline::new(self, Op::Insert), 0usize),
+                |(mut pipeline, new), key| {
+                    let hash = self.hash(&key);
+                    let now = usize::from(pipeline.push(hash) == Some(true));
+                    (pipeline, new + now)
+                },
+            )
+            .map(|(pipeline, new)| new + pipeline.finish().filter(|&n| n).count())
+            .sum()
+    }
+
+    /// Queries every key on all of rayon's threads; returns
+    /// [`contains`](Self::contains) for each, in order.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
+    /// f.par_insert(0..100u32);
+    /// let hits = f.par_contains(&[5u32, 99, 5_000]);
+    /// assert_eq!(hits, [true, true, false]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn par_contains<K: Hash + Sync>(&self, keys: &[K]) -> Vec<bool> {
+        let mut out = vec![false; keys.len()];
+        out.par_chunks_mut(KEYS_PER_TASK)
+            .zip(keys.par_chunks(KEYS_PER_TASK))
+            .for_each(|(out, keys)| {
+                // Results come out in key order, `PREFETCH_DISTANCE` behind.
+                let mut pipeline = Pipeline::new(self, Op::Contains);
+                let mut done = 0;
+                for key in keys {
+                    if let Some(result) = pipeline.push(self.hash(key)) {
+                        out[done] = result;
+                        done += 1;
+                    }
+                }
+                for result in pipeline.finish() {
+                    out[done] = result;
+                    done += 1;
+                }
+            });
+        out
+    }
+}
+
+impl<S: Sync> AtomicBloom<S> {
+    /// Word ranges for parallel scans.
+    fn word_tasks(&self) -> impl IndexedParallelIterator<Item = Range<usize>> {
+        let words = self.bit_array().num_words();
+        (0..words.div_ceil(WORDS_PER_TASK))
+            .into_par_iter()
+            .map(move |t| t * WORDS_PER_TASK..((t + 1) * WORDS_PER_TASK).min(words))
+    }
+
+    /// [`clear`](Self::clear) on all of rayon's threads, with the same
+    /// guarantees.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
+    /// f.insert("x");
+    /// f.par_clear();
+    /// assert_eq!(f.par_count_ones(), 0);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn par_clear(&self) {
+        self.word_tasks()
+            .for_each(|range| self.bit_array().clear(range));
+    }
+
+    /// [`count_ones`](Self::count_ones) on all of rayon's threads.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::with_bits(1 << 20, 3)?;
+    /// f.par_insert(0..1000u32);
+    /// assert_eq!(f.par_count_ones(), f.count_ones());
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn par_count_ones(&self) -> u64 {
+        self.word_tasks()
+            .map(|range| self.bit_array().count_ones(range))
+            .sum()
+    }
+
+    /// [`union`](Self::union) on all of rayon's threads, with the same
+    /// guarantees.
+    ///
+    /// ```
+    /// let a = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
+    /// let b = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
+    /// b.insert("from b");
+    /// a.par_union(&b)?;
+    /// assert!(a.contains("from b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn par_union(&self, other: &Self) -> Result<(), IncompatibleError> {
+        self.check_compatible(other)?;
+        self.word_tasks()
+            .for_each(|range| self.bit_array().union(other.bit_array(), range));
+        Ok(())
+    }
+}
+
+/// Inserts every key in parallel, as [`AtomicBloom::par_insert`].
+///
+/// ```
+/// use rayon::prelude::*;
+/// let mut f = atomic_bloom::AtomicBloom::new(10_000, 0.01)?;
+/// f.par_extend((0..1000u64).into_par_iter());
+/// assert!(f.contains(&999u64));
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+impl<T: Hash + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, keys: I) {
+        self.par_insert(keys);
+    }
+}
+
+/// A `Blocked` filter holding every key, sized for their number at
+/// [`DEFAULT_FALSE_POSITIVE_RATE`], built in parallel; as
+/// [`FromIterator`], the keys' hashes are buffered to count them first.
+///
+/// ```
+/// use rayon::prelude::*;
+/// use atomic_bloom::AtomicBloom;
+/// let f: AtomicBloom = (0..100_000u64).into_par_iter().collect();
+/// assert!(f.par_contains(&[0u64, 99_999]).iter().all(|&hit| hit));
+/// ```
+impl<T: Hash + Send> FromParallelIterator<T> for AtomicBloom {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(keys: I) -> Self {
+        let hasher = WyBuildHasher::default();
+        let hashes: Vec<u64> = keys
+            .into_par_iter()
+            .map(|key| hasher.hash_one(&key))
+            .collect();
+        let items = (hashes.len() as u64).max(1);
+        let filter = match AtomicBloom::new(items, DEFAULT_FALSE_POSITIVE_RATE) {
+            Ok(filter) => filter,
+            Err(e) => panic!("collecting into AtomicBloom: {e}"),
+        };
+        hashes.par_chunks(KEYS_PER_TASK).for_each(|chunk| {
+            filter.insert_hash_batch(chunk.iter().copied());
+        });
+        filter
+    }
+}

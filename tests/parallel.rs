@@ -1,0 +1,101 @@
+//! Batch and parallel operations give exactly the results and bits of
+//! per-key, single-threaded calls.
+#![cfg(feature = "rayon")]
+
+use atomic_bloom::{AtomicBloom, Layout};
+
+fn empty(layout: Layout) -> AtomicBloom {
+    // 2^23 bits: 131 072 words, so whole-array scans split into several tasks.
+    AtomicBloom::builder()
+        .bits(1 << 23, 7)
+        .layout(layout)
+        .seed(5)
+        .build()
+        .unwrap()
+}
+
+/// 300 000 keys with every tenth one repeated, so batches meet duplicates.
+fn keys() -> Vec<u64> {
+    (0..300_000u64)
+        .map(|i| if i % 10 == 9 { i - 5 } else { i })
+        .collect()
+}
+
+#[test]
+fn batches_match_per_key_calls() {
+    for layout in Layout::ALL {
+        let (batched, single) = (empty(layout), empty(layout));
+        let keys = keys();
+        for chunk in keys.chunks(1000) {
+            let expected = chunk.iter().filter(|k| single.insert(*k)).count();
+            assert_eq!(batched.insert_batch(chunk), expected, "{layout}");
+        }
+        assert!(batched.words().eq(single.words()), "{layout}: bits differ");
+        let queries: Vec<u64> = (0..20_000u64).map(|i| i * 37).collect();
+        let expected: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
+        assert_eq!(batched.contains_batch(&queries), expected, "{layout}");
+        // Batches shorter than the prefetch distance, and empty ones.
+        assert_eq!(batched.contains_batch(&queries[..3]), expected[..3]);
+        assert!(batched.contains_batch(std::iter::empty::<u64>()).is_empty());
+        assert_eq!(batched.insert_batch(std::iter::empty::<u64>()), 0);
+    }
+}
+
+#[test]
+fn a_parallel_build_equals_the_sequential_build() {
+    for layout in Layout::ALL {
+        let (parallel, sequential) = (empty(layout), empty(layout));
+        let keys = keys();
+        let new = parallel.par_insert(keys.as_slice());
+        for key in &keys {
+            sequential.insert(key);
+        }
+        assert!(
+            parallel.words().eq(sequential.words()),
+            "{layout}: bits differ"
+        );
+        // How many inserts report "new" depends on the order (a key can be a
+        // false positive when it arrives); racing duplicates may both count
+        // with Standard and Blocked (Memory ordering, G4), never with Word.
+        let distinct = 270_000;
+        assert!(new >= distinct * 99 / 100, "{layout}: only {new} new");
+        if layout == Layout::Word {
+            assert!(new <= distinct, "Word inserts are test-and-set: {new}");
+        }
+        let queries: Vec<u64> = (0..50_000u64).map(|i| i * 13).collect();
+        assert_eq!(
+            parallel.par_contains(&queries),
+            sequential.contains_batch(&queries),
+            "{layout}"
+        );
+        assert_eq!(parallel.par_count_ones(), sequential.count_ones());
+    }
+}
+
+#[test]
+fn parallel_union_and_clear_match_sequential() {
+    for layout in Layout::ALL {
+        let (a, b) = (empty(layout), empty(layout));
+        a.par_insert(0..100_000u64);
+        b.par_insert(50_000..200_000u64);
+        let expected = a.clone();
+        expected.union(&b).unwrap();
+        a.par_union(&b).unwrap();
+        assert_eq!(a, expected, "{layout}");
+        assert!(
+            a.par_union(&empty(Layout::ALL[(layout as usize + 1) % 3]))
+                .is_err()
+        );
+        a.par_clear();
+        assert_eq!(a.par_count_ones(), 0);
+        assert_eq!(a, empty(layout));
+    }
+}
+
+#[test]
+fn collecting_in_parallel_equals_collecting() {
+    use rayon::prelude::*;
+    let sequential: AtomicBloom = (0..100_000u64).collect();
+    let parallel: AtomicBloom = (0..100_000u64).into_par_iter().collect();
+    assert_eq!(parallel, sequential);
+}
