@@ -1,0 +1,202 @@
+//! What `AtomicBloom` is measured against: a plain (non-atomic) filter of
+//! the same layout behind a `Mutex`, an `RwLock` and 16 sharded mutexes;
+//! fastbloom's `AtomicBloomFilter` with the same hasher; and physical-limit
+//! probes that do the least any filter must do per key. Shared by
+//! `benches/throughput.rs` and `examples/bench_summary.rs`.
+#![allow(dead_code)] // each user needs a different subset
+
+use atomic_bloom::{Layout, Sizing, WyBuildHasher};
+use std::hash::{BuildHasher, Hash};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, RwLock};
+
+/// A plain Bloom filter with the `Blocked` layout's access pattern (one
+/// 512-bit block per key, `k` bits in it), for the lock-based baselines.
+pub struct PlainBlocked {
+    words: Vec<u64>,
+    num_hashes: u32,
+    hasher: WyBuildHasher,
+}
+
+impl PlainBlocked {
+    pub fn new(items: u64, fpp: f64) -> Self {
+        let sizing = Sizing::for_rate(Layout::Blocked, items, fpp).unwrap();
+        PlainBlocked {
+            words: vec![0; (sizing.num_bits() / 64) as usize],
+            num_hashes: sizing.num_hashes(),
+            hasher: WyBuildHasher::default(),
+        }
+    }
+
+    fn locate(&self, key: &(impl Hash + ?Sized)) -> (usize, [u64; 8]) {
+        let hash = self.hasher.hash_one(key);
+        let lines = (self.words.len() / 8) as u64;
+        let line = ((u128::from(hash) * u128::from(lines)) >> 64) as usize;
+        let mut masks = [0u64; 8];
+        let mut r = hash;
+        for i in 0..self.num_hashes {
+            if i % 7 == 0 {
+                r = mix(hash.wrapping_add(u64::from(i / 7 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+            }
+            let bit = r & 511;
+            masks[(bit >> 6) as usize] |= 1 << (bit & 63);
+            r >>= 9;
+        }
+        (line, masks)
+    }
+
+    pub fn insert(&mut self, key: &(impl Hash + ?Sized)) -> bool {
+        let (line, masks) = self.locate(key);
+        let mut new = false;
+        for (word, mask) in self.words[line * 8..line * 8 + 8].iter_mut().zip(masks) {
+            new |= *word & mask != mask;
+            *word |= mask;
+        }
+        new
+    }
+
+    pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
+        let (line, masks) = self.locate(key);
+        self.words[line * 8..line * 8 + 8]
+            .iter()
+            .zip(masks)
+            .all(|(w, m)| w & m == m)
+    }
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// 16 plain filters, each behind its own mutex; a key's shard comes from
+/// its hash, so threads contend only when they hit the same shard.
+pub struct Sharded {
+    shards: Vec<Mutex<PlainBlocked>>,
+    hasher: WyBuildHasher,
+}
+
+impl Sharded {
+    pub fn new(items: u64, fpp: f64) -> Self {
+        let shards = (0..16)
+            .map(|_| Mutex::new(PlainBlocked::new(items / 16 + 1, fpp)))
+            .collect();
+        Sharded {
+            shards,
+            hasher: WyBuildHasher::with_seed(1),
+        }
+    }
+
+    fn shard(&self, key: &(impl Hash + ?Sized)) -> &Mutex<PlainBlocked> {
+        &self.shards[(self.hasher.hash_one(key) >> 60) as usize]
+    }
+
+    pub fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
+        self.shard(key).lock().unwrap().insert(key)
+    }
+
+    pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
+        self.shard(key).lock().unwrap().contains(key)
+    }
+}
+
+pub type MutexFilter = Mutex<PlainBlocked>;
+pub type RwLockFilter = RwLock<PlainBlocked>;
+
+/// fastbloom 0.17's atomic filter, hashed with the same wyhash.
+pub fn fastbloom(items: u64, fpp: f64) -> fastbloom::AtomicBloomFilter<WyBuildHasher> {
+    fastbloom::AtomicBloomFilter::with_false_pos(fpp)
+        .hasher(WyBuildHasher::default())
+        .expected_items(items as usize)
+}
+
+/// The physical-limit probes: an atomic array of the filter's size, and
+/// the least work any filter does per key on it.
+pub struct Probe {
+    words: Vec<AtomicU64>,
+    hasher: WyBuildHasher,
+}
+
+impl Probe {
+    /// An array of `bytes` bytes, touched once so its pages are mapped.
+    pub fn new(bytes: usize) -> Self {
+        let words: Vec<AtomicU64> = (0..bytes / 8).map(|_| AtomicU64::new(0)).collect();
+        Probe {
+            words,
+            hasher: WyBuildHasher::default(),
+        }
+    }
+
+    fn index(&self, key: u64) -> (usize, u64) {
+        let hash = self.hasher.hash_one(key);
+        let index = ((u128::from(hash) * self.words.len() as u128) >> 64) as usize;
+        (index, 1 << (hash & 63))
+    }
+
+    /// Hash each key, nothing else.
+    pub fn hash_only(&self, keys: std::ops::Range<u64>) -> u64 {
+        keys.map(|k| self.hasher.hash_one(k)).fold(0, |a, h| a ^ h)
+    }
+
+    /// One random atomic `fetch_or` per key.
+    pub fn fetch_or(&self, keys: std::ops::Range<u64>) -> u64 {
+        keys.map(|k| {
+            let (i, bit) = self.index(k);
+            self.words[i].fetch_or(bit, Relaxed) & 1
+        })
+        .sum()
+    }
+
+    /// One random atomic `fetch_or` per key, prefetched 16 keys ahead.
+    pub fn fetch_or_prefetched(&self, keys: std::ops::Range<u64>) -> u64 {
+        self.pipelined(keys, |w, bit| w.fetch_or(bit, Relaxed) & 1)
+    }
+
+    /// One random load per key.
+    pub fn load(&self, keys: std::ops::Range<u64>) -> u64 {
+        keys.map(|k| {
+            let (i, bit) = self.index(k);
+            self.words[i].load(Relaxed) & bit
+        })
+        .fold(0, |a, b| a | b)
+    }
+
+    /// One random load per key, prefetched 16 keys ahead.
+    pub fn load_prefetched(&self, keys: std::ops::Range<u64>) -> u64 {
+        self.pipelined(keys, |w, bit| w.load(Relaxed) & bit)
+    }
+
+    /// Like the filter's batches: hash once, prefetch, act 16 keys later.
+    fn pipelined(&self, keys: std::ops::Range<u64>, op: impl Fn(&AtomicU64, u64) -> u64) -> u64 {
+        const AHEAD: usize = 16;
+        let mut window = [(0usize, 0u64); AHEAD];
+        let mut acc = 0;
+        let count = keys.end.saturating_sub(keys.start) as usize;
+        for (n, k) in keys.enumerate() {
+            let (i, bit) = self.index(k);
+            prefetch(&self.words[i]);
+            if n >= AHEAD {
+                let (i, bit) = window[n % AHEAD];
+                acc ^= op(&self.words[i], bit);
+            }
+            window[n % AHEAD] = (i, bit);
+        }
+        for &(i, bit) in &window[..count.min(AHEAD)] {
+            acc ^= op(&self.words[i], bit);
+        }
+        acc
+    }
+}
+
+#[allow(unsafe_code)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults and changes nothing the
+    // program can observe; the pointer comes from a live reference; SSE is
+    // part of the x86_64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_ET0>((value as *const T).cast());
+    }
+}

@@ -1,0 +1,302 @@
+//! The full benchmark grid, with criterion: every layout; filters sized for
+//! 1M keys (in cache) and 100M keys (DRAM); `u64` keys and 32-byte string
+//! keys; insert, contains hit, contains miss, duplicate-heavy insert (each
+//! key inserted 10 times) and a 90/10 read/write mix; per-key calls on 1
+//! and 2 threads and rayon bulk calls; against a Mutex-, RwLock- and
+//! shard-locked plain filter, fastbloom 0.17's atomic filter, and the
+//! physical-limit probes (`support/baselines.rs`).
+//!
+//! ```text
+//! cargo bench --bench throughput                 # everything (long)
+//! cargo bench --bench throughput -- 'blocked/1M' # a slice of it
+//! ```
+//!
+//! The two-minute headline table is `cargo run --release --example bench_summary`.
+
+#[path = "support/baselines.rs"]
+mod baselines;
+
+use atomic_bloom::{AtomicBloom, Layout};
+use baselines::{MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::hash::Hash;
+use std::hint::black_box;
+use std::time::Duration;
+
+const FPP: f64 = 0.01;
+/// Operations per measured iteration.
+const OPS: u64 = 100_000;
+const ABSENT: u64 = 1 << 48;
+
+/// The keys of one benchmark: `u64`, or 32-byte strings.
+trait Keys: Sync {
+    type Key: Hash + Sync + Send;
+    const NAME: &'static str;
+    fn key(i: u64) -> Self::Key;
+}
+
+struct U64Keys;
+impl Keys for U64Keys {
+    type Key = u64;
+    const NAME: &'static str = "u64";
+    fn key(i: u64) -> u64 {
+        i
+    }
+}
+
+struct StrKeys;
+impl Keys for StrKeys {
+    type Key = String;
+    const NAME: &'static str = "str32";
+    fn key(i: u64) -> String {
+        format!("https://example.com/{i:012}")
+    }
+}
+
+fn two_threads<T: Sync>(keys: &[T], work: impl Fn(&[T]) + Sync) {
+    let (a, b) = keys.split_at(keys.len() / 2);
+    std::thread::scope(|s| {
+        let work = &work;
+        s.spawn(move || work(a));
+        work(b);
+    });
+}
+
+fn bench_layout<K: Keys>(c: &mut Criterion, layout: Layout, label: &str, items: u64) {
+    let name = format!("{layout}/{label}/{}", K::NAME);
+    let mut group = c.benchmark_group(&name);
+    group.throughput(Throughput::Elements(OPS));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
+
+    let filter = AtomicBloom::builder()
+        .capacity(items, FPP)
+        .layout(layout)
+        .build()
+        .unwrap();
+    // Fill to capacity so queries and duplicates meet a realistic filter.
+    filter.par_insert((0..items).map(K::key).collect::<Vec<_>>().as_slice());
+    let present: Vec<K::Key> = (0..OPS).map(|i| K::key(i * (items / OPS).max(1))).collect();
+    let absent: Vec<K::Key> = (0..OPS).map(|i| K::key(ABSENT + i)).collect();
+    let mut next = items;
+    let mut fresh_keys = || {
+        // New keys each iteration, so inserts keep setting bits.
+        let keys: Vec<K::Key> = (next..next + OPS).map(K::key).collect();
+        next += OPS;
+        keys
+    };
+
+    group.bench_function("insert/1t", |b| {
+        b.iter_batched(
+            &mut fresh_keys,
+            |keys| {
+                keys.iter().for_each(|k| {
+                    filter.insert(k);
+                })
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("insert/2t", |b| {
+        b.iter_batched(
+            &mut fresh_keys,
+            |keys| {
+                two_threads(&keys, |ks| {
+                    ks.iter().for_each(|k| {
+                        filter.insert(k);
+                    })
+                })
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("insert/batch-1t", |b| {
+        b.iter_batched(
+            &mut fresh_keys,
+            |keys| filter.insert_batch(&keys),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("insert/rayon", |b| {
+        b.iter_batched(
+            &mut fresh_keys,
+            |keys| filter.par_insert(keys.as_slice()),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("contains-hit/1t", |b| {
+        b.iter(|| present.iter().filter(|k| filter.contains(*k)).count())
+    });
+    group.bench_function("contains-hit/2t", |b| {
+        b.iter(|| {
+            two_threads(&present, |ks| {
+                black_box(ks.iter().filter(|k| filter.contains(*k)).count());
+            })
+        })
+    });
+    group.bench_function("contains-hit/batch-1t", |b| {
+        b.iter(|| filter.contains_batch(&present))
+    });
+    group.bench_function("contains-hit/rayon", |b| {
+        b.iter(|| filter.par_contains(&present))
+    });
+    group.bench_function("contains-miss/1t", |b| {
+        b.iter(|| absent.iter().filter(|k| filter.contains(*k)).count())
+    });
+    group.bench_function("contains-miss/batch-1t", |b| {
+        b.iter(|| filter.contains_batch(&absent))
+    });
+    // Each key inserted 10 times: after the first, only the test before set runs.
+    let dups: Vec<&K::Key> = present
+        .iter()
+        .take(OPS as usize / 10)
+        .flat_map(|k| std::iter::repeat_n(k, 10))
+        .collect();
+    group.bench_function("insert-dup10/1t", |b| {
+        b.iter(|| dups.iter().filter(|k| filter.insert(**k)).count())
+    });
+    group.bench_function("insert-dup10/2t", |b| {
+        b.iter(|| {
+            two_threads(&dups, |ks| {
+                black_box(ks.iter().filter(|k| filter.insert(**k)).count());
+            })
+        })
+    });
+    // 90% queries, 10% inserts of new keys, interleaved.
+    group.bench_function("mix90-10/2t", |b| {
+        b.iter_batched(
+            &mut fresh_keys,
+            |new| {
+                let work: Vec<(bool, usize)> =
+                    (0..OPS as usize).map(|i| (i % 10 == 0, i)).collect();
+                two_threads(&work, |ops| {
+                    for &(write, i) in ops {
+                        if write {
+                            filter.insert(&new[i]);
+                        } else {
+                            black_box(filter.contains(&present[i]));
+                        }
+                    }
+                });
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+fn bench_baselines<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
+    let mut group = c.benchmark_group(format!("baselines/{label}/{}", K::NAME));
+    group.throughput(Throughput::Elements(OPS));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
+    let keys: Vec<K::Key> = (0..OPS).map(K::key).collect();
+    let mutex = MutexFilter::new(PlainBlocked::new(items, FPP));
+    let rwlock = RwLockFilter::new(PlainBlocked::new(items, FPP));
+    let sharded = Sharded::new(items, FPP);
+    let fb = baselines::fastbloom(items, FPP);
+    for threads in [1, 2] {
+        let run = |work: &(dyn Fn(&[K::Key]) + Sync)| {
+            if threads == 1 {
+                work(&keys)
+            } else {
+                two_threads(&keys, work)
+            }
+        };
+        group.bench_function(BenchmarkId::new("mutex-insert", threads), |b| {
+            b.iter(|| {
+                run(&|ks| {
+                    ks.iter().for_each(|k| {
+                        mutex.lock().unwrap().insert(k);
+                    })
+                })
+            })
+        });
+        group.bench_function(BenchmarkId::new("rwlock-insert", threads), |b| {
+            b.iter(|| {
+                run(&|ks| {
+                    ks.iter().for_each(|k| {
+                        rwlock.write().unwrap().insert(k);
+                    })
+                })
+            })
+        });
+        group.bench_function(BenchmarkId::new("rwlock-contains", threads), |b| {
+            b.iter(|| {
+                run(&|ks| {
+                    black_box(
+                        ks.iter()
+                            .filter(|k| rwlock.read().unwrap().contains(*k))
+                            .count(),
+                    );
+                })
+            })
+        });
+        group.bench_function(BenchmarkId::new("sharded-insert", threads), |b| {
+            b.iter(|| {
+                run(&|ks| {
+                    ks.iter().for_each(|k| {
+                        sharded.insert(k);
+                    })
+                })
+            })
+        });
+        group.bench_function(BenchmarkId::new("fastbloom-insert", threads), |b| {
+            b.iter(|| {
+                run(&|ks| {
+                    ks.iter().for_each(|k| {
+                        fb.insert(k);
+                    })
+                })
+            })
+        });
+        group.bench_function(BenchmarkId::new("fastbloom-contains", threads), |b| {
+            b.iter(|| {
+                run(&|ks| {
+                    black_box(ks.iter().filter(|k| fb.contains(*k)).count());
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+fn bench_probes(c: &mut Criterion, label: &str, bytes: usize) {
+    let mut group = c.benchmark_group(format!("probes/{label}"));
+    group.throughput(Throughput::Elements(OPS));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
+    let probe = Probe::new(bytes);
+    group.bench_function("hash-only", |b| b.iter(|| probe.hash_only(0..OPS)));
+    group.bench_function("fetch_or", |b| b.iter(|| probe.fetch_or(0..OPS)));
+    group.bench_function("fetch_or-prefetched", |b| {
+        b.iter(|| probe.fetch_or_prefetched(0..OPS))
+    });
+    group.bench_function("load", |b| b.iter(|| probe.load(0..OPS)));
+    group.bench_function("load-prefetched", |b| {
+        b.iter(|| probe.load_prefetched(0..OPS))
+    });
+    group.finish();
+}
+
+fn throughput(c: &mut Criterion) {
+    for (label, items) in [("1M", 1_000_000u64), ("100M", 100_000_000)] {
+        for layout in Layout::ALL {
+            bench_layout::<U64Keys>(c, layout, label, items);
+            bench_layout::<StrKeys>(c, layout, label, items);
+        }
+        bench_baselines::<U64Keys>(c, label, items);
+        bench_baselines::<StrKeys>(c, label, items);
+        let bytes = AtomicBloom::new(items, FPP).unwrap().memory_bytes();
+        bench_probes(c, label, bytes);
+    }
+}
+
+criterion_group!(benches, throughput);
+criterion_main!(benches);
