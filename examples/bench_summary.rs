@@ -279,7 +279,7 @@ fn main() {
     println!("\n{:<62} {:>7} {:>8}", "ratio", "value", "target");
     for (what, value, target) in &ratios {
         let verdict = match *target {
-            t if t == 0.0 => "".to_string(),
+            0.0 => String::new(),
             t if *value >= t => format!(">= {t:.2} met"),
             t => format!(">= {t:.2} MISSED"),
         };
