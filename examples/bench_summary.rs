@@ -27,9 +27,17 @@ const ABSENT: u64 = 1 << 48;
 
 /// Millions of operations per second for `ops` operations that `run` does,
 /// best of three.
-fn mops(ops: u64, mut run: impl FnMut()) -> f64 {
+fn mops(ops: u64, run: impl FnMut()) -> f64 {
+    mops_after(ops, || {}, run)
+}
+
+/// As `mops`, running `reset` untimed before each run (to empty a filter,
+/// so every run inserts new keys into an empty filter with its pages
+/// already mapped).
+fn mops_after(ops: u64, mut reset: impl FnMut(), mut run: impl FnMut()) -> f64 {
     (0..3)
         .map(|_| {
+            reset();
             let start = Instant::now();
             run();
             ops as f64 / start.elapsed().as_secs_f64() / 1e6
@@ -72,84 +80,112 @@ fn main() {
         let f = fresh();
         let single_1t = row(
             "insert, per key, 1 thread",
-            mops(ops, || {
-                f.clear();
-                (0..ops).for_each(|k| {
-                    f.insert(&k);
-                });
-            }),
+            mops_after(
+                ops,
+                || f.par_clear(),
+                || {
+                    (0..ops).for_each(|k| {
+                        f.insert(&k);
+                    });
+                },
+            ),
         );
         let f = fresh();
         let single_2t = row(
             "insert, per key, 2 threads",
-            mops(ops, || {
-                f.clear();
-                two_threads(0..ops, |r| {
-                    r.for_each(|k| {
-                        f.insert(&k);
-                    })
-                });
-            }),
+            mops_after(
+                ops,
+                || f.par_clear(),
+                || {
+                    two_threads(0..ops, |r| {
+                        r.for_each(|k| {
+                            f.insert(&k);
+                        })
+                    });
+                },
+            ),
         );
         let f = fresh();
         let bulk_1t = row(
             "insert_batch, 1 thread",
-            mops(ops, || {
-                f.clear();
-                f.insert_batch(0..ops);
-            }),
+            mops_after(
+                ops,
+                || f.par_clear(),
+                || {
+                    f.insert_batch(0..ops);
+                },
+            ),
         );
         let f = fresh();
         let bulk_2t = row(
             "par_insert (rayon bulk), 2 threads",
-            mops(ops, || {
-                f.par_clear();
-                f.par_insert(0..ops);
-            }),
+            mops_after(
+                ops,
+                || f.par_clear(),
+                || {
+                    f.par_insert(0..ops);
+                },
+            ),
         );
         let mutex = MutexFilter::new(PlainBlocked::new(items, FPP));
         let mutex_2t = row(
             "Mutex<plain filter> insert, 2 threads",
-            mops(ops, || {
-                two_threads(0..ops, |r| {
-                    r.for_each(|k| {
-                        mutex.lock().unwrap().insert(&k);
-                    })
-                });
-            }),
+            mops_after(
+                ops,
+                || mutex.lock().unwrap().clear(),
+                || {
+                    two_threads(0..ops, |r| {
+                        r.for_each(|k| {
+                            mutex.lock().unwrap().insert(&k);
+                        })
+                    });
+                },
+            ),
         );
         let rwlock = RwLockFilter::new(PlainBlocked::new(items, FPP));
         let rwlock_2t = row(
             "RwLock<plain filter> insert, 2 threads",
-            mops(ops, || {
-                two_threads(0..ops, |r| {
-                    r.for_each(|k| {
-                        rwlock.write().unwrap().insert(&k);
-                    })
-                });
-            }),
+            mops_after(
+                ops,
+                || rwlock.write().unwrap().clear(),
+                || {
+                    two_threads(0..ops, |r| {
+                        r.for_each(|k| {
+                            rwlock.write().unwrap().insert(&k);
+                        })
+                    });
+                },
+            ),
         );
         let sharded = Sharded::new(items, FPP);
         let sharded_2t = row(
             "16 sharded mutexes insert, 2 threads",
-            mops(ops, || {
-                two_threads(0..ops, |r| {
-                    r.for_each(|k| {
-                        sharded.insert(&k);
-                    })
-                });
-            }),
+            mops_after(
+                ops,
+                || sharded.clear(),
+                || {
+                    two_threads(0..ops, |r| {
+                        r.for_each(|k| {
+                            sharded.insert(&k);
+                        })
+                    });
+                },
+            ),
         );
         let fb = baselines::fastbloom(items, FPP);
         let fastbloom_2t = row(
             "fastbloom 0.17 AtomicBloomFilter insert, 2 threads",
-            mops(ops, || {
-                two_threads(0..ops, |r| {
-                    r.for_each(|k| {
-                        fb.insert(&k);
-                    })
-                });
-            }),
+            mops_after(
+                ops,
+                || fb.clear(),
+                || {
+                    two_threads(0..ops, |r| {
+                        r.for_each(|k| {
+                            fb.insert(&k);
+                        })
+                    });
+                },
+            ),
         );
 
         // Queries and duplicate inserts on a filter holding `fill` keys.
@@ -215,6 +251,12 @@ fn main() {
                 std::hint::black_box(probe.fetch_or(0..ops));
             }),
         );
+        let fetch_or_pf_1t = row(
+            "probe: one random fetch_or, prefetched, 1 thread",
+            mops(ops, || {
+                std::hint::black_box(probe.fetch_or_prefetched(0..ops));
+            }),
+        );
         let fetch_or_pf_2t = row(
             "probe: one random fetch_or, prefetched, 2 threads",
             mops(ops, || {
@@ -222,6 +264,29 @@ fn main() {
                     std::hint::black_box(probe.fetch_or_prefetched(r));
                 });
             }),
+        );
+        let group_pf_2t = row(
+            "probe: 4 fetch_ors in one line, prefetched, 2 threads",
+            mops(ops, || {
+                two_threads(0..ops, |r| {
+                    std::hint::black_box(probe.fetch_or_group_prefetched(r, 4));
+                });
+            }),
+        );
+        let word = AtomicBloom::builder()
+            .capacity(items, FPP)
+            .layout(Layout::Word)
+            .build()
+            .unwrap();
+        let word_bulk_2t = row(
+            "Word layout par_insert, 2 threads",
+            mops_after(
+                ops,
+                || word.par_clear(),
+                || {
+                    word.par_insert(0..ops);
+                },
+            ),
         );
 
         let mut ratio = |what: &str, value: f64, target: f64| {
@@ -255,6 +320,21 @@ fn main() {
         );
         ratio("per-key insert 2T / 1T", single_2t / single_1t, 0.0);
         ratio("bulk insert 2T / 1T", bulk_2t / bulk_1t, 1.8);
+        ratio(
+            "machine: prefetched fetch_or probe 2T / 1T",
+            fetch_or_pf_2t / fetch_or_pf_1t,
+            0.0,
+        );
+        ratio(
+            "bulk insert 2T / 4-fetch_or-per-line probe 2T",
+            bulk_2t / group_pf_2t,
+            0.0,
+        );
+        ratio(
+            "Word layout bulk insert 2T / prefetched fetch_or probe 2T",
+            word_bulk_2t / fetch_or_pf_2t,
+            0.0,
+        );
         ratio(
             "contains_batch 1T / prefetched load probe 1T",
             contains_batch_1t / load_pf_1t,

@@ -193,18 +193,10 @@ impl BitArray {
         word.fetch_or(mask, Relaxed) & mask != mask
     }
 
-    /// Whether every bit of `masks[i]` is set in word `i` of line `index`.
+    /// Line `index`, for reading single bits.
     #[inline]
-    pub(crate) fn test_line(&self, index: usize, masks: &[u64; WORDS_PER_LINE]) -> bool {
-        let line = self.line(index);
-        let mut missing = 0;
-        for (word, &mask) in line.iter().zip(masks) {
-            // ORDERING: Relaxed, as in `test_word` (G2, G3). All eight words are loaded
-            // without branching: they share one cache line, so the seven loads
-            // after the first cost less than a mispredicted branch.
-            missing |= mask & !word.load(Relaxed);
-        }
-        missing == 0
+    pub(crate) fn line_reader(&self, index: usize) -> LineReader<'_> {
+        LineReader(self.line(index))
     }
 
     /// Sets the bits of `masks[i]` in word `i` of line `index`; returns
@@ -349,6 +341,23 @@ impl BitArray {
             }
         }
         Some(copy)
+    }
+}
+
+/// Reads single bits of one cache line: a `Blocked` query tests its `k`
+/// bits one by one, with no masks to build.
+pub(crate) struct LineReader<'a>(&'a [AtomicU64; WORDS_PER_LINE]);
+
+impl LineReader<'_> {
+    /// Bit `offset` (`0..512`) of the line, as 0 or 1.
+    #[inline(always)]
+    pub(crate) fn bit(&self, offset: u64) -> u64 {
+        let word = &self.0[(offset >> 6) as usize & (WORDS_PER_LINE - 1)];
+        // ORDERING: Relaxed, as in `test_word` (G2, G3). Callers test every
+        // bit without an early exit: the loads after the first hit L1 (one
+        // line), and a branch per bit would cost more in mispredictions than
+        // it saves.
+        (word.load(Relaxed) >> (offset & 63)) & 1
     }
 }
 

@@ -40,12 +40,14 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         I: IntoParallelIterator,
         I::Item: Hash,
     {
+        // Each split of the work gets its own pipeline; boxed, because
+        // `fold` moves its state through every step and the pipeline's
+        // window is 128 bytes.
         keys.into_par_iter()
             .fold(
-                || (Pipeline::new(self, Op::Insert), 0usize),
+                || (Box::new(Pipeline::new(self, Op::Insert)), 0usize),
                 |(mut pipeline, new), key| {
-                    let hash = self.hash(&key);
-                    let now = usize::from(pipeline.push(hash) == Some(true));
+                    let now = usize::from(pipeline.push(self.hash(&key)) == Some(true));
                     (pipeline, new + now)
                 },
             )

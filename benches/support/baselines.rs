@@ -45,6 +45,10 @@ impl PlainBlocked {
         (line, masks)
     }
 
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
     pub fn insert(&mut self, key: &(impl Hash + ?Sized)) -> bool {
         let (line, masks) = self.locate(key);
         let mut new = false;
@@ -96,6 +100,12 @@ impl Sharded {
         self.shard(key).lock().unwrap().insert(key)
     }
 
+    pub fn clear(&self) {
+        self.shards
+            .iter()
+            .for_each(|shard| shard.lock().unwrap().clear());
+    }
+
     pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
         self.shard(key).lock().unwrap().contains(key)
     }
@@ -128,10 +138,17 @@ impl Probe {
         }
     }
 
-    fn index(&self, key: u64) -> (usize, u64) {
+    /// A random word for `key`, and a bit in it.
+    fn word(&self, key: u64) -> (usize, u64) {
         let hash = self.hasher.hash_one(key);
         let index = ((u128::from(hash) * self.words.len() as u128) >> 64) as usize;
         (index, 1 << (hash & 63))
+    }
+
+    /// The first word of a random 8-word group for `key`, and a bit.
+    fn line(&self, key: u64) -> (usize, u64) {
+        let (index, bit) = self.word(key);
+        (index & !7, bit)
     }
 
     /// Hash each key, nothing else.
@@ -142,7 +159,7 @@ impl Probe {
     /// One random atomic `fetch_or` per key.
     pub fn fetch_or(&self, keys: std::ops::Range<u64>) -> u64 {
         keys.map(|k| {
-            let (i, bit) = self.index(k);
+            let (i, bit) = self.word(k);
             self.words[i].fetch_or(bit, Relaxed) & 1
         })
         .sum()
@@ -150,13 +167,27 @@ impl Probe {
 
     /// One random atomic `fetch_or` per key, prefetched 16 keys ahead.
     pub fn fetch_or_prefetched(&self, keys: std::ops::Range<u64>) -> u64 {
-        self.pipelined(keys, |w, bit| w.fetch_or(bit, Relaxed) & 1)
+        self.pipelined(keys, Self::word, |i, bit| {
+            self.words[i].fetch_or(bit, Relaxed) & 1
+        })
+    }
+
+    /// `n` atomic `fetch_or`s on the words of one random 8-word group per
+    /// key, prefetched 16 keys ahead: the locked operations a `Blocked`
+    /// insert of a new key needs (its k = 6 bits fall in about 4.4 of the
+    /// 8 words of its block).
+    pub fn fetch_or_group_prefetched(&self, keys: std::ops::Range<u64>, n: usize) -> u64 {
+        self.pipelined(keys, Self::line, |i, bit| {
+            (0..n)
+                .map(|j| self.words[i + j].fetch_or(bit, Relaxed) & 1)
+                .sum()
+        })
     }
 
     /// One random load per key.
     pub fn load(&self, keys: std::ops::Range<u64>) -> u64 {
         keys.map(|k| {
-            let (i, bit) = self.index(k);
+            let (i, bit) = self.word(k);
             self.words[i].load(Relaxed) & bit
         })
         .fold(0, |a, b| a | b)
@@ -164,26 +195,31 @@ impl Probe {
 
     /// One random load per key, prefetched 16 keys ahead.
     pub fn load_prefetched(&self, keys: std::ops::Range<u64>) -> u64 {
-        self.pipelined(keys, |w, bit| w.load(Relaxed) & bit)
+        self.pipelined(keys, Self::word, |i, bit| self.words[i].load(Relaxed) & bit)
     }
 
     /// Like the filter's batches: hash once, prefetch, act 16 keys later.
-    fn pipelined(&self, keys: std::ops::Range<u64>, op: impl Fn(&AtomicU64, u64) -> u64) -> u64 {
+    fn pipelined(
+        &self,
+        keys: std::ops::Range<u64>,
+        locate: fn(&Self, u64) -> (usize, u64),
+        op: impl Fn(usize, u64) -> u64,
+    ) -> u64 {
         const AHEAD: usize = 16;
         let mut window = [(0usize, 0u64); AHEAD];
         let mut acc = 0;
         let count = keys.end.saturating_sub(keys.start) as usize;
         for (n, k) in keys.enumerate() {
-            let (i, bit) = self.index(k);
+            let (i, bit) = locate(self, k);
             prefetch(&self.words[i]);
             if n >= AHEAD {
                 let (i, bit) = window[n % AHEAD];
-                acc ^= op(&self.words[i], bit);
+                acc ^= op(i, bit);
             }
             window[n % AHEAD] = (i, bit);
         }
         for &(i, bit) in &window[..count.min(AHEAD)] {
-            acc ^= op(&self.words[i], bit);
+            acc ^= op(i, bit);
         }
         acc
     }
