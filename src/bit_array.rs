@@ -26,6 +26,9 @@
 //! every line of eight words after it is then one cache line, which is what
 //! the `Blocked` layout's one-miss promise rests on.
 //!
+//! Large arrays are then offered to Linux for transparent huge pages
+//! (`hints.rs`).
+//!
 //! Under `cfg(loom)` the words are loom's atomics, which cannot be created by
 //! zeroing memory; the model-checking build allocates them one by one.
 //!
@@ -38,7 +41,7 @@
 //! loads come first for all words (they overlap their cache misses), the
 //! read-modify-writes after, on lines the loads have just brought in.
 
-use crate::prefetch::prefetch;
+use crate::hints::{advise_huge_pages, prefetch};
 use crate::sync::{AtomicU64, Ordering::Relaxed, set_unshared};
 use std::ops::Range;
 
@@ -62,6 +65,7 @@ impl BitArray {
             .checked_next_multiple_of(WORDS_PER_LINE)?
             .checked_add(WORDS_PER_LINE - 1)?;
         let words = alloc_zeroed_words(padded)?;
+        advise_huge_pages(&words);
         let misalignment = words.as_ptr() as usize % 64;
         let offset = (64 - misalignment) % 64 / std::mem::size_of::<AtomicU64>();
         Some(BitArray {

@@ -128,11 +128,11 @@ mod bit_array;
 mod error;
 mod filter;
 mod hasher;
+mod hints;
 mod layout;
 #[cfg(feature = "rayon")]
 mod parallel;
 pub mod persist;
-mod prefetch;
 pub mod sizing;
 mod sync;
 
