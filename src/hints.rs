@@ -50,14 +50,13 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
-/// Arrays smaller than this are not worth a huge-page request.
-pub(crate) const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
-
 /// Asks Linux to back the pages of `memory` with transparent huge pages.
 /// Best effort: a refusal (old kernel, THP disabled) changes nothing.
 pub(crate) fn advise_huge_pages<T>(memory: &[T]) {
     #[cfg(all(target_os = "linux", not(loom)))]
     {
+        /// Arrays smaller than this are not worth a huge-page request.
+        const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
         const PAGE: usize = 4096;
         let bytes = std::mem::size_of_val(memory);
         if bytes < HUGE_PAGE_MIN_BYTES {
