@@ -11,7 +11,7 @@
 //! cargo bench --bench throughput -- 'blocked/1M' # a slice of it
 //! ```
 //!
-//! The two-minute headline table is `cargo run --release --example bench_summary`.
+//! The two-minute headline table is `atomic-bloom bench` (the CLI).
 
 #[path = "support/baselines.rs"]
 mod baselines;

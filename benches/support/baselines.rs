@@ -2,7 +2,7 @@
 //! the same layout behind a `Mutex`, an `RwLock` and 16 sharded mutexes;
 //! fastbloom's `AtomicBloomFilter` with the same hasher; and physical-limit
 //! probes that do the least any filter must do per key. Shared by
-//! `benches/throughput.rs` and `examples/bench_summary.rs`.
+//! `benches/throughput.rs` and the CLI (`bench`, `demo`).
 #![allow(dead_code)] // each user needs a different subset
 
 use atomic_bloom::{Layout, Sizing, WyBuildHasher};

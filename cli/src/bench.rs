@@ -1,23 +1,19 @@
-//! The headline benchmark in under two minutes: one table of throughputs
-//! and the ratios the project's targets are stated in.
-//!
-//! ```text
-//! cargo run --release --example bench_summary
-//! ```
+//! `bench`: the headline benchmark in under two minutes, one table of
+//! throughputs and the ratios the project's targets are stated in.
 //!
 //! Everything runs in one process, side by side, so the ratios hold even on
 //! a shared, noisy machine whose absolute figures drift. Each figure is the
 //! best of three runs. "2 threads" means two OS threads sharing one filter
-//! (or rayon's pool of two for the bulk calls); keys are `u64`, hashed with
-//! the same wyhash everywhere. Filters use the Blocked layout at p = 1%.
-//! The full grid (every layout, string keys, more baselines) is
-//! `cargo bench --bench throughput`.
+//! (or rayon's pool for the bulk calls); keys are `u64`, hashed with the
+//! same wyhash everywhere. Filters use the Blocked layout at p = 1%. The
+//! full grid (every layout, string keys) is `cargo bench --bench throughput`.
 
-#[path = "../benches/support/baselines.rs"]
-mod baselines;
+/// Takes no options: the comparison is fixed so runs compare.
+#[derive(clap::Args)]
+pub struct Args {}
 
+use crate::baselines::{self, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use atomic_bloom::{AtomicBloom, Layout};
-use baselines::{MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use std::ops::Range;
 use std::time::Instant;
 
@@ -55,7 +51,7 @@ fn two_threads(keys: Range<u64>, work: impl Fn(Range<u64>) + Sync) {
     });
 }
 
-fn main() {
+pub fn run(_args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut rows = 0;
     let mut ratios: Vec<(String, f64, f64)> = Vec::new();
@@ -374,4 +370,5 @@ fn main() {
         println!("{what:<62} {value:>7.2} {verdict:>8}");
     }
     println!("\n{rows} rows in {:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
 }

@@ -1,0 +1,92 @@
+//! `atomic-bloom`: build, query, inspect and merge Bloom filter files from
+//! the shell, and run the library's demo and benchmark.
+//!
+//! Every failure prints one line, `atomic-bloom: error: ...`, and exits with
+//! status 2; `query` exits 0 when every key is present and 1 when some key
+//! is absent, like `grep`.
+
+/// The baselines `bench` and `demo` compare against, shared with the
+/// criterion benches.
+#[path = "../../benches/support/baselines.rs"]
+mod baselines;
+mod bench;
+mod build;
+mod demo;
+mod info;
+mod keys;
+mod merge;
+mod query;
+
+use atomic_bloom::Layout;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::process::ExitCode;
+
+/// Lock-free concurrent Bloom filters: build them from key files on every
+/// core, query them in pipelines, inspect and merge them.
+///
+/// A key is one line of input, without its line ending (`\n` or `\r\n`);
+/// empty lines are skipped. Filter files use the versioned format of the
+/// atomic-bloom library and are written atomically (temporary file, fsync,
+/// rename).
+#[derive(Parser)]
+#[command(name = "atomic-bloom", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a filter from newline-delimited keys (files, or stdin).
+    Build(build::Args),
+    /// Test keys against a filter; exit 0 if all are present, 1 if not.
+    Query(query::Args),
+    /// Describe a filter file: parameters, fill and estimated contents.
+    Info(info::Args),
+    /// Union compatible filter files into one.
+    Merge(merge::Args),
+    /// Deduplicate 10M synthetic URLs on every core and report accuracy and speed.
+    Demo(demo::Args),
+    /// The headline benchmark: this filter against locks, fastbloom and hardware limits.
+    Bench(bench::Args),
+}
+
+/// The filter layouts, as command-line values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum LayoutArg {
+    /// k bits anywhere: the least memory, k cache misses per key.
+    Standard,
+    /// k bits in one 64-byte block: one cache miss per key (default).
+    Blocked,
+    /// k bits in one 64-bit word: one atomic operation per insert.
+    Word,
+}
+
+impl From<LayoutArg> for Layout {
+    fn from(arg: LayoutArg) -> Layout {
+        match arg {
+            LayoutArg::Standard => Layout::Standard,
+            LayoutArg::Blocked => Layout::Blocked,
+            LayoutArg::Word => Layout::Word,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build(args) => build::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Query(args) => query::run(args),
+        Command::Info(args) => info::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Merge(args) => merge::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Demo(args) => demo::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(args) => bench::run(args).map(|()| ExitCode::SUCCESS),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("atomic-bloom: error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

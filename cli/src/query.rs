@@ -1,0 +1,68 @@
+//! `query`: which keys may be in a filter, as text for pipelines.
+
+use crate::keys;
+use anyhow::{Context, Result};
+use atomic_bloom::AtomicBloom;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The filter file.
+    filter: PathBuf,
+    /// Files of newline-delimited keys; none or `-` reads stdin.
+    inputs: Vec<PathBuf>,
+    /// Print only the keys that may be present, one per line.
+    #[arg(long, conflicts_with = "absent")]
+    present: bool,
+    /// Print only the keys that are certainly absent, one per line.
+    #[arg(long)]
+    absent: bool,
+    /// Print nothing; only the exit status tells (0: all present, 1: not).
+    #[arg(short, long, conflicts_with_all = ["present", "absent"])]
+    quiet: bool,
+}
+
+/// Without `--present`, `--absent` or `--quiet`, each key is printed as
+/// `present<TAB>key` or `absent<TAB>key`.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let filter = AtomicBloom::load(&args.filter)
+        .with_context(|| format!("cannot load {}", args.filter.display()))?;
+    let bar = keys::progress(keys::total_bytes(&args.inputs), "querying");
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut all_present = true;
+    let written = keys::for_each_chunk(&args.inputs, &bar, |chunk| {
+        let hits = filter.par_contains(chunk);
+        all_present &= hits.iter().all(|&hit| hit);
+        if args.quiet {
+            return Ok(());
+        }
+        for (key, hit) in chunk.iter().zip(hits) {
+            match (hit, args.present, args.absent) {
+                (true, true, _) | (false, _, true) => out.write_all(key)?,
+                (_, false, false) => {
+                    out.write_all(if hit { b"present\t" } else { b"absent\t" })?;
+                    out.write_all(key)?;
+                }
+                _ => continue,
+            }
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+    .and_then(|_| Ok(out.flush()?));
+    bar.finish_and_clear();
+    match written {
+        // A reader that stopped early (`| head`) is not an error.
+        Err(e)
+            if e.downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) => {}
+        other => other?,
+    }
+    Ok(if all_present {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,277 @@
+//! End to end: the built `atomic-bloom` binary on generated files, through
+//! build -> query -> info -> merge, and every error path: one line on
+//! stderr, a non-zero exit, never a panic.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_atomic-bloom"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The tool may exit without reading (an error before input): ignore a
+    // broken pipe here, the exit status tells.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn keys_file(dir: &Path, name: &str, keys: impl Iterator<Item = String>) -> PathBuf {
+    let path = dir.join(name);
+    let text: String = keys.map(|k| k + "\n").collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A failure: exit 2, one line on stderr naming the problem, no panic.
+fn assert_fails(out: &Output, says: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    assert!(err.starts_with("atomic-bloom: error: "), "{err}");
+    assert!(err.contains(says), "expected {says:?} in {err}");
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn build_query_info_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let a_keys = keys_file(
+        dir.path(),
+        "a.txt",
+        (0..20_000).map(|i| format!("user-{i}")),
+    );
+    let b_keys = keys_file(
+        dir.path(),
+        "b.txt",
+        (20_000..30_000).map(|i| format!("user-{i}")),
+    );
+    let (a, b, both) = (
+        dir.path().join("a.bloom"),
+        dir.path().join("b.bloom"),
+        dir.path().join("both.bloom"),
+    );
+
+    let out = run(&[
+        "build",
+        s(&a_keys),
+        "-o",
+        s(&a),
+        "--expected",
+        "30000",
+        "--fpp",
+        "0.001",
+        "--seed",
+        "3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("20000 keys read"));
+    // From stdin, with CRLF line endings and empty lines.
+    let crlf: String = (20_000..30_000)
+        .map(|i| format!("user-{i}\r\n\n"))
+        .collect();
+    let out = run_with_stdin(
+        &[
+            "build",
+            "-o",
+            s(&b),
+            "--expected",
+            "30000",
+            "--fpp",
+            "0.001",
+            "--seed",
+            "3",
+        ],
+        crlf.as_bytes(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Every key of a is present: exit 0, `present<TAB>key` lines.
+    let out = run(&["query", s(&a), s(&a_keys)]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 20_000);
+    assert!(text.lines().all(|l| l.starts_with("present\tuser-")));
+    // Keys of b against a: mostly absent, exit 1; --absent prints just those.
+    let out = run(&["query", s(&a), s(&b_keys), "--absent"]);
+    assert_eq!(out.status.code(), Some(1));
+    let absent = stdout(&out).lines().count();
+    assert!(
+        (9_950..=10_000).contains(&absent),
+        "{absent} absent at p = 0.001"
+    );
+    let out = run(&["query", "--quiet", s(&a), "-"]);
+    assert_eq!(out.status.code(), Some(0), "no keys: all (none) present");
+    let out = run_with_stdin(
+        &["query", "--present", s(&b)],
+        b"user-25000\nuser-99999999\n",
+    );
+    assert_eq!(stdout(&out), "user-25000\n");
+    assert_eq!(out.status.code(), Some(1));
+
+    let out = run(&["info", s(&a)]);
+    assert!(out.status.success());
+    let info = stdout(&out);
+    assert!(info.contains("layout:             blocked"), "{info}");
+    assert!(
+        info.contains("hasher:             wyhash, seed 3"),
+        "{info}"
+    );
+    let estimated: u64 = info
+        .lines()
+        .find(|l| l.starts_with("estimated keys:"))
+        .unwrap()
+        .split_whitespace()
+        .last()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((19_600..20_400).contains(&estimated), "{estimated}");
+
+    let out = run(&["merge", s(&a), s(&b), "-o", s(&both)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["query", "--quiet", s(&both), s(&a_keys), s(&b_keys)]);
+    assert_eq!(out.status.code(), Some(0), "the union holds every key");
+}
+
+#[test]
+fn every_failure_is_one_line_and_a_non_zero_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path(), "k.txt", (0..100).map(|i| i.to_string()));
+    let out_path = dir.path().join("f.bloom");
+    let missing = dir.path().join("missing.txt");
+    assert_fails(
+        &run(&["build", s(&missing), "-o", s(&out_path)]),
+        "cannot open",
+    );
+    assert_fails(
+        &run(&["build", s(&keys), "-o", s(&out_path), "--fpp", "1.5"]),
+        "false-positive rate",
+    );
+    assert_fails(
+        &run(&["build", s(&keys), "-o", s(&out_path), "--fpp", "NaN"]),
+        "false-positive rate",
+    );
+    assert_fails(
+        &run(&["build", s(&keys), "-o", s(&out_path), "--expected", "0"]),
+        "at least 1",
+    );
+    assert_fails(
+        &run_with_stdin(&["build", "-o", s(&out_path)], b"a\n"),
+        "needs --expected",
+    );
+    // A directory is not a readable key file.
+    assert_fails(
+        &run(&[
+            "build",
+            s(dir.path()),
+            "-o",
+            s(&out_path),
+            "--expected",
+            "10",
+        ]),
+        "cannot read",
+    );
+    // Writing into a directory that does not exist.
+    let nowhere = dir.path().join("no/such/dir/f.bloom");
+    assert_fails(
+        &run(&["build", s(&keys), "-o", s(&nowhere)]),
+        "cannot write",
+    );
+
+    let out = run(&["build", s(&keys), "-o", s(&out_path)]);
+    assert!(out.status.success());
+    // Corrupt, truncated and non-filter files.
+    let mut bytes = std::fs::read(&out_path).unwrap();
+    let corrupt = dir.path().join("corrupt.bloom");
+    bytes[60] ^= 1;
+    std::fs::write(&corrupt, &bytes).unwrap();
+    assert_fails(&run(&["info", s(&corrupt)]), "checksum mismatch");
+    let truncated = dir.path().join("truncated.bloom");
+    std::fs::write(&truncated, &bytes[..50]).unwrap();
+    assert_fails(&run(&["query", s(&truncated), s(&keys)]), "truncated");
+    assert_fails(&run(&["info", s(&keys)]), "not an atomic-bloom filter");
+    assert_fails(&run(&["info", s(&missing)]), "cannot load");
+    // Incompatible filters.
+    let other = dir.path().join("other.bloom");
+    assert!(
+        run(&["build", s(&keys), "-o", s(&other), "--expected", "5000"])
+            .status
+            .success()
+    );
+    assert_fails(
+        &run(&[
+            "merge",
+            s(&out_path),
+            s(&other),
+            "-o",
+            s(&dir.path().join("m.bloom")),
+        ]),
+        "different sizes",
+    );
+    let seeded = dir.path().join("seeded.bloom");
+    assert!(
+        run(&["build", s(&keys), "-o", s(&seeded), "--seed", "9"])
+            .status
+            .success()
+    );
+    assert_fails(
+        &run(&[
+            "merge",
+            s(&out_path),
+            s(&seeded),
+            "-o",
+            s(&dir.path().join("m.bloom")),
+        ]),
+        "hash keys differently",
+    );
+    // Usage errors are clap's: exit 2 with a usage message, no panic.
+    let out = run(&["build"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn demo_runs_on_a_small_workload() {
+    let out = run(&["demo", "--urls", "200000", "--distinct", "100000"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert!(text.contains("false-positive rate"), "{text}");
+    assert!(text.contains("behind a Mutex"), "{text}");
+}
