@@ -73,6 +73,11 @@ impl From<LayoutArg> for Layout {
 }
 
 fn main() -> ExitCode {
+    // A bug must still fail in one line, without a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.to_string().replace('\n', " ");
+        eprintln!("atomic-bloom: error: internal error: {message}");
+    }));
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Build(args) => build::run(args).map(|()| ExitCode::SUCCESS),
