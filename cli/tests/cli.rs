@@ -224,39 +224,23 @@ fn every_failure_is_one_line_and_a_non_zero_exit() {
     assert_fails(&run(&["query", s(&truncated), s(&keys)]), "truncated");
     assert_fails(&run(&["info", s(&keys)]), "not an atomic-bloom filter");
     assert_fails(&run(&["info", s(&missing)]), "cannot load");
-    // Incompatible filters.
-    let other = dir.path().join("other.bloom");
-    assert!(
-        run(&["build", s(&keys), "-o", s(&other), "--expected", "5000"])
-            .status
-            .success()
-    );
-    assert_fails(
-        &run(&[
-            "merge",
-            s(&out_path),
-            s(&other),
-            "-o",
-            s(&dir.path().join("m.bloom")),
-        ]),
-        "different sizes",
-    );
-    let seeded = dir.path().join("seeded.bloom");
-    assert!(
-        run(&["build", s(&keys), "-o", s(&seeded), "--seed", "9"])
-            .status
-            .success()
-    );
-    assert_fails(
-        &run(&[
-            "merge",
-            s(&out_path),
-            s(&seeded),
-            "-o",
-            s(&dir.path().join("m.bloom")),
-        ]),
-        "hash keys differently",
-    );
+    // Incompatible filters: another size, another seed.
+    let merged = dir.path().join("m.bloom");
+    for (flags, says) in [
+        (["--expected", "5000"], "different sizes"),
+        (["--seed", "9"], "hash keys differently"),
+    ] {
+        let other = dir.path().join("other.bloom");
+        assert!(
+            run(&["build", s(&keys), "-o", s(&other), flags[0], flags[1]])
+                .status
+                .success()
+        );
+        assert_fails(
+            &run(&["merge", s(&out_path), s(&other), "-o", s(&merged)]),
+            says,
+        );
+    }
     // Usage errors are clap's: exit 2 with a usage message, no panic.
     let out = run(&["build"]);
     assert_eq!(out.status.code(), Some(2));
