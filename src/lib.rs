@@ -51,7 +51,7 @@
 //! | `Word` | 12.1 | 24.0 | 45.5 | 86.6 | 1 word, 1 `fetch_or` | exactly one racer gets `true` |
 //!
 //! - **`Blocked`** is the default: all `k` bits in one 64-byte block, so an
-//!   operation costs one cache miss however large the filter, for 3-24% more
+//!   operation costs one cache miss however large the filter, for 1-24% more
 //!   memory than `Standard` (more at lower rates).
 //! - **`Standard`** uses the least memory and is the textbook filter whose
 //!   rate is seed 004's `m/n × k` table; each operation touches up to `k`
