@@ -19,6 +19,7 @@ mod baselines;
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rayon::prelude::*;
 use std::hash::Hash;
 use std::hint::black_box;
 use std::time::Duration;
@@ -77,7 +78,8 @@ fn bench_layout<K: Keys>(c: &mut Criterion, layout: Layout, label: &str, items: 
         .build()
         .unwrap();
     // Fill to capacity so queries and duplicates meet a realistic filter.
-    filter.par_insert((0..items).map(K::key).collect::<Vec<_>>().as_slice());
+    // Keys made on the fly: 100M string keys would need gigabytes as a Vec.
+    filter.par_insert((0..items).into_par_iter().map(K::key));
     let present: Vec<K::Key> = (0..OPS).map(|i| K::key(i * (items / OPS).max(1))).collect();
     let absent: Vec<K::Key> = (0..OPS).map(|i| K::key(ABSENT + i)).collect();
     let mut next = items;
