@@ -72,18 +72,9 @@ fn build_query_info_merge() {
         dir.path().join("both.bloom"),
     );
 
-    let out = run(&[
-        "build",
-        s(&a_keys),
-        "-o",
-        s(&a),
-        "--expected",
-        "30000",
-        "--fpp",
-        "0.001",
-        "--seed",
-        "3",
-    ]);
+    // Both filters alike, so they can be merged.
+    let sizing = ["--expected", "30000", "--fpp", "0.001", "--seed", "3"];
+    let out = run(&[&["build", s(&a_keys), "-o", s(&a)][..], &sizing].concat());
     assert!(
         out.status.success(),
         "{}",
@@ -95,17 +86,7 @@ fn build_query_info_merge() {
         .map(|i| format!("user-{i}\r\n\n"))
         .collect();
     let out = run_with_stdin(
-        &[
-            "build",
-            "-o",
-            s(&b),
-            "--expected",
-            "30000",
-            "--fpp",
-            "0.001",
-            "--seed",
-            "3",
-        ],
+        &[&["build", "-o", s(&b)][..], &sizing].concat(),
         crlf.as_bytes(),
     );
     assert!(
