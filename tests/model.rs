@@ -193,3 +193,13 @@ fn same_seed_same_bits_across_filters() {
         assert_eq!(build(), build());
     }
 }
+
+#[test]
+fn filters_are_send_and_sync_and_debug() {
+    fn shared_across_threads<T: Send + Sync + std::fmt::Debug>() {}
+    shared_across_threads::<AtomicBloom>();
+    shared_across_threads::<AtomicBloom<std::hash::RandomState>>();
+    shared_across_threads::<atomic_bloom::Builder>();
+    shared_across_threads::<atomic_bloom::Sizing>();
+    shared_across_threads::<atomic_bloom::ReadError>();
+}
