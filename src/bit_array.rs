@@ -105,13 +105,21 @@ impl BitArray {
         &self.words[self.offset..].as_chunks().0[index]
     }
 
-    fn words(&self) -> impl Iterator<Item = &AtomicU64> {
-        self.padded_words()[..self.num_words].iter()
+    /// The words in use.
+    fn words(&self) -> &[AtomicU64] {
+        &self.padded_words()[..self.num_words]
     }
 
-    /// Words `range` (of those in use).
-    fn word_range(&self, range: Range<usize>) -> &[AtomicU64] {
-        &self.padded_words()[..self.num_words][range]
+    /// The words in use, of an array no other thread can see yet (`&mut`):
+    /// written with plain stores, no atomic instruction.
+    fn words_mut(&mut self) -> impl Iterator<Item = &mut AtomicU64> {
+        let (offset, len) = (self.offset, self.num_words);
+        self.words[offset..offset + len].iter_mut()
+    }
+
+    /// `0..num_words`: every word.
+    pub(crate) fn all(&self) -> Range<usize> {
+        0..self.num_words
     }
 
     /// Asks the CPU to start fetching word `index`'s cache line.
@@ -126,23 +134,23 @@ impl BitArray {
         prefetch(self.line(index));
     }
 
-    /// The current value of every word in use, in order.
-    pub(crate) fn load_words(&self) -> impl Iterator<Item = u64> + '_ {
+    /// The current value of words `range`, in order. Every whole-array read
+    /// (counts, estimates, snapshots, files, union's source) goes through
+    /// here.
+    pub(crate) fn load_words(&self, range: Range<usize>) -> impl Iterator<Item = u64> + '_ {
         // ORDERING: Relaxed (crate docs, Memory ordering, G8 and G9). A read of
         // the whole array promises only that each word is a value it held at
         // some point during the read: every bit set by an insert that
         // happened-before the read is seen (coherence), an insert running
         // meanwhile may be seen in part. Checked by loom-tests/tests/bulk.rs:
         // `count_racing_inserts_is_monotone` and `snapshot_racing_insert`.
-        self.words().map(|word| word.load(Relaxed))
+        self.words()[range].iter().map(|word| word.load(Relaxed))
     }
 
     /// The number of set bits in words `range`.
     pub(crate) fn count_ones(&self, range: Range<usize>) -> u64 {
-        self.word_range(range)
-            .iter()
-            // ORDERING: Relaxed, as in `load_words` (G8).
-            .map(|word| u64::from(word.load(Relaxed).count_ones()))
+        self.load_words(range)
+            .map(|word| u64::from(word.count_ones()))
             .sum()
     }
 
@@ -265,7 +273,7 @@ impl BitArray {
 
     /// Zeroes words `range`.
     pub(crate) fn clear(&self, range: Range<usize>) {
-        for word in self.word_range(range) {
+        for word in &self.words()[range] {
             // ORDERING: Relaxed (G5). A word that loads as zero has nothing
             // set before the clear began (coherence), so it is skipped: clearing
             // a fresh filter touches no page. A bit set after this load belongs
@@ -284,13 +292,8 @@ impl BitArray {
     /// Sets every bit of words `range` that is set in `other` (same length).
     pub(crate) fn union(&self, other: &BitArray, range: Range<usize>) {
         debug_assert_eq!(self.num_words, other.num_words);
-        let theirs = other.word_range(range.clone()).iter();
-        // ORDERING: Relaxed, as in `load_words` (G6).
-        for (word, theirs) in self
-            .word_range(range)
-            .iter()
-            .zip(theirs.map(|w| w.load(Relaxed)))
-        {
+        let theirs = other.load_words(range.clone());
+        for (word, theirs) in self.words()[range].iter().zip(theirs) {
             // ORDERING: Relaxed (G6), as in `test_word`: skip words that
             // already hold every bit of `theirs`. (`theirs` comes from
             // `load_words`: a value `other`'s word held during the call, so
@@ -307,7 +310,7 @@ impl BitArray {
     /// Clears every bit that is clear in `other` (same length).
     pub(crate) fn intersect(&self, other: &BitArray) {
         debug_assert_eq!(self.num_words, other.num_words);
-        for (word, theirs) in self.words().zip(other.load_words()) {
+        for (word, theirs) in self.words().iter().zip(other.load_words(other.all())) {
             // ORDERING: Relaxed (G7): skip words with nothing to clear.
             if word.load(Relaxed) & !theirs != 0 {
                 // ORDERING: Relaxed (G7). fetch_and is atomic per word: a bit
@@ -323,9 +326,8 @@ impl BitArray {
     /// (`bytes.len()` a multiple of 8, within the array). Takes `&mut self`:
     /// only an array no other thread can see yet is filled this way.
     pub(crate) fn fill_le(&mut self, first: usize, bytes: &[u8]) {
-        let start = self.offset + first;
-        let words = &mut self.words[start..start + bytes.len() / 8];
-        for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+        let words = self.words_mut().skip(first).take(bytes.len() / 8);
+        for (word, chunk) in words.zip(bytes.chunks_exact(8)) {
             let mut le = [0u8; 8];
             le.copy_from_slice(chunk);
             set_unshared(word, u64::from_le_bytes(le));
@@ -334,15 +336,15 @@ impl BitArray {
 
     /// A copy of the current bits, or `None` if the allocator refuses.
     pub(crate) fn snapshot(&self) -> Option<BitArray> {
-        let copy = BitArray::zeroed(self.num_words)?;
-        for (dst, value) in copy.words().zip(self.load_words()) {
-            if value != 0 {
-                // ORDERING: Relaxed (G9). `copy` is not shared with any thread
-                // yet; whoever receives it does so through a move, which
-                // synchronizes. Checked by loom-tests/tests/bulk.rs:
-                // `snapshot_racing_insert`.
-                dst.store(value, Relaxed);
-            }
+        let mut copy = BitArray::zeroed(self.num_words)?;
+        // Zero words are left alone, so a sparse copy touches few pages.
+        let values = self.load_words(self.all());
+        for (dst, value) in copy
+            .words_mut()
+            .zip(values)
+            .filter(|(_, value)| *value != 0)
+        {
+            set_unshared(dst, value);
         }
         Some(copy)
     }
@@ -387,7 +389,7 @@ mod tests {
                 assert_eq!(bits.line(line).as_ptr() as usize % 64, 0);
             }
             assert_eq!(bits.memory_bytes(), num_words.div_ceil(8) * 64);
-            assert_eq!(bits.load_words().count(), num_words);
+            assert_eq!(bits.load_words(bits.all()).count(), num_words);
         }
     }
 
@@ -409,11 +411,11 @@ mod tests {
         b.set_word(0, 0b0110);
         b.set_word(1, 0b1000);
         a.union(&b, 0..2);
-        assert_eq!(a.load_words().collect::<Vec<_>>(), [0b0111, 0b1000]);
+        assert_eq!(a.load_words(a.all()).collect::<Vec<_>>(), [0b0111, 0b1000]);
         let c = BitArray::zeroed(2).unwrap();
         c.set_word(0, 0b0101);
         a.intersect(&c);
-        assert_eq!(a.load_words().collect::<Vec<_>>(), [0b0101, 0]);
+        assert_eq!(a.load_words(a.all()).collect::<Vec<_>>(), [0b0101, 0]);
     }
 
     #[test]
@@ -443,7 +445,7 @@ impl BitArray {
 
     /// `union` as a load and a blind write per word.
     pub(crate) fn broken_union(&self, other: &BitArray) {
-        for (word, theirs) in self.words().zip(other.load_words()) {
+        for (word, theirs) in self.words().iter().zip(other.load_words(other.all())) {
             // ORDERING: irrelevant; the bug is the split read-modify-write.
             let old = word.load(Relaxed);
             if theirs & !old != 0 {

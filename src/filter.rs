@@ -444,7 +444,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn clear(&self) {
-        self.bits.clear(0..self.bits.num_words());
+        self.bits.clear(self.bits.all());
     }
 
     /// Whether `other` maps keys to the same bits: same size, hashes, layout,
@@ -506,7 +506,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn union(&self, other: &Self) -> Result<(), IncompatibleError> {
         self.check_compatible(other)?;
-        self.bits.union(&other.bits, 0..self.bits.num_words());
+        self.bits.union(&other.bits, self.bits.all());
         Ok(())
     }
 
@@ -541,7 +541,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn count_ones(&self) -> u64 {
-        self.bits.count_ones(0..self.bits.num_words())
+        self.bits.count_ones(self.bits.all())
     }
 
     /// The current value of each 64-bit word of the bit array, in order:
@@ -558,7 +558,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.bits.load_words()
+        self.bits.load_words(self.bits.all())
     }
 
     /// Estimated number of distinct keys inserted, from the number of set
@@ -613,7 +613,7 @@ impl<S> AtomicBloom<S> {
             Layout::Word => {
                 let sum: f64 = self
                     .bits
-                    .load_words()
+                    .load_words(self.bits.all())
                     .map(|w| fill(w.count_ones(), 64))
                     .sum();
                 sum / self.num_words() as f64
@@ -772,7 +772,7 @@ impl<S: Clone> Clone for AtomicBloom<S> {
 /// ```
 impl<S> PartialEq for AtomicBloom<S> {
     fn eq(&self, other: &Self) -> bool {
-        self.is_compatible(other) && self.bits.load_words().eq(other.bits.load_words())
+        self.is_compatible(other) && self.words().eq(other.words())
     }
 }
 

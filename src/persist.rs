@@ -215,6 +215,16 @@ impl Header {
         HEADER_LEN as u64 + self.body_len() + CHECKSUM_LEN as u64
     }
 
+    /// Whether an input of `actual` bytes holds exactly this filter.
+    fn check_len(&self, actual: u64) -> Result<(), ReadError> {
+        let expected = self.file_len();
+        match actual.cmp(&expected) {
+            std::cmp::Ordering::Less => Err(ReadError::Truncated { expected, actual }),
+            std::cmp::Ordering::Greater => Err(ReadError::TrailingBytes { expected }),
+            std::cmp::Ordering::Equal => Ok(()),
+        }
+    }
+
     /// The default hasher this header names, if it names one.
     fn wyhash(&self) -> Result<WyBuildHasher, ReadError> {
         if self.hasher_id == HASHER_WYHASH {
@@ -280,6 +290,16 @@ fn short_header(prefix: &[u8]) -> ReadError {
     }
 }
 
+/// Compares the stored checksum (8 little-endian bytes) with the computed one.
+fn check_sum(stored: &[u8], computed: u64) -> Result<(), ReadError> {
+    let stored = u64::from_le_bytes(stored.try_into().unwrap_or([0; 8]));
+    if stored == computed {
+        Ok(())
+    } else {
+        Err(ReadError::ChecksumMismatch { stored, computed })
+    }
+}
+
 /// Decodes a whole file held in memory; `hasher` picks the hasher from the
 /// validated header.
 fn decode<S: BuildHasher>(
@@ -292,19 +312,9 @@ fn decode<S: BuildHasher>(
         actual,
     })?;
     let header = Header::decode(header_bytes)?;
-    let expected = header.file_len();
-    if actual < expected {
-        return Err(ReadError::Truncated { expected, actual });
-    }
-    if actual > expected {
-        return Err(ReadError::TrailingBytes { expected });
-    }
+    header.check_len(actual)?;
     let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
-    let stored = u64::from_le_bytes(stored.try_into().unwrap_or([0; 8]));
-    let computed = xxh3_64(covered);
-    if stored != computed {
-        return Err(ReadError::ChecksumMismatch { stored, computed });
-    }
+    check_sum(stored, xxh3_64(covered))?;
     let mut filter = header.empty_filter(hasher(&header)?)?;
     filter.bit_array_mut().fill_le(0, &covered[HEADER_LEN..]);
     Ok(filter)
@@ -358,13 +368,8 @@ fn load_file<S: BuildHasher>(
         });
     }
     let header = Header::decode(&header_bytes)?;
+    header.check_len(actual)?;
     let expected = header.file_len();
-    if actual < expected {
-        return Err(ReadError::Truncated { expected, actual });
-    }
-    if actual > expected {
-        return Err(ReadError::TrailingBytes { expected });
-    }
     let mut filter = header.empty_filter(hasher(&header)?)?;
     let mut digest = Xxh3::new();
     digest.update(&header_bytes);
@@ -397,11 +402,7 @@ fn load_file<S: BuildHasher>(
         }
         _ => return Err(ReadError::TrailingBytes { expected }),
     }
-    let stored = u64::from_le_bytes(trailer[..CHECKSUM_LEN].try_into().unwrap_or([0; 8]));
-    let computed = digest.digest();
-    if stored != computed {
-        return Err(ReadError::ChecksumMismatch { stored, computed });
-    }
+    check_sum(&trailer[..CHECKSUM_LEN], digest.digest())?;
     Ok(filter)
 }
 

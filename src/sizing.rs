@@ -370,23 +370,62 @@ fn poisson_support(load: f64) -> usize {
 mod tests {
     use super::*;
 
+    /// The cells of the table row starting with `start` in `doc` (a
+    /// Markdown file or Rust source whose docs hold the table).
+    fn row<'a>(doc: &'a str, start: &str) -> Vec<&'a str> {
+        let line = doc
+            .lines()
+            .map(|l| l.trim_start_matches("//! "))
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no row {start:?}"));
+        line.split('|')
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect()
+    }
+
+    /// Every bits-per-key table (this module's docs, the README, the crate
+    /// docs) shows what `Sizing::for_rate` computes, so none can drift.
     #[test]
-    fn bits_per_key_table_in_module_docs() {
-        // (p, [(bits per key, k) for Standard, Blocked, Word]) as in the table above.
-        let table: [(f64, [(f64, u32); 3]); 5] = [
-            (0.1, [(4.8, 3), (4.8, 3), (5.0, 3)]),
-            (0.01, [(9.6, 7), (9.9, 6), (12.1, 5)]),
-            (0.001, [(14.4, 10), (15.5, 9), (24.0, 7)]),
-            (1e-4, [(19.2, 13), (22.0, 12), (45.5, 9)]),
-            (1e-5, [(24.0, 17), (29.7, 14), (86.6, 10)]),
-        ];
+    fn bits_per_key_tables_match_the_model() {
         let n = 1_000_000;
-        for (p, row) in table {
-            for (layout, (bits, k)) in Layout::ALL.into_iter().zip(row) {
-                let s = Sizing::for_rate(layout, n, p).unwrap();
-                let got = (s.bits_per_item(n) * 10.0).round() / 10.0;
-                assert_eq!((got, s.num_hashes()), (bits, k), "{layout} at p = {p}");
+        let rates = [
+            ("0.1", 0.1),
+            ("0.01", 0.01),
+            ("0.001", 1e-3),
+            ("1e-4", 1e-4),
+            ("1e-5", 1e-5),
+        ];
+        let sizing = |layout, p| Sizing::for_rate(layout, n, p).unwrap();
+        for (label, p) in rates {
+            let expected: Vec<String> = Layout::ALL
+                .map(|layout| {
+                    let s = sizing(layout, p);
+                    format!("{:.1} (k={})", s.bits_per_item(n), s.num_hashes())
+                })
+                .into();
+            for doc in [include_str!("sizing.rs"), include_str!("../README.md")] {
+                assert_eq!(
+                    row(doc, &format!("| {label} "))[1..4],
+                    expected,
+                    "row {label}"
+                );
             }
+        }
+        for (layout, name) in
+            Layout::ALL
+                .into_iter()
+                .zip(["`Standard`", "`Blocked` (default)", "`Word`"])
+        {
+            let expected: Vec<String> = rates[1..]
+                .iter()
+                .map(|&(_, p)| format!("{:.1}", sizing(layout, p).bits_per_item(n)))
+                .collect();
+            assert_eq!(
+                row(include_str!("lib.rs"), &format!("| {name} "))[1..5],
+                expected,
+                "crate docs, {layout}"
+            );
         }
     }
 

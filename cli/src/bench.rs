@@ -41,6 +41,13 @@ fn mops_after(ops: u64, mut reset: impl FnMut(), mut run: impl FnMut()) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// `mops_after` for inserting keys `0..ops` with `insert` on two threads.
+fn inserts_2t(ops: u64, reset: impl FnMut(), insert: impl Fn(u64) + Sync) -> f64 {
+    mops_after(ops, reset, || {
+        two_threads(0..ops, |keys| keys.for_each(&insert))
+    })
+}
+
 /// Runs `work` on two threads over the two halves of `keys`.
 fn two_threads(keys: Range<u64>, work: impl Fn(Range<u64>) + Sync) {
     let mid = keys.start + (keys.end - keys.start) / 2;
@@ -72,114 +79,77 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
                 .unwrap()
         };
 
-        // Inserts of new keys into a filter sized for `items`.
+        // Inserts of new keys into an empty filter sized for `items`: each
+        // contender is emptied, untimed, before each run.
         let f = fresh();
+        let ours = || f.par_clear();
         let single_1t = row(
             "insert, per key, 1 thread",
-            mops_after(
-                ops,
-                || f.par_clear(),
-                || {
-                    (0..ops).for_each(|k| {
-                        f.insert(&k);
-                    });
-                },
-            ),
+            mops_after(ops, ours, || {
+                (0..ops).for_each(|k| {
+                    f.insert(&k);
+                })
+            }),
         );
-        let f = fresh();
         let single_2t = row(
             "insert, per key, 2 threads",
-            mops_after(
-                ops,
-                || f.par_clear(),
-                || {
-                    two_threads(0..ops, |r| {
-                        r.for_each(|k| {
-                            f.insert(&k);
-                        })
-                    });
-                },
-            ),
+            inserts_2t(ops, ours, |k| {
+                f.insert(&k);
+            }),
         );
-        let f = fresh();
         let bulk_1t = row(
             "insert_batch, 1 thread",
-            mops_after(
-                ops,
-                || f.par_clear(),
-                || {
-                    f.insert_batch(0..ops);
-                },
-            ),
+            mops_after(ops, ours, || {
+                f.insert_batch(0..ops);
+            }),
         );
-        let f = fresh();
         let bulk_2t = row(
             "par_insert (rayon bulk), 2 threads",
-            mops_after(
-                ops,
-                || f.par_clear(),
-                || {
-                    f.par_insert(0..ops);
-                },
-            ),
+            mops_after(ops, ours, || {
+                f.par_insert(0..ops);
+            }),
         );
         let mutex = MutexFilter::new(PlainBlocked::new(items, FPP));
         let mutex_2t = row(
             "Mutex<plain filter> insert, 2 threads",
-            mops_after(
+            inserts_2t(
                 ops,
                 || mutex.lock().unwrap().clear(),
-                || {
-                    two_threads(0..ops, |r| {
-                        r.for_each(|k| {
-                            mutex.lock().unwrap().insert(&k);
-                        })
-                    });
+                |k| {
+                    mutex.lock().unwrap().insert(&k);
                 },
             ),
         );
         let rwlock = RwLockFilter::new(PlainBlocked::new(items, FPP));
         let rwlock_2t = row(
             "RwLock<plain filter> insert, 2 threads",
-            mops_after(
+            inserts_2t(
                 ops,
                 || rwlock.write().unwrap().clear(),
-                || {
-                    two_threads(0..ops, |r| {
-                        r.for_each(|k| {
-                            rwlock.write().unwrap().insert(&k);
-                        })
-                    });
+                |k| {
+                    rwlock.write().unwrap().insert(&k);
                 },
             ),
         );
         let sharded = Sharded::new(items, FPP);
         let sharded_2t = row(
             "16 sharded mutexes insert, 2 threads",
-            mops_after(
+            inserts_2t(
                 ops,
                 || sharded.clear(),
-                || {
-                    two_threads(0..ops, |r| {
-                        r.for_each(|k| {
-                            sharded.insert(&k);
-                        })
-                    });
+                |k| {
+                    sharded.insert(&k);
                 },
             ),
         );
         let fb = baselines::fastbloom(items, FPP);
         let fastbloom_2t = row(
             "fastbloom 0.17 AtomicBloomFilter insert, 2 threads",
-            mops_after(
+            inserts_2t(
                 ops,
                 || fb.clear(),
-                || {
-                    two_threads(0..ops, |r| {
-                        r.for_each(|k| {
-                            fb.insert(&k);
-                        })
-                    });
+                |k| {
+                    fb.insert(&k);
                 },
             ),
         );
