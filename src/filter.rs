@@ -5,7 +5,7 @@
 //! between threads by reference (scoped threads), `Arc`, or a `static`.
 
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
-use crate::layout::{block_line, block_masks, for_each_offset, standard_probe, word_probe};
+use crate::layout::{block_line, for_each_offset, standard_probe, word_probe};
 use crate::{BuildError, IncompatibleError, Layout, MAX_HASHES, Sizing, WyBuildHasher};
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
@@ -370,8 +370,9 @@ impl<S> AtomicBloom<S> {
     /// common paths of `insert_hash` stay small enough to inline.
     #[inline(never)]
     fn set_block(&self, line: usize, hash: u64) -> bool {
-        self.bits
-            .set_line(line, &block_masks(hash, self.sizing.num_hashes()))
+        let mut line = self.bits.line_writer(line);
+        for_each_offset::<9>(hash, self.sizing.num_hashes(), |bit| line.want(bit));
+        line.commit()
     }
 
     /// The `Standard` insert: out of line for the same reason.
