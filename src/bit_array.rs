@@ -205,10 +205,13 @@ impl BitArray {
         word.fetch_or(mask, Relaxed) & mask != mask
     }
 
-    /// Line `index`, for reading single bits.
+    /// Line `index`, for testing single bits.
     #[inline]
     pub(crate) fn line_reader(&self, index: usize) -> LineReader<'_> {
-        LineReader(self.line(index))
+        LineReader {
+            line: self.line(index),
+            all: 1,
+        }
     }
 
     /// Line `index`, for setting single bits.
@@ -331,20 +334,30 @@ impl BitArray {
     }
 }
 
-/// Reads single bits of one cache line: a `Blocked` query tests its `k`
-/// bits one by one, with no masks to build.
-pub(crate) struct LineReader<'a>(&'a [AtomicU64; WORDS_PER_LINE]);
+/// Tests bits of one cache line: [`test`](Self::test) each bit of a key,
+/// then ask [`all_set`](Self::all_set). No masks are built and no branch is
+/// taken per bit.
+pub(crate) struct LineReader<'a> {
+    line: &'a [AtomicU64; WORDS_PER_LINE],
+    /// Bit 0 stays 1 while every bit tested so far was set.
+    all: u64,
+}
 
 impl LineReader<'_> {
-    /// Bit `offset` (`0..512`) of the line, as 0 or 1.
+    /// Tests bit `offset` (`0..512`) of the line.
     #[inline(always)]
-    pub(crate) fn bit(&self, offset: u64) -> u64 {
-        let word = &self.0[word_of(offset)];
+    pub(crate) fn test(&mut self, offset: u64) {
         // ORDERING: Relaxed, as in `test_word` (G2, G3). Callers test every
         // bit without an early exit: the loads after the first hit L1 (one
         // line), and a branch per bit would cost more in mispredictions than
         // it saves.
-        (word.load(Relaxed) >> (offset & 63)) & 1
+        self.all &= self.line[word_of(offset)].load(Relaxed) >> (offset & 63);
+    }
+
+    /// Whether every bit tested was set.
+    #[inline(always)]
+    pub(crate) fn all_set(&self) -> bool {
+        self.all & 1 == 1
     }
 }
 

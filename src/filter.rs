@@ -414,12 +414,9 @@ impl<S> AtomicBloom<S> {
     /// Whether all of `hash`'s bits are set in `line` (`Blocked` layout).
     #[inline(always)]
     fn block_contains(&self, line: usize, hash: u64) -> bool {
-        let line = self.bits.line_reader(line);
-        let mut missing = 0;
-        for_each_offset::<9>(hash, self.sizing.num_hashes(), |bit| {
-            missing |= !line.bit(bit) & 1
-        });
-        missing == 0
+        let mut line = self.bits.line_reader(line);
+        for_each_offset::<9>(hash, self.sizing.num_hashes(), |bit| line.test(bit));
+        line.all_set()
     }
 
     fn num_words(&self) -> u64 {
