@@ -41,7 +41,7 @@
 //! loads come first for all words (they overlap their cache misses), the
 //! read-modify-writes after, on lines the loads have just brought in.
 
-use crate::hints::{advise_huge_pages, prefetch};
+use crate::hints::{Access, advise_huge_pages, prefetch};
 use crate::sync::{AtomicU64, Ordering::Relaxed, set_unshared};
 use std::ops::Range;
 
@@ -124,14 +124,14 @@ impl BitArray {
 
     /// Asks the CPU to start fetching word `index`'s cache line.
     #[inline]
-    pub(crate) fn prefetch_word(&self, index: usize) {
-        prefetch(self.word(index));
+    pub(crate) fn prefetch_word(&self, index: usize, access: Access) {
+        prefetch(self.word(index), access);
     }
 
     /// Asks the CPU to start fetching line `index`.
     #[inline]
-    pub(crate) fn prefetch_line(&self, index: usize) {
-        prefetch(self.line(index));
+    pub(crate) fn prefetch_line(&self, index: usize, access: Access) {
+        prefetch(self.line(index), access);
     }
 
     /// The current value of words `range`, in order. Every whole-array read

@@ -12,6 +12,8 @@
 //! time. Prefetching matters most for inserts: `fetch_or` is a locked
 //! instruction, which on x86 waits for every earlier load to complete, so
 //! ordinary loads issued ahead would serialize on it; a prefetch does not.
+//! Inserts prefetch for writing and queries for reading ([`Access`]), so
+//! that threads querying a shared filter in cache keep their copies.
 //!
 //! Elsewhere than x86_64, and under loom, it is a no-op.
 //!
@@ -31,23 +33,43 @@
 //! larger pieces (creating one still touches nothing). Arrays under 4 MiB
 //! are left alone. Other systems: a no-op.
 
-/// Hints that `value`'s cache line will soon be written.
+/// What the code that follows a prefetch will do with the line.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Access {
+    /// Only load it: fetch a shared copy, which other cores may keep too.
+    Read,
+    /// `fetch_or` it: fetch it in the exclusive state, which takes it from
+    /// every other core's cache.
+    Write,
+}
+
+/// Hints that `value`'s cache line will soon be accessed as `access` says.
+///
+/// The distinction matters when threads share a filter that fits in cache:
+/// a query that fetched lines exclusively would take them from the other
+/// cores' caches, and concurrent queries would bounce lines between cores
+/// as if they were writing.
 #[inline(always)]
-pub(crate) fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T, access: Access) {
     #[cfg(all(target_arch = "x86_64", not(loom)))]
     #[allow(unsafe_code)]
     // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has (it is
     // part of the x86_64 baseline). It is a hint: it never faults, changes no
     // memory and no register, and has no effect the program can observe
-    // except timing. The pointer comes from a live reference. `_MM_HINT_ET0`
+    // except timing. The pointer comes from a live reference. `_MM_HINT_T0`
+    // fetches a shared copy into every cache level; `_MM_HINT_ET0`
     // (PREFETCHW) asks for the line in the exclusive state, ready for the
-    // `fetch_or` that follows; CPUs without PREFETCHW treat it as a NOP.
+    // `fetch_or` that follows, and CPUs without PREFETCHW treat it as a NOP.
     unsafe {
-        use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_ET0>((value as *const T).cast());
+        use std::arch::x86_64::{_MM_HINT_ET0, _MM_HINT_T0, _mm_prefetch};
+        let line = (value as *const T).cast();
+        match access {
+            Access::Read => _mm_prefetch::<_MM_HINT_T0>(line),
+            Access::Write => _mm_prefetch::<_MM_HINT_ET0>(line),
+        }
     }
     #[cfg(not(all(target_arch = "x86_64", not(loom))))]
-    let _ = value;
+    let _ = (value, access);
 }
 
 /// Asks Linux to back the pages of `memory` with transparent huge pages.

@@ -231,6 +231,12 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
                 });
             }),
         );
+        let group_pf_1t = row(
+            "probe: 4 fetch_ors in one line, prefetched, 1 thread",
+            mops(ops, || {
+                std::hint::black_box(probe.fetch_or_group_prefetched(0..ops, 4));
+            }),
+        );
         let group_pf_2t = row(
             "probe: 4 fetch_ors in one line, prefetched, 2 threads",
             mops(ops, || {
@@ -300,6 +306,11 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
             0.0,
         );
         ratio(
+            "machine: 4-fetch_or-per-line probe 2T / 1T",
+            group_pf_2t / group_pf_1t,
+            0.0,
+        );
+        ratio(
             "bulk insert 2T / 4-fetch_or-per-line probe 2T",
             bulk_2t / group_pf_2t,
             0.0,
@@ -337,7 +348,7 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
             t if *value >= t => format!(">= {t:.2} met"),
             t => format!(">= {t:.2} MISSED"),
         };
-        println!("{what:<62} {value:>7.2} {verdict:>8}");
+        println!("{what:<62} {value:>7.3} {verdict:>8}");
     }
     println!("\n{rows} rows in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
