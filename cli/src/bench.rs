@@ -9,12 +9,14 @@
 //!
 //! ## How figures are taken on a noisy machine
 //!
-//! Each row is the best of three runs. The machine this project runs on is
+//! Each row is the best of three runs (more for short workloads, until
+//! half a second has been spent on it). The machine this project runs on is
 //! shared, and rows measured seconds apart drift by 20-40% against each
 //! other, so a ratio of two rows can swing a verdict. The ratios that carry
 //! a target are therefore measured again as **pairs**: numerator and
-//! denominator run alternately, five times each, and the ratio reported is
-//! the median of the five per-round ratios, with their range. Other ratios
+//! denominator run alternately, five times each (more for short
+//! workloads), and the ratio reported is the median of the per-round
+//! ratios, with their range. Other ratios
 //! are quotients of the rows above them.
 //!
 //! Inserts put new keys into an empty filter, up to its capacity (1M keys
@@ -35,8 +37,10 @@ use std::time::Instant;
 const FPP: f64 = 0.01;
 /// Keys that were never inserted start here.
 const ABSENT: u64 = 1 << 48;
-/// Rounds of a paired measurement.
+/// Rounds of a paired measurement, at least.
 const PAIRED_ROUNDS: usize = 5;
+/// The least time spent measuring one row or one pair.
+const MIN_TIME: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// One measured workload: `run` does `ops` operations; `reset` runs,
 /// untimed, before each timing (to empty a filter, so every run inserts new
@@ -101,9 +105,10 @@ struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
-    /// Measures `work` (best of three) and prints its row.
+    /// Measures `work` (best of three runs, or of as many as fill
+    /// `MIN_TIME`) and prints its row.
     fn row(&mut self, work: Work<'a>) {
-        let best = (0..3).map(|_| work.mops()).fold(0.0, f64::max);
+        let best = repeat(3, || work.mops()).into_iter().fold(0.0, f64::max);
         println!("{:>5} {:<52} {best:>8.1} M/s", self.label, work.what);
         self.works.push(work);
         self.best.push(best);
@@ -125,16 +130,26 @@ impl<'a> Table<'a> {
     /// per-round ratios.
     fn paired(&self, num: &str, den: &str) -> (f64, f64, f64) {
         let (num, den) = (&self.works[self.index(num)], &self.works[self.index(den)]);
-        let mut ratios: Vec<f64> = (0..PAIRED_ROUNDS)
-            .map(|_| num.mops() / den.mops())
-            .collect();
+        let mut ratios = repeat(PAIRED_ROUNDS, || num.mops() / den.mops());
         ratios.sort_by(f64::total_cmp);
         (
-            ratios[PAIRED_ROUNDS / 2],
+            ratios[ratios.len() / 2],
             ratios[0],
-            ratios[PAIRED_ROUNDS - 1],
+            ratios[ratios.len() - 1],
         )
     }
+}
+
+/// The results of `measure`, run `times` times and then, for short
+/// workloads, again until `MIN_TIME` has passed (at most 30 runs): a run of
+/// 50 ms on a shared machine is noisier than one of 500 ms.
+fn repeat(times: usize, mut measure: impl FnMut() -> f64) -> Vec<f64> {
+    let start = Instant::now();
+    let mut results = Vec::new();
+    while results.len() < times || (start.elapsed() < MIN_TIME && results.len() < 30) {
+        results.push(measure());
+    }
+    results
 }
 
 /// A ratio of two rows; `target` marks the ones issue #5 set a target for,
@@ -470,7 +485,7 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
     }
     println!(
         "\n{:<72} {:>7} {:>13} target",
-        "ratio (targets: median of 5 paired rounds, and range)", "value", "range"
+        "ratio (targets: median of paired rounds, and range)", "value", "range"
     );
     for line in &results {
         println!("{line}");
