@@ -31,6 +31,7 @@ pub struct Args {}
 
 use crate::baselines::{self, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use atomic_bloom::{AtomicBloom, Layout};
+use std::hash::BuildHasher;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -185,6 +186,7 @@ const INSERT_2T: &str = "insert, per key, 2 threads";
 const BATCH_1T: &str = "insert_batch, 1 thread";
 const BULK_2T: &str = "par_insert (rayon bulk), 2 threads";
 const UNSHARED_2T: &str = "insert_batch, 2 threads, a filter each";
+const HALVES_2T: &str = "insert_hash_batch, 2 threads, a half of the array each";
 const MUTEX_2T: &str = "Mutex<plain filter> insert, 2 threads";
 const RWLOCK_2T: &str = "RwLock<plain filter> insert, 2 threads";
 const SHARDED_2T: &str = "16 sharded mutexes insert, 2 threads";
@@ -265,6 +267,11 @@ const RATIOS_BOTH: &[Ratio] = &[
         BATCH_1T,
     ),
     ratio(
+        "machine: insert_hash_batch 2T on a half each / 1T",
+        HALVES_2T,
+        BATCH_1T,
+    ),
+    ratio(
         "machine: prefetched fetch_or probe 2T / 1T",
         FETCH_OR_PF_2T,
         FETCH_OR_PF_1T,
@@ -339,6 +346,11 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         // Physical-limit probes on an array of the filter's size.
         let probe = Probe::new(filled.memory_bytes());
 
+        // Keys hashed and split by the half of the array their block is in
+        // (untimed), for the row that shares no line.
+        let (low, high): (Vec<u64>, Vec<u64>) = (0..inserts)
+            .map(|k| f.hasher().hash_one(k))
+            .partition(|&hash| hash < 1 << 63);
         let mut table = Table {
             label,
             works: Vec::new(),
@@ -376,6 +388,15 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
                 })
             },
         ));
+        // The shared filter again, but each thread inserts only the keys
+        // whose block is in its half of the array: the threads share the
+        // filter and no cache line.
+        table.row(Work::after(HALVES_2T, inserts, ours, || {
+            std::thread::scope(|s| {
+                s.spawn(|| f.insert_hash_batch(low.iter().copied()));
+                f.insert_hash_batch(high.iter().copied());
+            })
+        }));
         table.row(Work::inserts_2t(
             MUTEX_2T,
             slow_inserts,
