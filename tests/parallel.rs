@@ -99,3 +99,35 @@ fn collecting_in_parallel_equals_collecting() {
     let parallel: AtomicBloom = (0..100_000u64).into_par_iter().collect();
     assert_eq!(parallel, sequential);
 }
+
+/// The split that lets threads build a small filter without sharing cache
+/// lines (module docs of `parallel.rs`): with `Blocked` and `Word`, hashes
+/// below `1 << 63` set bits only in the lower half of the array, hashes at
+/// or above it only in the upper half.
+#[test]
+fn hash_halves_are_array_halves() {
+    for layout in [Layout::Blocked, Layout::Word] {
+        let (low, high) = (empty(layout), empty(layout));
+        let hashes = (0..10_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let (below, above): (Vec<u64>, Vec<u64>) = hashes.partition(|&h| h < 1 << 63);
+        low.insert_hash_batch(below);
+        high.insert_hash_batch(above);
+        let words = low.words().count();
+        // Blocked rounds halves to whole 8-word blocks.
+        let half = words / 2 / 8 * 8;
+        let ones = |f: &AtomicBloom, range: std::ops::Range<usize>| -> u32 {
+            let len = range.len();
+            f.words()
+                .skip(range.start)
+                .take(len)
+                .map(u64::count_ones)
+                .sum()
+        };
+        assert_eq!(ones(&low, half + 8..words), 0, "{layout}");
+        assert_eq!(ones(&high, 0..half), 0, "{layout}");
+        assert!(
+            ones(&low, 0..half) > 10_000 && ones(&high, half..words) > 10_000,
+            "{layout}"
+        );
+    }
+}
