@@ -306,13 +306,9 @@ fn decode<S: BuildHasher>(
     bytes: &[u8],
     hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
 ) -> Result<AtomicBloom<S>, ReadError> {
-    let actual = bytes.len() as u64;
-    let header_bytes: &[u8; HEADER_LEN] = bytes.first_chunk().ok_or(ReadError::Truncated {
-        expected: HEADER_LEN as u64,
-        actual,
-    })?;
+    let header_bytes: &[u8; HEADER_LEN] = bytes.first_chunk().ok_or_else(|| short_header(bytes))?;
     let header = Header::decode(header_bytes)?;
-    header.check_len(actual)?;
+    header.check_len(bytes.len() as u64)?;
     let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
     check_sum(stored, xxh3_64(covered))?;
     let mut filter = header.empty_filter(hasher(&header)?)?;
@@ -362,10 +358,7 @@ fn load_file<S: BuildHasher>(
     let mut header_bytes = [0u8; HEADER_LEN];
     let got = read_full(&mut file, &mut header_bytes)?;
     if got < HEADER_LEN {
-        return Err(ReadError::Truncated {
-            expected: HEADER_LEN as u64,
-            actual: got as u64,
-        });
+        return Err(short_header(&header_bytes[..got]));
     }
     let header = Header::decode(&header_bytes)?;
     header.check_len(actual)?;

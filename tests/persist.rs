@@ -130,6 +130,9 @@ fn streams_and_files_report_the_same_errors() {
             "magic",
             b"definitely not a bloom filter at all, no".to_vec(),
         ),
+        // Shorter than a header: not a filter, or a filter cut short.
+        ("short text", b"hello\n".to_vec()),
+        ("short header", good[..20].to_vec()),
     ];
     for (what, bytes) in cases {
         let path = dir.path().join(what);
@@ -142,6 +145,11 @@ fn streams_and_files_report_the_same_errors() {
         for err in &errors {
             let same = std::mem::discriminant(err) == std::mem::discriminant(&errors[0]);
             assert!(same, "{what}: {errors:?}");
+        }
+        match what {
+            "short text" => assert!(matches!(errors[0], ReadError::BadMagic), "{errors:?}"),
+            "short header" => assert!(matches!(errors[0], ReadError::Truncated { .. })),
+            _ => {}
         }
     }
 }
