@@ -609,11 +609,7 @@ impl<S> AtomicBloom<S> {
                 sum / self.num_lines() as f64
             }
             Layout::Word => {
-                let sum: f64 = self
-                    .bits
-                    .load_words(self.bits.all())
-                    .map(|w| fill(w.count_ones(), 64))
-                    .sum();
+                let sum: f64 = self.words().map(|w| fill(w.count_ones(), 64)).sum();
                 sum / self.num_words() as f64
             }
         }
@@ -792,7 +788,7 @@ impl<S> fmt::Debug for AtomicBloom<S> {
     }
 }
 
-/// Inserts every key.
+/// Inserts every key, as [`insert_batch`](AtomicBloom::insert_batch).
 ///
 /// ```
 /// let mut f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
@@ -802,9 +798,7 @@ impl<S> fmt::Debug for AtomicBloom<S> {
 /// ```
 impl<T: Hash, S: BuildHasher> Extend<T> for AtomicBloom<S> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
-        }
+        self.insert_batch(keys);
     }
 }
 
@@ -821,12 +815,21 @@ impl<T: Hash> FromIterator<T> for AtomicBloom {
     fn from_iter<I: IntoIterator<Item = T>>(keys: I) -> Self {
         let hasher = WyBuildHasher::default();
         let hashes: Vec<u64> = keys.into_iter().map(|key| hasher.hash_one(&key)).collect();
-        let items = (hashes.len() as u64).max(1);
-        let filter = match AtomicBloom::new(items, DEFAULT_FALSE_POSITIVE_RATE) {
-            Ok(filter) => filter,
-            Err(e) => panic!("collecting into AtomicBloom: {e}"),
-        };
+        let filter = AtomicBloom::collecting(hashes.len());
         filter.insert_hash_batch(hashes);
         filter
+    }
+}
+
+impl AtomicBloom {
+    /// The filter [`FromIterator`] and `FromParallelIterator` fill: sized for
+    /// `keys` keys at [`DEFAULT_FALSE_POSITIVE_RATE`]. Panics only if the
+    /// allocator refuses (the size is valid for any count).
+    pub(crate) fn collecting(keys: usize) -> Self {
+        let items = (keys as u64).max(1);
+        match AtomicBloom::new(items, DEFAULT_FALSE_POSITIVE_RATE) {
+            Ok(filter) => filter,
+            Err(e) => panic!("collecting into AtomicBloom: {e}"),
+        }
     }
 }

@@ -24,7 +24,7 @@
 //! keeps order (`tests/parallel.rs`: `hash_halves_are_array_halves`).
 
 use crate::batch::{Op, Pipeline};
-use crate::{AtomicBloom, DEFAULT_FALSE_POSITIVE_RATE, IncompatibleError, WyBuildHasher};
+use crate::{AtomicBloom, IncompatibleError, WyBuildHasher};
 use rayon::prelude::*;
 use std::hash::{BuildHasher, Hash};
 use std::ops::Range;
@@ -84,21 +84,7 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         let mut out = vec![false; keys.len()];
         out.par_chunks_mut(KEYS_PER_TASK)
             .zip(keys.par_chunks(KEYS_PER_TASK))
-            .for_each(|(out, keys)| {
-                // Results come out in key order, `PREFETCH_DISTANCE` behind.
-                let mut pipeline = Pipeline::new(self, Op::Contains);
-                let mut done = 0;
-                for key in keys {
-                    if let Some(result) = pipeline.push(self.hash(key)) {
-                        out[done] = result;
-                        done += 1;
-                    }
-                }
-                for result in pipeline.finish() {
-                    out[done] = result;
-                    done += 1;
-                }
-            });
+            .for_each(|(out, keys)| out.copy_from_slice(&self.contains_batch(keys)));
         out
     }
 }
@@ -176,7 +162,7 @@ impl<T: Hash + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S>
 }
 
 /// A `Blocked` filter holding every key, sized for their number at
-/// [`DEFAULT_FALSE_POSITIVE_RATE`], built in parallel; as
+/// [`DEFAULT_FALSE_POSITIVE_RATE`](crate::DEFAULT_FALSE_POSITIVE_RATE), built in parallel; as
 /// [`FromIterator`], the keys' hashes are buffered to count them first.
 ///
 /// ```
@@ -192,11 +178,7 @@ impl<T: Hash + Send> FromParallelIterator<T> for AtomicBloom {
             .into_par_iter()
             .map(|key| hasher.hash_one(&key))
             .collect();
-        let items = (hashes.len() as u64).max(1);
-        let filter = match AtomicBloom::new(items, DEFAULT_FALSE_POSITIVE_RATE) {
-            Ok(filter) => filter,
-            Err(e) => panic!("collecting into AtomicBloom: {e}"),
-        };
+        let filter = AtomicBloom::collecting(hashes.len());
         hashes.par_chunks(KEYS_PER_TASK).for_each(|chunk| {
             filter.insert_hash_batch(chunk.iter().copied());
         });
