@@ -489,7 +489,11 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         } else {
             RATIOS_100M
         };
-        for ratio in targets.iter().chain(RATIOS_BOTH) {
+        // A ratio already measured as a target is not repeated as a quotient.
+        let untargeted = RATIOS_BOTH
+            .iter()
+            .filter(|r| !targets.iter().any(|t| (t.num, t.den) == (r.num, r.den)));
+        for ratio in targets.iter().chain(untargeted) {
             let line = match ratio.target {
                 Some(at_least) => {
                     let (median, low, high) = table.paired(ratio.num, ratio.den);

@@ -48,9 +48,7 @@ pub fn run(args: Args) -> Result<()> {
         Ok(())
     })?;
     bar.finish_and_clear();
-    filter
-        .save(&args.output)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    crate::save(&filter, &args.output)?;
     eprintln!(
         "built {}: {read} keys read, {new} new; {} layout, {} bits ({:.2} per expected key), k = {}; \
          estimated false-positive rate now {:.3e}; {:.1} s{}",

@@ -6,7 +6,7 @@
 //! a `Mutex`.
 
 use crate::LayoutArg;
-use crate::baselines::{MutexFilter, PlainBlocked};
+use crate::baselines::{MutexFilter, PlainBlocked, mix};
 use anyhow::{Context, Result};
 use atomic_bloom::AtomicBloom;
 use indicatif::ProgressBar;
@@ -33,10 +33,8 @@ pub struct Args {
 /// Request `i` asks for page `page(i)`: a fixed pseudo-random choice among
 /// `distinct` pages, so popular pages repeat.
 fn page(i: u64, distinct: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    ((u128::from(z ^ (z >> 31)) * u128::from(distinct)) >> 64) as u64
+    let z = mix(i.wrapping_add(0x9E37_79B9_7F4A_7C15));
+    ((u128::from(z) * u128::from(distinct)) >> 64) as u64
 }
 
 /// The URL of page `id`, written into `buf`.

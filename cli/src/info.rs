@@ -1,7 +1,7 @@
 //! `info`: what a filter file holds.
 
-use anyhow::{Context, Result};
-use atomic_bloom::{AtomicBloom, FORMAT_VERSION};
+use anyhow::Result;
+use atomic_bloom::FORMAT_VERSION;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -11,8 +11,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let filter = AtomicBloom::load(&args.filter)
-        .with_context(|| format!("cannot load {}", args.filter.display()))?;
+    let filter = crate::load(&args.filter)?;
     let ones = filter.par_count_ones();
     println!("file:               {}", args.filter.display());
     println!("format version:     {FORMAT_VERSION}");

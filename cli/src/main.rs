@@ -17,8 +17,10 @@ mod keys;
 mod merge;
 mod query;
 
-use atomic_bloom::Layout;
+use anyhow::Context;
+use atomic_bloom::{AtomicBloom, Layout};
 use clap::{Parser, Subcommand, ValueEnum};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Lock-free concurrent Bloom filters: build them from key files on every
@@ -70,6 +72,18 @@ impl From<LayoutArg> for Layout {
             LayoutArg::Word => Layout::Word,
         }
     }
+}
+
+/// Loads a filter file, naming the file in the error.
+fn load(path: &Path) -> anyhow::Result<AtomicBloom> {
+    AtomicBloom::load(path).with_context(|| format!("cannot load {}", path.display()))
+}
+
+/// Saves a filter file atomically, naming the file in the error.
+fn save(filter: &AtomicBloom, path: &Path) -> anyhow::Result<()> {
+    filter
+        .save(path)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn main() -> ExitCode {

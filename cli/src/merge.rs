@@ -1,7 +1,6 @@
 //! `merge`: the union of compatible filter files.
 
 use anyhow::{Context, Result, bail};
-use atomic_bloom::AtomicBloom;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -15,22 +14,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let load = |path: &PathBuf| {
-        AtomicBloom::load(path).with_context(|| format!("cannot load {}", path.display()))
-    };
     let Some((first, rest)) = args.inputs.split_first() else {
         bail!("no input files");
     };
-    let union = load(first)?;
+    let union = crate::load(first)?;
     for path in rest {
-        let other = load(path)?;
+        let other = crate::load(path)?;
         union
             .par_union(&other)
             .with_context(|| format!("cannot merge {} into {}", path.display(), first.display()))?;
     }
-    union
-        .save(&args.output)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    crate::save(&union, &args.output)?;
     eprintln!(
         "merged {} filters into {}: {} bits set, about {} keys",
         args.inputs.len(),

@@ -1,8 +1,7 @@
 //! `query`: which keys may be in a filter, as text for pipelines.
 
 use crate::keys;
-use anyhow::{Context, Result};
-use atomic_bloom::AtomicBloom;
+use anyhow::Result;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,8 +26,7 @@ pub struct Args {
 /// Without `--present`, `--absent` or `--quiet`, each key is printed as
 /// `present<TAB>key` or `absent<TAB>key`.
 pub fn run(args: Args) -> Result<ExitCode> {
-    let filter = AtomicBloom::load(&args.filter)
-        .with_context(|| format!("cannot load {}", args.filter.display()))?;
+    let filter = crate::load(&args.filter)?;
     let bar = keys::progress(keys::total_bytes(&args.inputs), "querying");
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut all_present = true;
