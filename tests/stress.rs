@@ -1,6 +1,7 @@
 //! The concurrency contract with real threads, more of them than cores.
-//! Every loop is bounded by a count, so each test stops by itself. The
-//! interleavings themselves are model-checked in `loom-tests/`.
+//! Every loop ends by itself: by a count, or by waiting on progress that
+//! the other threads are sure to make. The interleavings themselves are
+//! model-checked in `loom-tests/`.
 
 use atomic_bloom::{AtomicBloom, Layout};
 use std::collections::HashSet;
@@ -34,31 +35,52 @@ fn writer_keys(t: u64) -> std::ops::Range<u64> {
 /// key once seen is seen again. After join the bits equal, word for word, a
 /// sequential build of the same keys: concurrent writes converge to one
 /// state.
+///
+/// The overlap of reads and writes is forced, not left to the scheduler: a
+/// writer publishes the first half of its keys, then waits until the readers
+/// have checked some published key before it inserts the second half. (A
+/// first version let the readers run a fixed number of rounds; on a loaded
+/// 2-core CI machine they sometimes finished before any writer had
+/// published, and the test checked nothing.)
 #[test]
 fn concurrent_writers_and_readers_converge_to_the_sequential_build() {
     for layout in Layout::ALL {
         let filter = build(layout);
         let published: Vec<AtomicU64> = (0..WRITERS).map(|_| AtomicU64::new(0)).collect();
+        // Checks made by the readers, and writers that have finished.
         let checked = AtomicU64::new(0);
+        let finished = AtomicU64::new(0);
         std::thread::scope(|s| {
             for t in 0..WRITERS {
-                let (filter, published) = (&filter, &published);
+                let (filter, published, checked, finished) =
+                    (&filter, &published, &checked, &finished);
                 s.spawn(move || {
-                    let keys = writer_keys(t);
-                    for (i, key) in keys.clone().enumerate() {
+                    for (i, key) in writer_keys(t).enumerate() {
+                        let i = i as u64;
+                        if i == PER_WRITER / 2 {
+                            // Ends: this writer's first half is published,
+                            // and readers run until every writer finishes.
+                            while checked.load(Ordering::Relaxed) == 0 {
+                                std::thread::yield_now();
+                            }
+                        }
                         filter.insert(&key);
-                        if (i as u64 + 1).is_multiple_of(BATCH) {
-                            published[t as usize].store(i as u64 + 1, Ordering::Release);
+                        if (i + 1).is_multiple_of(BATCH) {
+                            published[t as usize].store(i + 1, Ordering::Release);
                         }
                     }
+                    finished.fetch_add(1, Ordering::Release);
                 });
             }
             for r in 0..READERS {
-                let (filter, published, checked) = (&filter, &published, &checked);
+                let (filter, published, checked, finished) =
+                    (&filter, &published, &checked, &finished);
                 s.spawn(move || {
-                    // Bounded: each writer's range is read at most 2 000 times.
-                    for round in 0..2_000u64 {
-                        let t = (round + r) % WRITERS;
+                    // Ends: the writers finish once any key has been checked.
+                    let mut round = r;
+                    while finished.load(Ordering::Acquire) < WRITERS {
+                        let t = round % WRITERS;
+                        round += 1;
                         let done = published[t as usize].load(Ordering::Acquire);
                         let keys = writer_keys(t);
                         // A sample of the published prefix: the newest batch
@@ -67,20 +89,20 @@ fn concurrent_writers_and_readers_converge_to_the_sequential_build() {
                         let stride = (0..done).step_by(97);
                         for i in newest.chain(stride) {
                             let key = keys.start + i;
+                            // Counted before the assert, so that a failing
+                            // check releases the waiting writers too.
+                            checked.fetch_add(1, Ordering::Relaxed);
                             assert!(
                                 filter.contains(&key),
                                 "{layout}: published key {key} missing"
                             );
-                            checked.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                 });
             }
         });
-        assert!(
-            checked.load(Ordering::Relaxed) > 0,
-            "readers checked nothing"
-        );
+        // Cannot fail vacuously: the writers only finished after a check.
+        assert!(checked.load(Ordering::Relaxed) > 0);
         let sequential = build(layout);
         for t in 0..WRITERS {
             for key in writer_keys(t) {
