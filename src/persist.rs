@@ -104,10 +104,22 @@ pub enum ReadError {
     /// The hasher id is not one this build knows.
     #[error("unknown hasher id {0}")]
     UnknownHasher(u8),
-    /// `k` or `m` is out of range, or `m` is not a whole number of words
-    /// (blocks for `Blocked`).
+    /// `k` or `m` is out of range.
     #[error("invalid filter parameters: {0}")]
     InvalidParameters(BuildError),
+    /// `m` is not a whole number of the layout's words (blocks for
+    /// `Blocked`): no writer produces such a header.
+    #[error(
+        "invalid filter parameters: {num_bits} bits is not a multiple of {granule}, the {layout} layout's unit"
+    )]
+    UnalignedBits {
+        /// The header's `m`.
+        num_bits: u64,
+        /// The header's layout.
+        layout: Layout,
+        /// The multiple of bits the layout sizes its array in.
+        granule: u64,
+    },
     /// The input ends before the filter does.
     #[error("truncated: the filter needs {expected} bytes, the input has {actual}")]
     Truncated {
@@ -192,11 +204,13 @@ impl Header {
         let sizing =
             Sizing::for_bits(layout, num_bits, num_hashes).map_err(ReadError::InvalidParameters)?;
         if sizing.num_bits() != num_bits {
-            // Writers only write whole words or blocks: this header is forged.
-            return Err(ReadError::InvalidParameters(BuildError::TooLarge {
-                requested_bits: u128::from(num_bits),
-                max_bits: crate::MAX_BITS,
-            }));
+            // `for_bits` rounds up to whole words or blocks, as writers do:
+            // a header that needed rounding is forged.
+            return Err(ReadError::UnalignedBits {
+                num_bits,
+                layout,
+                granule: layout.granule_bits(),
+            });
         }
         Ok(Header {
             sizing,
@@ -277,6 +291,17 @@ fn read_full(mut input: impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
+/// Reads and validates the header at the start of `input`; returns its raw
+/// bytes (for the checksum) with it.
+fn read_header(input: impl Read) -> Result<([u8; HEADER_LEN], Header), ReadError> {
+    let mut bytes = [0u8; HEADER_LEN];
+    let got = read_full(input, &mut bytes)?;
+    if got < HEADER_LEN {
+        return Err(short_header(&bytes[..got]));
+    }
+    Ok((bytes, Header::decode(&bytes)?))
+}
+
 /// The error for an input that ended inside the header: not a filter at
 /// all if what there is does not start like [`MAGIC`], else truncated.
 fn short_header(prefix: &[u8]) -> ReadError {
@@ -322,13 +347,9 @@ fn read_stream<S: BuildHasher>(
     mut input: impl Read,
     hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
 ) -> Result<AtomicBloom<S>, ReadError> {
-    let mut header = [0u8; HEADER_LEN];
-    let got = read_full(&mut input, &mut header)?;
-    if got < HEADER_LEN {
-        return Err(short_header(&header[..got]));
-    }
-    let expected = Header::decode(&header)?.file_len();
-    let mut bytes = header.to_vec();
+    let (header_bytes, header) = read_header(&mut input)?;
+    let expected = header.file_len();
+    let mut bytes = header_bytes.to_vec();
     // A stack buffer: nothing is allocated until bytes actually arrive.
     let mut chunk = [0u8; 8192];
     // One byte past the end tells trailing garbage from a clean end.
@@ -355,12 +376,7 @@ fn load_file<S: BuildHasher>(
 ) -> Result<AtomicBloom<S>, ReadError> {
     let mut file = File::open(path)?;
     let actual = file.metadata()?.len();
-    let mut header_bytes = [0u8; HEADER_LEN];
-    let got = read_full(&mut file, &mut header_bytes)?;
-    if got < HEADER_LEN {
-        return Err(short_header(&header_bytes[..got]));
-    }
-    let header = Header::decode(&header_bytes)?;
+    let (header_bytes, header) = read_header(&mut file)?;
     header.check_len(actual)?;
     let expected = header.file_len();
     let mut filter = header.empty_filter(hasher(&header)?)?;
