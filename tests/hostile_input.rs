@@ -14,6 +14,8 @@ mod common;
 
 use atomic_bloom::{AtomicBloom, Layout, ReadError};
 use cap::Cap;
+use proptest::prelude::RngExt;
+use proptest::test_runner::{RngAlgorithm, TestRng};
 use std::alloc::System;
 
 #[global_allocator]
@@ -25,28 +27,6 @@ fn capped<T>(budget: usize, read: impl FnOnce() -> T) -> T {
     let out = read();
     ALLOCATOR.set_limit(usize::MAX).unwrap();
     out
-}
-
-/// xorshift64*: a small deterministic source of mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn reseal(bytes: &mut [u8]) {
-    let n = bytes.len() - 8;
-    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..n]);
-    bytes[n..].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// Values a forger would put in a header field.
@@ -63,47 +43,49 @@ const EDGES: [u64; 10] = [
     u64::MAX,
 ];
 
-fn mutate(rng: &mut Rng, original: &[u8]) -> (Vec<u8>, bool) {
+fn mutate(rng: &mut TestRng, original: &[u8]) -> (Vec<u8>, bool) {
     let mut bytes = original.to_vec();
     let mut resealed = false;
-    match rng.below(6) {
+    match rng.random_range(0..6u8) {
         // Bit flips anywhere.
         0 => {
-            for _ in 0..=rng.below(4) {
-                let bit = rng.below(bytes.len() * 8);
+            for _ in 0..=rng.random_range(0..4u8) {
+                let bit = rng.random_range(0..bytes.len() * 8);
                 bytes[bit / 8] ^= 1 << (bit % 8);
             }
         }
         // Truncation.
-        1 => bytes.truncate(rng.below(bytes.len())),
+        1 => bytes.truncate(rng.random_range(0..bytes.len())),
         // Trailing garbage.
-        2 => bytes.extend((0..=rng.below(16)).map(|_| rng.next() as u8)),
+        2 => bytes.extend((0..=rng.random_range(0..16u8)).map(|_| rng.random::<u8>())),
         // A forged header field, checksum recomputed: the header checks
         // must stop it, or the result must be the filter it describes.
         3 => {
-            let value = if rng.below(2) == 0 {
-                EDGES[rng.below(EDGES.len())]
+            let value = if rng.random_range(0..2u8) == 0 {
+                EDGES[rng.random_range(0..EDGES.len())]
             } else {
-                rng.next()
+                rng.random::<u64>()
             };
-            let (at, width) =
-                [(8, 2), (10, 1), (11, 1), (12, 4), (16, 8), (24, 8), (32, 8)][rng.below(7)];
+            let (at, width) = [(8, 2), (10, 1), (11, 1), (12, 4), (16, 8), (24, 8), (32, 8)]
+                [rng.random_range(0..7usize)];
             bytes[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
-            reseal(&mut bytes);
+            common::reseal(&mut bytes);
             resealed = true;
         }
         // Random bytes, sometimes behind a valid magic.
         4 => {
-            bytes = (0..rng.below(300)).map(|_| rng.next() as u8).collect();
-            if rng.below(2) == 0 && bytes.len() >= 8 {
+            bytes = (0..rng.random_range(0..300usize))
+                .map(|_| rng.random::<u8>())
+                .collect();
+            if rng.random_range(0..2u8) == 0 && bytes.len() >= 8 {
                 bytes[..8].copy_from_slice(&atomic_bloom::MAGIC);
             }
         }
         // Changed bits, checksum recomputed: a valid, different filter.
         _ => {
-            let at = 40 + rng.below(bytes.len() - 48);
-            bytes[at] ^= 1 << rng.below(8);
-            reseal(&mut bytes);
+            let at = 40 + rng.random_range(0..bytes.len() - 48);
+            bytes[at] ^= 1 << rng.random_range(0..8u8);
+            common::reseal(&mut bytes);
             resealed = true;
         }
     }
@@ -129,10 +111,11 @@ fn a_million_hostile_inputs() {
         matches!(starved, Err(ReadError::AllocationFailed(_))),
         "the allocation cap does not work"
     );
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    // A fixed seed: every run mutates the same way.
+    let mut rng = TestRng::deterministic_rng(RngAlgorithm::XorShift);
     let (mut rejected, mut accepted) = (0usize, 0usize);
     for n in 0..INPUTS {
-        let which = rng.below(originals.len());
+        let which = rng.random_range(0..originals.len());
         let (input, resealed) = mutate(&mut rng, &encoded[which]);
         let result = capped(input.len() + 256, || AtomicBloom::from_bytes(&input));
         if n % 16 == 0 {

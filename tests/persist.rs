@@ -11,14 +11,6 @@ fn sample(layout: Layout, seed: u64) -> AtomicBloom {
     common::filled(layout, 5_000, 0.01, seed)
 }
 
-/// Recomputes the trailing checksum after a deliberate header change, so
-/// the header validation (not the checksum) is what must reject it.
-fn reseal(bytes: &mut [u8]) {
-    let n = bytes.len() - 8;
-    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..n]);
-    bytes[n..].copy_from_slice(&sum.to_le_bytes());
-}
-
 #[test]
 fn round_trips_through_bytes_streams_and_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -56,7 +48,7 @@ fn each_kind_of_damage_has_its_own_error() {
     let forged = |at: usize, field: &[u8]| {
         with(&|b| {
             b[at..at + field.len()].copy_from_slice(field);
-            reseal(b)
+            common::reseal(b)
         })
     };
     assert!(matches!(with(&|b| b[0] = b'X'), ReadError::BadMagic));
