@@ -40,10 +40,7 @@ pub fn total_bytes(inputs: &[PathBuf]) -> Option<u64> {
 
 /// A progress bar on stderr, drawn only when stderr is a terminal.
 pub fn progress(total: Option<u64>, what: &str) -> ProgressBar {
-    let bar = match total {
-        Some(total) => ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-    };
+    let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
     let template = if total.is_some() {
         "{msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})"
     } else {

@@ -105,7 +105,7 @@ pub fn covers(whole: &[u64], part: &[u64]) -> bool {
 /// low, a scenario that serializes by accident) fails instead of passing
 /// vacuously.
 #[cfg(loom)]
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct Outcomes<T: Ord>(Arc<Mutex<BTreeSet<T>>>);
 
 #[cfg(loom)]
