@@ -6,7 +6,31 @@
 //! the same bits. Each message says what to change.
 
 use crate::Layout;
+use std::fmt;
 use thiserror::Error;
+
+/// A rate as people write it: `0.01`, `0.999`, but `1e-80` rather than 80
+/// digits.
+struct Rate(f64);
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if (1e-4..1.0).contains(&self.0) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
+/// What to change when `layout` cannot reach a rate within the size limit.
+fn unreachable_hint(layout: &Layout) -> &'static str {
+    match layout {
+        Layout::Word => "use the blocked or standard layout, or raise the rate",
+        Layout::Blocked => "use the standard layout, fewer items, or a higher rate",
+        Layout::Standard => "use fewer items or a higher rate",
+    }
+}
 
 /// Why a filter could not be built.
 ///
@@ -21,7 +45,7 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum BuildError {
     /// The false-positive rate is not strictly between 0 and 1 (or is NaN).
-    #[error("false-positive rate must be strictly between 0 and 1, got {0}")]
+    #[error("false-positive rate must be strictly between 0 and 1, got {}", Rate(*.0))]
     InvalidFalsePositiveRate(f64),
     /// The expected number of items is zero.
     #[error("expected number of items must be at least 1")]
@@ -48,9 +72,27 @@ pub enum BuildError {
         /// The largest supported size.
         max_bits: u64,
     },
+    /// The rate is at or below the [hash floor](crate::sizing::hash_floor)
+    /// for this many items: the chance that a key never inserted shares its
+    /// 64-bit hash with an inserted one, which no number of bits lowers.
+    #[error(
+        "a false-positive rate of {} is below what a 64-bit hash can give for {items} items: \
+         an absent key shares the hash of an inserted one with probability {:.3e}; \
+         raise the rate, or split the keys over several filters",
+        Rate(*fpp), floor
+    )]
+    RateBelowHashFloor {
+        /// The rate asked for.
+        fpp: f64,
+        /// The expected items asked for.
+        items: u64,
+        /// `items / 2^64`.
+        floor: f64,
+    },
     /// The layout cannot reach the rate within [`MAX_BITS`](crate::MAX_BITS).
     #[error(
-        "the {layout} layout cannot reach a false-positive rate of {fpp} for {items} items within {max_bits} bits; use the blocked or standard layout"
+        "the {layout} layout cannot reach a false-positive rate of {} for {items} items within {max_bits} bits; {}",
+        Rate(*fpp), unreachable_hint(layout)
     )]
     RateUnreachable {
         /// The layout asked for.
@@ -62,8 +104,9 @@ pub enum BuildError {
         /// The largest supported size.
         max_bits: u64,
     },
-    /// The allocator refused the bit array.
-    #[error("could not allocate {bytes} bytes for the bit array")]
+    /// The allocator refused the memory (the bit array, or a buffer sized
+    /// by the filter).
+    #[error("could not allocate {bytes} bytes")]
     AllocationFailed {
         /// Bytes requested.
         bytes: u64,

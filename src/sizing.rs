@@ -48,6 +48,13 @@
 
 use crate::{BuildError, Layout, MAX_BITS, MAX_HASHES};
 
+/// The loosest rate a filter is sized for: a rate above it is sized as
+/// it. Closer to 1, the model's rates differ from 1 by less than its
+/// floating-point error (about 1e-13), and sizes would jitter instead of
+/// growing steadily as the rate tightens; a filter sized for this rate
+/// meets any looser one.
+const LOOSEST_TARGET: f64 = 1.0 - 1e-6;
+
 /// The size of a filter: its layout, bits and hashes per key.
 ///
 /// ```
@@ -86,11 +93,22 @@ impl Sizing {
         if expected_items == 0 {
             return Err(BuildError::ZeroItems);
         }
+        let floor = hash_floor(expected_items);
+        if fpp <= floor {
+            return Err(BuildError::RateBelowHashFloor {
+                fpp,
+                items: expected_items,
+                floor,
+            });
+        }
+        // The bits must bring the model's rate to what the floor leaves,
+        // and no closer to 1 than the model can resolve.
+        let target = (fpp - floor).min(LOOSEST_TARGET);
         let items = expected_items as f64;
         // The best k is near log2(1/p) for every layout; search outwards from
         // there while the size keeps shrinking (it is unimodal in k).
-        let start = ((1.0 / fpp).log2().round() as u32).clamp(1, MAX_HASHES);
-        let bits_for = |k: u32| min_bits(layout, k, items, fpp);
+        let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
+        let bits_for = |k: u32| min_bits(layout, k, items, target);
         let mut best: Option<(u64, u32)> = bits_for(start).map(|m| (m, start));
         for direction in [-1i64, 1] {
             let mut k = i64::from(start) + direction;
@@ -113,7 +131,7 @@ impl Sizing {
                 max_bits: MAX_BITS,
             },
             None => BuildError::TooLarge {
-                requested_bits: standard_bits(MAX_HASHES, items, fpp) as u128,
+                requested_bits: fewest_standard_bits(items, target),
                 max_bits: MAX_BITS,
             },
         })?;
@@ -217,8 +235,28 @@ impl Sizing {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn false_positive_rate(&self, items: u64) -> f64 {
-        model_fpr(self.layout, self.num_bits, self.num_hashes, items as f64)
+        let model = model_fpr(self.layout, self.num_bits, self.num_hashes, items as f64);
+        (model + hash_floor(items)).min(1.0)
     }
+}
+
+/// The hash floor: the probability that a key never inserted has the same
+/// 64-bit hash as one of `items` inserted keys, `items / 2^64`. Every bit a
+/// key touches is derived from its 64-bit hash, so such a key is always
+/// reported present, whatever the filter's size: no sizing reaches a rate
+/// at or below this floor, and [`Sizing::for_rate`] refuses one with
+/// [`BuildError::RateBelowHashFloor`]. It is 5.4e-14 for a million keys and
+/// 5.4e-11 for a billion.
+///
+/// ```
+/// use atomic_bloom::{BuildError, Layout, Sizing, sizing::hash_floor};
+///
+/// assert_eq!(hash_floor(1 << 20), 2f64.powi(-44));
+/// let err = Sizing::for_rate(Layout::Standard, 1_000_000_000, 1e-12).unwrap_err();
+/// assert!(matches!(err, BuildError::RateBelowHashFloor { .. }));
+/// ```
+pub fn hash_floor(items: u64) -> f64 {
+    items as f64 * 2f64.powi(-64)
 }
 
 /// The layout's model false-positive rate with `items` keys.
@@ -239,8 +277,20 @@ fn standard_fpr(num_bits: u64, k: u32, items: f64) -> f64 {
 }
 
 /// Closed-form bits for the `Standard` model: `m = -k n / ln(1 - p^(1/k))`.
+/// Not finite, or 0, where `p^(1/k)` rounds to 1 (p very close to 1 and
+/// large `k`).
 fn standard_bits(k: u32, items: f64, fpp: f64) -> f64 {
     -f64::from(k) * items / (-fpp.powf(1.0 / f64::from(k))).ln_1p()
+}
+
+/// The fewest bits any `k` needs under the `Standard` model, the least any
+/// layout needs (saturated at `u128::MAX`): what a `TooLarge` error reports.
+fn fewest_standard_bits(items: f64, fpp: f64) -> u128 {
+    (1..=MAX_HASHES)
+        .map(|k| standard_bits(k, items, fpp))
+        .filter(|&bits| bits.is_finite() && bits > 0.0)
+        .fold(f64::INFINITY, f64::min)
+        .ceil() as u128 // saturates; +inf (no finite size) becomes u128::MAX
 }
 
 /// The smallest size (in the layout's granules) with `k` hashes whose model
@@ -254,11 +304,25 @@ fn min_bits(layout: Layout, k: u32, items: f64, fpp: f64) -> Option<u64> {
     if !lower.is_finite() || lower >= max_granules as f64 {
         return None;
     }
-    let lower = (lower.ceil() as u64).max(1);
+    let mut lower = (lower.ceil() as u64).max(1);
     let fpr: Box<dyn Fn(u64) -> f64> = match layout.block_bits() {
         None => Box::new(|g: u64| standard_fpr(g * granule, k, items)),
         Some(block) => {
             let load_at = move |g: u64| block as f64 * items / (g * granule) as f64;
+            // Sizes whose blocks are saturated have rate 1 (above any
+            // `fpp`): start past them, so that the model, built for the
+            // largest load it is asked about, holds every smaller one.
+            // Saturated while `load k > 30 B`, that is below
+            // `g = items k / (30 granule)` granules.
+            let unsaturated =
+                items * f64::from(k) / (BlockModel::SATURATED_DRAWS_PER_BIT * granule as f64);
+            if unsaturated >= max_granules as f64 {
+                return None;
+            }
+            lower = lower.max(unsaturated as u64);
+            while BlockModel::saturates(block, k, load_at(lower)) {
+                lower += 1;
+            }
             let model = BlockModel::new(block, k, load_at(lower));
             Box::new(move |g| model.fpr(load_at(g)))
         }
@@ -336,7 +400,11 @@ impl BlockModel {
     }
 
     fn is_saturated(&self, load: f64) -> bool {
-        load * f64::from(self.k) > Self::SATURATED_DRAWS_PER_BIT * self.block as f64
+        Self::saturates(self.block, self.k, load)
+    }
+
+    fn saturates(block: u64, k: u32, load: f64) -> bool {
+        load * f64::from(k) > Self::SATURATED_DRAWS_PER_BIT * block as f64
     }
 
     /// `Σ_i Poisson(i; load) · per_keys[i]`; `load` at most the `max_load`
@@ -485,12 +553,17 @@ mod tests {
     #[test]
     fn unreachable_and_oversized_rates_are_errors() {
         assert!(matches!(
-            Sizing::for_rate(Layout::Word, u64::MAX / 4, 1e-9),
+            Sizing::for_rate(Layout::Word, 1 << 40, 1e-6),
             Err(BuildError::RateUnreachable { .. })
         ));
-        assert!(matches!(
-            Sizing::for_rate(Layout::Standard, u64::MAX, 0.5),
-            Err(BuildError::TooLarge { .. })
-        ));
+        // Needs 1/ln 2 = 1.44 bits per item (k = 1), 2^50.5 bits: the
+        // fewest any k needs, not 0 as it once said.
+        let Err(BuildError::TooLarge { requested_bits, .. }) =
+            Sizing::for_rate(Layout::Standard, 1 << 50, 0.5)
+        else {
+            panic!("not TooLarge");
+        };
+        let per_item = requested_bits as f64 / 2f64.powi(50);
+        assert!((1.44..1.45).contains(&per_item), "{per_item}");
     }
 }
