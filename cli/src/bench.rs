@@ -153,7 +153,7 @@ fn repeat(times: usize, mut measure: impl FnMut() -> f64) -> Vec<f64> {
     results
 }
 
-/// A ratio of two rows; `target` marks the ones issue #5 set a target for,
+/// A ratio of two rows; `target` marks the ones with a target,
 /// which are measured as pairs.
 struct Ratio {
     what: &'static str,
@@ -206,7 +206,7 @@ const GROUP_PF_1T: &str = "probe: 4 fetch_ors in one line, prefetched, 1 thread"
 const GROUP_PF_2T: &str = "probe: 4 fetch_ors in one line, prefetched, 2 threads";
 const WORD_BULK_2T: &str = "Word layout par_insert, 2 threads";
 
-/// Issue #5's targets: bulk inserts and batched queries on 100M keys, single
+/// The bulk paths' targets: bulk inserts and batched queries on 100M keys, single
 /// queries on 1M, scaling and duplicates on both.
 const RATIOS_100M: &[Ratio] = &[
     target(
