@@ -6,7 +6,7 @@
 
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::layout::{block_line, for_each_offset, standard_probe, word_probe};
-use crate::{BuildError, IncompatibleError, Layout, MAX_HASHES, Sizing, WyBuildHasher};
+use crate::{BuildError, Bytes, IncompatibleError, Layout, MAX_HASHES, Sizing, WyBuildHasher};
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
@@ -262,12 +262,18 @@ impl<S: BuildHasher> AtomicBloom<S> {
         let bits = BitArray::zeroed(num_words).ok_or(BuildError::AllocationFailed {
             bytes: sizing.num_bits() / 8,
         })?;
-        Ok(AtomicBloom {
+        Ok(Self::from_parts(bits, sizing, hasher))
+    }
+
+    /// A filter over `bits`, which must have `sizing`'s number of words.
+    pub(crate) fn from_parts(bits: BitArray, sizing: Sizing, hasher: S) -> Self {
+        debug_assert_eq!(bits.num_words() as u64, sizing.num_bits() / 64);
+        AtomicBloom {
             bits,
             sizing,
             fingerprint: hasher.hash_one(FINGERPRINT_KEY),
             hasher,
-        })
+        }
     }
 
     /// Inserts `key`; returns `true` if this call set at least one bit,
@@ -306,6 +312,39 @@ impl<S: BuildHasher> AtomicBloom<S> {
     #[inline]
     pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
         self.contains_hash(self.hasher.hash_one(key))
+    }
+
+    /// Inserts a key given as bytes (a `&str`, `&[u8]`, `Vec<u8>`, array),
+    /// hashed by the crate's stable [byte encoding](crate::key): the call
+    /// for anything saved, shared between processes, or built by the CLI.
+    /// Returns what [`insert`](Self::insert) returns.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// assert!(f.insert_bytes("/usr/bin/ls"));
+    /// assert!(f.contains_bytes(b"/usr/bin/ls")); // str and bytes: one key
+    /// assert!(!f.insert_bytes(String::from("/usr/bin/ls")));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&self, key: impl AsRef<[u8]>) -> bool {
+        self.insert(&Bytes(key))
+    }
+
+    /// Whether a key given as bytes may have been inserted with
+    /// [`insert_bytes`](Self::insert_bytes) (or as a CLI line, or through
+    /// [`Bytes`]).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// f.insert_bytes(b"k");
+    /// assert!(f.contains_bytes("k"));
+    /// assert!(!f.contains_bytes("other"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[inline]
+    pub fn contains_bytes(&self, key: impl AsRef<[u8]>) -> bool {
+        self.contains(&Bytes(key))
     }
 
     /// The hash [`insert`](Self::insert) and [`contains`](Self::contains)
@@ -463,8 +502,15 @@ impl<S> AtomicBloom<S> {
     }
 
     pub(crate) fn check_compatible(&self, other: &Self) -> Result<(), IncompatibleError> {
+        // The layout first: filters of different layouts usually differ in
+        // size too, and the layout is the cause to name.
         let (a, b) = (self.sizing, other.sizing);
-        if a.num_bits() != b.num_bits() {
+        if a.layout() != b.layout() {
+            Err(IncompatibleError::Layout {
+                left: a.layout(),
+                right: b.layout(),
+            })
+        } else if a.num_bits() != b.num_bits() {
             Err(IncompatibleError::NumBits {
                 left: a.num_bits(),
                 right: b.num_bits(),
@@ -473,11 +519,6 @@ impl<S> AtomicBloom<S> {
             Err(IncompatibleError::NumHashes {
                 left: a.num_hashes(),
                 right: b.num_hashes(),
-            })
-        } else if a.layout() != b.layout() {
-            Err(IncompatibleError::Layout {
-                left: a.layout(),
-                right: b.layout(),
             })
         } else if self.fingerprint != other.fingerprint {
             Err(IncompatibleError::Hasher)
@@ -560,31 +601,37 @@ impl<S> AtomicBloom<S> {
     }
 
     /// Estimated number of distinct keys inserted, from the number of set
-    /// bits `X`. A key sets a given bit with probability
-    /// `q = (1 - (1 - 1/B)^k) B / m` (its block of `B` bits is hit with odds
-    /// `B/m`, then `k` draws in it; `B = m` for `Standard`), so `n` keys
-    /// leave `E[X] = m (1 - (1 - q)^n)` bits set, and the estimate is
-    /// `ln(1 - X/m) / ln(1 - q)`. For `Standard` that is Guava's
+    /// bits `X`; `None` once every bit is set. A key sets a given bit with
+    /// probability `q = (1 - (1 - 1/B)^k) B / m` (its block of `B` bits is
+    /// hit with odds `B/m`, then `k` draws in it; `B = m` for `Standard`), so
+    /// `n` keys leave `E[X] = m (1 - (1 - q)^n)` bits set, and the estimate
+    /// is `ln(1 - X/m) / ln(1 - q)`. For `Standard` that is Guava's
     /// `-m/k ln(1 - X/m)`; for `Word` the layout's own `q` matters, since a
     /// key's probes often collide inside one 64-bit word. Within 2% up to the
-    /// filter's capacity (`tests/estimates.rs`); `u64::MAX` once every bit is
-    /// set.
+    /// filter's capacity (`tests/estimates.rs`); far beyond it the estimate
+    /// grows coarse, and a filter whose every bit is set cannot tell how
+    /// many keys it holds (every query answers "present"): `None`.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicBloom::new(10_000, 0.01)?;
     /// for i in 0..5_000u64 { f.insert(&i); }
-    /// let n = f.estimated_len();
+    /// let n = f.estimated_len().unwrap();
     /// assert!((4_900..5_100).contains(&n), "{n}");
+    ///
+    /// let full = atomic_bloom::AtomicBloom::with_bits(64, 4)?;
+    /// for i in 0..1_000u64 { full.insert(&i); }
+    /// assert_eq!(full.estimated_len(), None);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn estimated_len(&self) -> u64 {
+    pub fn estimated_len(&self) -> Option<u64> {
         let m = self.sizing.num_bits() as f64;
         let block = self.sizing.layout().block_bits().map_or(m, |b| b as f64);
         let k = f64::from(self.sizing.num_hashes());
         let per_key = -(k * (-1.0 / block).ln_1p()).exp_m1() * block / m;
         let x = self.count_ones() as f64;
         let n = (-x / m).ln_1p() / (-per_key).ln_1p();
-        n.round() as u64 // saturates: +inf becomes u64::MAX
+        // Infinite exactly when every bit is set.
+        n.is_finite().then(|| n.round() as u64)
     }
 
     /// The false-positive rate of the filter as it is now: the probability
@@ -702,10 +749,6 @@ impl<S> AtomicBloom<S> {
 
     pub(crate) fn bit_array(&self) -> &BitArray {
         &self.bits
-    }
-
-    pub(crate) fn bit_array_mut(&mut self) -> &mut BitArray {
-        &mut self.bits
     }
 }
 

@@ -38,6 +38,27 @@
 //! per key for the standard layout, which is why it is used as a cheap
 //! "surely absent" check in front of something expensive.
 //!
+//! # Keys
+//!
+//! A filter that is saved, shared with another process, built by the CLI
+//! or queried from another language must hash every key the same way
+//! everywhere. [`insert_bytes`](AtomicBloom::insert_bytes) and
+//! [`contains_bytes`](AtomicBloom::contains_bytes) (and the [`Bytes`]
+//! wrapper, for batches) hash a key's bytes by a fixed, documented function
+//! with golden test vectors: a `&str` and its UTF-8 bytes are one key, and
+//! a CLI line is the key of its bytes. `insert(&key)` hashes whatever
+//! `key`'s `Hash` impl writes, which for `str` is not its bytes alone; it
+//! is stable for integers (little-endian bytes) with the default hasher.
+//! The [`key`] module states the encoding exactly.
+//!
+//! ```
+//! use atomic_bloom::AtomicBloom;
+//! let f = AtomicBloom::new(1000, 0.01)?;
+//! f.insert_bytes("/usr/bin/ls");
+//! assert!(f.contains_bytes(b"/usr/bin/ls")); // the same key as bytes
+//! # Ok::<(), atomic_bloom::BuildError>(())
+//! ```
+//!
 //! # Choosing a layout
 //!
 //! Bits per key at the requested rate (many items; `k` = bits set per key)
@@ -54,7 +75,8 @@
 //!   operation costs one cache miss however large the filter, for 1-24% more
 //!   memory than `Standard` (more at lower rates).
 //! - **`Standard`** uses the least memory and is the textbook filter whose
-//!   rate is seed 004's `m/n × k` table; each operation touches up to `k`
+//!   rate is the classic table by `m/n` and `k` (Fan, Cao, Almeida and
+//!   Broder, "Summary Cache", 2000); each operation touches up to `k`
 //!   cache lines, which is slow once the filter is larger than the cache.
 //! - **`Word`** is for claiming: its `insert` is a single `fetch_or`, so when
 //!   threads race to insert a new key exactly one gets `true` (a crawler's
@@ -121,6 +143,14 @@
 //! filter may exceed 2^32 bits; the maximum is [`MAX_BITS`] and at most
 //! [`MAX_HASHES`] bits per key. Every constructor returns a [`BuildError`]
 //! for input it cannot honour, including a size the allocator refuses.
+//!
+//! Every bit a key touches is derived from its 64-bit hash, so an absent
+//! key whose hash equals an inserted key's is always a false positive: no
+//! filter of `n` keys goes below the [hash floor](sizing::hash_floor)
+//! `n / 2^64` (5.4e-14 for a million keys, 5.4e-11 for a billion). A rate
+//! at or below it is refused with [`BuildError::RateBelowHashFloor`]; above
+//! it, filters are sized so that the model's rate plus the floor meets the
+//! target.
 #![warn(missing_docs)]
 
 mod batch;
@@ -129,6 +159,7 @@ mod error;
 mod filter;
 mod hasher;
 mod hints;
+pub mod key;
 mod layout;
 #[cfg(feature = "rayon")]
 mod parallel;
@@ -140,6 +171,7 @@ pub use batch::PREFETCH_DISTANCE;
 pub use error::{BuildError, IncompatibleError};
 pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
 pub use hasher::{WyBuildHasher, WyHasher};
+pub use key::Bytes;
 pub use layout::Layout;
 pub use persist::{FORMAT_VERSION, MAGIC, ReadError};
 pub use sizing::Sizing;

@@ -12,7 +12,7 @@
 //! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`] (wyhash v1, integers as little-endian bytes) |
 //! | 12 | 4 | `k` | u32 LE, `1..=MAX_HASHES` |
 //! | 16 | 8 | `m` | u64 LE, bits: `1..=MAX_BITS`, a multiple of 64 (512 for Blocked) |
-//! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers |
+//! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers (readers refuse another) |
 //! | 32 | 8 | hasher fingerprint | u64 LE: the hasher's hash of a fixed string, to tell hashers apart |
 //! | 40 | `m / 8` | bits | word `i` (bits `64i..64i+63`) as u64 LE |
 //! | 40 + `m / 8` | 8 | checksum | xxh3-64 of everything before it, u64 LE |
@@ -22,30 +22,42 @@
 //! field, or to how keys map to bits, bumps the format version; the golden
 //! files in `tests/golden/` fail CI if that happens by accident.
 //!
-//! ## Validation before allocation
+//! ## Validation before allocation, checksum before meaning
 //!
-//! A reader decodes and checks the header (magic, version, ids, `k` and `m`
-//! ranges), then checks that the input holds exactly the bytes `m` implies,
-//! and only then allocates. A forged `m` therefore costs nothing: from a
-//! byte slice or a file the reader never allocates more than the input's
-//! length (plus alignment padding); from a generic [`Read`] it first
-//! buffers what the stream actually supplies, growing as bytes arrive (at
-//! most twice what was sent), then builds the filter from the buffer.
-//! `tests/hostile_input.rs` caps the process's allocations to prove both
-//! bounds on a million mutated and forged inputs. The checksum is verified before the filter is
-//! built from a slice or stream, and before a file's load returns.
-//! Each failure is its own [`ReadError`].
+//! A reader first checks the *frame*: magic, version, layout and `m` (its
+//! range, and a whole number of the layout's words or blocks). Those fix
+//! the input's length and so where the checksum is. It then checks that
+//! the input holds exactly the bytes `m` implies, and only then allocates.
+//! A forged `m` therefore costs nothing: from a byte slice or a file the
+//! reader never allocates more than the input's length (plus alignment
+//! padding); from a generic [`Read`] it first buffers what the stream
+//! actually supplies, growing as bytes arrive (at most twice what was
+//! sent, and as an error, never an abort, if the allocator refuses), then
+//! builds the filter from the buffer. `tests/hostile_input.rs` caps the
+//! process's allocations to prove both bounds on a million mutated and
+//! forged inputs, and `tests/out_of_memory.rs` that a refusal is an error.
+//!
+//! Everything else the header says (`k`, hasher id, seed, fingerprint) is
+//! interpreted only after the checksum over the whole file has matched, in
+//! every reader: a damaged byte anywhere under the checksum is reported as
+//! a checksum mismatch, the same way by `from_bytes`, `read_from` and
+//! `load`. Each failure is its own [`ReadError`].
 //!
 //! ## What must stay the same for a file to mean anything
 //!
 //! The file holds bits, not keys: a key is found only if it hashes to the
-//! same bits as when it was inserted. Keep the hasher and its seed (both are
-//! recorded and checked: a filter written with a custom hasher will not read
-//! back as a `WyBuildHasher` one, nor with a different custom hasher), and
-//! keep the key encoding: `42u32`, `42u64` and `"42"` are different keys.
-//! The default hasher hashes integers as little-endian bytes and `usize` as
-//! 64-bit, so the same keys give the same bits on every platform.
-//!
+//! same bits as when it was inserted. Keep the hasher and its seed: both
+//! are recorded, and every reader checks them. The default readers take
+//! the seed from the file and refuse a custom hasher's file; the
+//! `*_with_hasher` readers require the hasher id and seed the file records
+//! (so that the filter writes back byte for byte) and the same
+//! fingerprint, the hasher's hash of a fixed string, which is all a file
+//! can say about a custom hasher (its state is not in the file). And keep
+//! the key encoding: the [`key`](crate::key) module fixes one for bytes
+//! and strings (`insert_bytes`, [`Bytes`](crate::Bytes), every CLI line)
+//! and one for integers, both the same on every platform; keys passed
+//! through other `Hash` impls mean what those impls write.
+
 //! ## Writing while others insert
 //!
 //! `write_to`, `to_bytes` and `save` read each word once, as a snapshot
@@ -53,7 +65,7 @@
 //! write began, and a key inserted meanwhile whole, in part or not at all.
 //! The checksum covers the bytes actually written, so the file is valid.
 
-use crate::filter::FINGERPRINT_KEY;
+use crate::bit_array::BitArray;
 use crate::{AtomicBloom, BuildError, Layout, Sizing, WyBuildHasher};
 use std::any::Any;
 use std::fs::File;
@@ -81,7 +93,7 @@ const HASHER_WYHASH: u8 = 1;
 /// ```
 /// use atomic_bloom::{AtomicBloom, ReadError};
 ///
-/// let mut bytes = AtomicBloom::new(100, 0.01)?.to_bytes();
+/// let mut bytes = AtomicBloom::new(100, 0.01)?.to_bytes()?;
 /// bytes.truncate(50);
 /// assert!(matches!(AtomicBloom::from_bytes(&bytes), Err(ReadError::Truncated { .. })));
 /// # Ok::<(), atomic_bloom::BuildError>(())
@@ -89,8 +101,8 @@ const HASHER_WYHASH: u8 = 1;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum ReadError {
-    /// Reading the input failed.
-    #[error("reading the filter failed: {0}")]
+    /// Reading the input failed (the I/O error is the [`source`](std::error::Error::source)).
+    #[error("cannot read the filter")]
     Io(#[from] io::Error),
     /// The input does not start with [`MAGIC`]: it is not a filter file.
     #[error("not an atomic-bloom filter (bad magic bytes)")]
@@ -142,51 +154,126 @@ pub enum ReadError {
         /// The checksum of the bytes read.
         computed: u64,
     },
-    /// The file was written with another hasher or seed than the one it is
-    /// being read with.
+    /// The file records another hasher or seed than the reader's.
     #[error(
-        "the filter was written with a different hasher or seed; read it with the same hasher ({0})"
+        "the filter was written with {written}, and is being read with {reading}{}",
+        reread_hint(written)
     )]
-    HasherMismatch(&'static str),
+    HasherMismatch {
+        /// The hasher the file records.
+        written: HasherId,
+        /// The hasher the reader was given.
+        reading: HasherId,
+    },
+    /// The header records a custom hasher with a seed other than 0, which
+    /// no writer produces: a custom hasher's state is not in the file.
+    #[error(
+        "the header records a custom hasher with seed {0}; writers record 0 for custom hashers"
+    )]
+    CustomHasherSeed(u64),
+    /// The file records the same kind of hasher as the reader's, but its
+    /// fingerprint (the hasher's hash of a fixed string) differs: another
+    /// custom hasher type, or one in another state.
+    #[error(
+        "the filter's hasher fingerprint is {written:#018x}, the reader's hasher gives \
+         {reading:#018x}: read it with the hasher it was written with"
+    )]
+    FingerprintMismatch {
+        /// The fingerprint the file records.
+        written: u64,
+        /// The reader's hasher's fingerprint.
+        reading: u64,
+    },
     /// The allocator refused the bit array.
     #[error("could not allocate the bit array: {0}")]
     AllocationFailed(BuildError),
 }
 
-/// The fixed-size header, decoded and validated.
-struct Header {
-    sizing: Sizing,
-    hasher_id: u8,
-    seed: u64,
-    fingerprint: u64,
+/// A hasher as a file header records it: its id and seed.
+///
+/// ```
+/// use atomic_bloom::persist::HasherId;
+/// assert_eq!(HasherId::Default { seed: 7 }.to_string(), "the default hasher (wyhash, seed 7)");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HasherId {
+    /// [`WyBuildHasher`] with this seed.
+    Default {
+        /// The seed.
+        seed: u64,
+    },
+    /// A hasher of the caller's (its seed field is 0).
+    Custom,
 }
 
-impl Header {
-    fn of<S: BuildHasher + 'static>(filter: &AtomicBloom<S>) -> Header {
-        let wyhash = (filter.hasher() as &dyn Any).downcast_ref::<WyBuildHasher>();
-        Header {
-            sizing: filter.sizing(),
-            hasher_id: wyhash.map_or(HASHER_CUSTOM, |_| HASHER_WYHASH),
-            seed: wyhash.map_or(0, WyBuildHasher::seed),
-            fingerprint: filter.fingerprint(),
+impl std::fmt::Display for HasherId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HasherId::Default { seed } => write!(f, "the default hasher (wyhash, seed {seed})"),
+            HasherId::Custom => f.write_str("a custom hasher"),
+        }
+    }
+}
+
+impl HasherId {
+    /// The id and seed a header records for `hasher`.
+    fn of<S: 'static>(hasher: &S) -> HasherId {
+        match (hasher as &dyn Any).downcast_ref::<WyBuildHasher>() {
+            Some(wyhash) => HasherId::Default {
+                seed: wyhash.seed(),
+            },
+            None => HasherId::Custom,
         }
     }
 
-    fn encode(&self) -> [u8; HEADER_LEN] {
-        let mut out = [0u8; HEADER_LEN];
-        out[0..8].copy_from_slice(&MAGIC);
-        out[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out[10] = layout_id(self.sizing.layout());
-        out[11] = self.hasher_id;
-        out[12..16].copy_from_slice(&self.sizing.num_hashes().to_le_bytes());
-        out[16..24].copy_from_slice(&self.sizing.num_bits().to_le_bytes());
-        out[24..32].copy_from_slice(&self.seed.to_le_bytes());
-        out[32..40].copy_from_slice(&self.fingerprint.to_le_bytes());
-        out
+    /// Decodes the header's hasher id and seed fields.
+    fn decode(id: u8, seed: u64) -> Result<HasherId, ReadError> {
+        match (id, seed) {
+            (HASHER_WYHASH, seed) => Ok(HasherId::Default { seed }),
+            (HASHER_CUSTOM, 0) => Ok(HasherId::Custom),
+            (HASHER_CUSTOM, seed) => Err(ReadError::CustomHasherSeed(seed)),
+            (id, _) => Err(ReadError::UnknownHasher(id)),
+        }
     }
 
-    fn decode(bytes: &[u8; HEADER_LEN]) -> Result<Header, ReadError> {
-        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
+    fn encode(self) -> (u8, u64) {
+        match self {
+            HasherId::Default { seed } => (HASHER_WYHASH, seed),
+            HasherId::Custom => (HASHER_CUSTOM, 0),
+        }
+    }
+}
+
+/// What to do when a file's hasher is not the reader's.
+fn reread_hint(written: &HasherId) -> &'static str {
+    match written {
+        HasherId::Custom => {
+            "; read it with the *_with_hasher functions and the hasher it was written with \
+             (a custom hasher's file records 0 as its seed)"
+        }
+        HasherId::Default { .. } => "; read it with from_bytes, read_from or load",
+    }
+}
+
+/// The fixed-size header, decoded and validated.
+struct Header {
+    sizing: Sizing,
+    hasher: HasherId,
+    fingerprint: u64,
+}
+
+/// What a reader checks before the checksum: the magic and version (is
+/// this a filter at all), and the layout and `m`, which fix the input's
+/// length and so where the checksum is. Everything else in the header is
+/// interpreted only once the checksum has vouched for it.
+struct Frame {
+    layout: Layout,
+    num_bits: u64,
+}
+
+impl Frame {
+    fn of(bytes: &[u8; HEADER_LEN]) -> Result<Frame, ReadError> {
         if bytes[0..8] != MAGIC {
             return Err(ReadError::BadMagic);
         }
@@ -195,14 +282,9 @@ impl Header {
             return Err(ReadError::UnsupportedVersion(version));
         }
         let layout = layout_from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
-        let hasher_id = bytes[11];
-        if hasher_id != HASHER_CUSTOM && hasher_id != HASHER_WYHASH {
-            return Err(ReadError::UnknownHasher(hasher_id));
-        }
-        let num_hashes = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
-        let num_bits = u64_at(16);
-        let sizing =
-            Sizing::for_bits(layout, num_bits, num_hashes).map_err(ReadError::InvalidParameters)?;
+        let num_bits = u64_at(bytes, 16);
+        // Any valid k will do here: only m is checked.
+        let sizing = Sizing::for_bits(layout, num_bits, 1).map_err(ReadError::InvalidParameters)?;
         if sizing.num_bits() != num_bits {
             // `for_bits` rounds up to whole words or blocks, as writers do:
             // a header that needed rounding is forged.
@@ -212,16 +294,11 @@ impl Header {
                 granule: layout.granule_bits(),
             });
         }
-        Ok(Header {
-            sizing,
-            hasher_id,
-            seed: u64_at(24),
-            fingerprint: u64_at(32),
-        })
+        Ok(Frame { layout, num_bits })
     }
 
     fn body_len(&self) -> u64 {
-        self.sizing.num_bits() / 8
+        self.num_bits / 8
     }
 
     /// Bytes of the whole file (at most 2^40 + 48: no overflow).
@@ -239,24 +316,94 @@ impl Header {
         }
     }
 
-    /// The default hasher this header names, if it names one.
-    fn wyhash(&self) -> Result<WyBuildHasher, ReadError> {
-        if self.hasher_id == HASHER_WYHASH {
-            Ok(WyBuildHasher::with_seed(self.seed))
-        } else {
-            Err(ReadError::HasherMismatch(
-                "it was written with a custom hasher: use the *_with_hasher functions",
-            ))
+    /// A zeroed bit array for the body.
+    fn bit_array(&self) -> Result<BitArray, ReadError> {
+        let words = usize::try_from(self.num_bits / 64).ok();
+        words
+            .and_then(BitArray::zeroed)
+            .ok_or(ReadError::AllocationFailed(BuildError::AllocationFailed {
+                bytes: self.body_len(),
+            }))
+    }
+}
+
+fn u64_at(bytes: &[u8; HEADER_LEN], at: usize) -> u64 {
+    let mut le = [0u8; 8];
+    le.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(le)
+}
+
+impl Header {
+    fn of<S: BuildHasher + 'static>(filter: &AtomicBloom<S>) -> Header {
+        Header {
+            sizing: filter.sizing(),
+            hasher: HasherId::of(filter.hasher()),
+            fingerprint: filter.fingerprint(),
         }
     }
 
-    /// An empty filter with this header's parameters and `hasher`, after
-    /// checking that `hasher` is the one the file was written with.
-    fn empty_filter<S: BuildHasher>(&self, hasher: S) -> Result<AtomicBloom<S>, ReadError> {
-        if hasher.hash_one(FINGERPRINT_KEY) != self.fingerprint {
-            return Err(ReadError::HasherMismatch("its fingerprint differs"));
+    fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut out = [0u8; HEADER_LEN];
+        out[0..8].copy_from_slice(&MAGIC);
+        out[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let (hasher_id, seed) = self.hasher.encode();
+        out[10] = layout_id(self.sizing.layout());
+        out[11] = hasher_id;
+        out[12..16].copy_from_slice(&self.sizing.num_hashes().to_le_bytes());
+        out[16..24].copy_from_slice(&self.sizing.num_bits().to_le_bytes());
+        out[24..32].copy_from_slice(&seed.to_le_bytes());
+        out[32..40].copy_from_slice(&self.fingerprint.to_le_bytes());
+        out
+    }
+
+    /// Interprets a header whose checksum has been verified (its frame
+    /// already checked).
+    fn decode(bytes: &[u8; HEADER_LEN], frame: &Frame) -> Result<Header, ReadError> {
+        let num_hashes = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+        let sizing = Sizing::for_bits(frame.layout, frame.num_bits, num_hashes)
+            .map_err(ReadError::InvalidParameters)?;
+        Ok(Header {
+            sizing,
+            hasher: HasherId::decode(bytes[11], u64_at(bytes, 24))?,
+            fingerprint: u64_at(bytes, 32),
+        })
+    }
+
+    /// The default hasher this header names, if it names one.
+    fn wyhash(&self) -> Result<WyBuildHasher, ReadError> {
+        match self.hasher {
+            HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
+            HasherId::Custom => Err(ReadError::HasherMismatch {
+                written: HasherId::Custom,
+                reading: HasherId::Default { seed: 0 },
+            }),
         }
-        AtomicBloom::with_sizing(self.sizing, hasher).map_err(ReadError::AllocationFailed)
+    }
+
+    /// The filter of this header's parameters holding `bits`, hashing with
+    /// `hasher`, after checking that `hasher` is the one the file records:
+    /// the same id and seed (so that writing the filter back gives the same
+    /// bytes) and the same fingerprint (so that keys map to the same bits).
+    fn filter<S: BuildHasher + 'static>(
+        &self,
+        bits: BitArray,
+        hasher: S,
+    ) -> Result<AtomicBloom<S>, ReadError> {
+        let reading = HasherId::of(&hasher);
+        if reading != self.hasher {
+            return Err(ReadError::HasherMismatch {
+                written: self.hasher,
+                reading,
+            });
+        }
+        let filter = AtomicBloom::from_parts(bits, self.sizing, hasher);
+        if filter.fingerprint() != self.fingerprint {
+            return Err(ReadError::FingerprintMismatch {
+                written: self.fingerprint,
+                reading: filter.fingerprint(),
+            });
+        }
+        Ok(filter)
     }
 }
 
@@ -291,15 +438,15 @@ fn read_full(mut input: impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
-/// Reads and validates the header at the start of `input`; returns its raw
-/// bytes (for the checksum) with it.
-fn read_header(input: impl Read) -> Result<([u8; HEADER_LEN], Header), ReadError> {
+/// Reads the header at the start of `input` and checks its frame; returns
+/// its raw bytes (for the checksum, and to decode once it is verified).
+fn read_header(input: impl Read) -> Result<([u8; HEADER_LEN], Frame), ReadError> {
     let mut bytes = [0u8; HEADER_LEN];
     let got = read_full(input, &mut bytes)?;
     if got < HEADER_LEN {
         return Err(short_header(&bytes[..got]));
     }
-    Ok((bytes, Header::decode(&bytes)?))
+    Ok((bytes, Frame::of(&bytes)?))
 }
 
 /// The error for an input that ended inside the header: not a filter at
@@ -325,30 +472,32 @@ fn check_sum(stored: &[u8], computed: u64) -> Result<(), ReadError> {
     }
 }
 
-/// Decodes a whole file held in memory; `hasher` picks the hasher from the
-/// validated header.
-fn decode<S: BuildHasher>(
+/// Decodes a whole file held in memory: frame, length, checksum, and only
+/// then the header's meaning; `hasher` picks the hasher from it.
+fn decode<S: BuildHasher + 'static>(
     bytes: &[u8],
     hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
 ) -> Result<AtomicBloom<S>, ReadError> {
     let header_bytes: &[u8; HEADER_LEN] = bytes.first_chunk().ok_or_else(|| short_header(bytes))?;
-    let header = Header::decode(header_bytes)?;
-    header.check_len(bytes.len() as u64)?;
+    let frame = Frame::of(header_bytes)?;
+    frame.check_len(bytes.len() as u64)?;
     let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
     check_sum(stored, xxh3_64(covered))?;
-    let mut filter = header.empty_filter(hasher(&header)?)?;
-    filter.bit_array_mut().fill_le(0, &covered[HEADER_LEN..]);
-    Ok(filter)
+    let header = Header::decode(header_bytes, &frame)?;
+    let mut bits = frame.bit_array()?;
+    bits.fill_le(0, &covered[HEADER_LEN..]);
+    header.filter(bits, hasher(&header)?)
 }
 
 /// Reads a whole file from a stream into memory, growing the buffer only as
-/// bytes arrive (never by what the header claims), then decodes it.
-fn read_stream<S: BuildHasher>(
+/// bytes arrive (never by what the header claims, and never past what the
+/// allocator grants), then decodes it.
+fn read_stream<S: BuildHasher + 'static>(
     mut input: impl Read,
     hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
 ) -> Result<AtomicBloom<S>, ReadError> {
-    let (header_bytes, header) = read_header(&mut input)?;
-    let expected = header.file_len();
+    let (header_bytes, frame) = read_header(&mut input)?;
+    let expected = frame.file_len();
     let mut bytes = header_bytes.to_vec();
     // A stack buffer: nothing is allocated until bytes actually arrive.
     let mut chunk = [0u8; 8192];
@@ -359,6 +508,11 @@ fn read_stream<S: BuildHasher>(
             .len()
             .min(usize::try_from(remaining).unwrap_or(usize::MAX));
         let n = read_full(&mut input, &mut chunk[..want])?;
+        bytes.try_reserve(n).map_err(|_| {
+            ReadError::AllocationFailed(BuildError::AllocationFailed {
+                bytes: (bytes.len() + n) as u64,
+            })
+        })?;
         bytes.extend_from_slice(&chunk[..n]);
         remaining -= n as u64;
         if n < want {
@@ -368,23 +522,24 @@ fn read_stream<S: BuildHasher>(
     decode(&bytes, hasher)
 }
 
-/// Loads a file: its length is checked against the header before the bit
-/// array is allocated, then the body streams straight into the array.
-fn load_file<S: BuildHasher>(
+/// Loads a file: its length is checked against the frame before the bit
+/// array is allocated, then the body streams straight into the array, and
+/// the header is interpreted once the checksum over it all has matched.
+fn load_file<S: BuildHasher + 'static>(
     path: &Path,
     hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
 ) -> Result<AtomicBloom<S>, ReadError> {
     let mut file = File::open(path)?;
     let actual = file.metadata()?.len();
-    let (header_bytes, header) = read_header(&mut file)?;
-    header.check_len(actual)?;
-    let expected = header.file_len();
-    let mut filter = header.empty_filter(hasher(&header)?)?;
+    let (header_bytes, frame) = read_header(&mut file)?;
+    frame.check_len(actual)?;
+    let expected = frame.file_len();
+    let mut bits = frame.bit_array()?;
     let mut digest = Xxh3::new();
     digest.update(&header_bytes);
-    let mut chunk = vec![0u8; CHUNK.min(header.body_len() as usize)];
+    let mut chunk = vec![0u8; CHUNK.min(frame.body_len() as usize)];
     let mut word = 0;
-    let mut remaining = header.body_len();
+    let mut remaining = frame.body_len();
     while remaining > 0 {
         let want = chunk.len().min(remaining as usize);
         let n = read_full(&mut file, &mut chunk[..want])?;
@@ -396,7 +551,7 @@ fn load_file<S: BuildHasher>(
             });
         }
         digest.update(&chunk[..n]);
-        filter.bit_array_mut().fill_le(word, &chunk[..n]);
+        bits.fill_le(word, &chunk[..n]);
         word += n / 8;
         remaining -= n as u64;
     }
@@ -412,7 +567,121 @@ fn load_file<S: BuildHasher>(
         _ => return Err(ReadError::TrailingBytes { expected }),
     }
     check_sum(&trailer[..CHECKSUM_LEN], digest.digest())?;
-    Ok(filter)
+    let header = Header::decode(&header_bytes, &frame)?;
+    header.filter(bits, hasher(&header)?)
+}
+
+/// Writes a file so that a crash or an error at any point leaves either
+/// the old file or the complete new one under `path`, never a torn one; the
+/// primitive under [`AtomicBloom::save`], public so that a caller can wrap
+/// the writer (to report progress, or to stop on a signal: an error from
+/// `write` removes the temporary file and leaves `path` as it was).
+///
+/// What `path` names decides how it is written:
+/// - nothing, or a regular file: `write` fills a temporary file in the same
+///   directory, which is flushed, `fsync`ed, given the replaced file's
+///   permissions (`0644` for a new file, on Unix), renamed over `path`, and
+///   the directory `fsync`ed;
+/// - a symbolic link: the link is followed to its final target (which may
+///   not exist yet), and that is written as above, beside the target; the
+///   link stays;
+/// - a device, FIFO or socket (`/dev/stdout`, a named pipe): written in
+///   place as a stream, since it cannot be replaced; a write error (such as
+///   `/dev/full`'s) is returned;
+/// - a directory: an error of kind [`io::ErrorKind::IsADirectory`].
+///
+/// ```
+/// use std::io::Write;
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("data");
+/// atomic_bloom::persist::atomic_write(&path, |out| out.write_all(b"hello"))?;
+/// assert_eq!(std::fs::read(&path)?, b"hello");
+/// // A failed write leaves the old file and no temporary file.
+/// let failed = atomic_bloom::persist::atomic_write(&path, |out| {
+///     out.write_all(b"half")?;
+///     Err(std::io::Error::other("stopped"))
+/// });
+/// assert!(failed.is_err());
+/// assert_eq!(std::fs::read(&path)?, b"hello");
+/// assert_eq!(std::fs::read_dir(dir.path())?.count(), 1);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn atomic_write(
+    path: impl AsRef<Path>,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let path = path.as_ref();
+    // What the path names once the kernel has followed every link (the
+    // magic links of `/proc` included, which cannot be followed by hand).
+    let existing = match std::fs::metadata(path) {
+        Ok(metadata) => Some(metadata),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(metadata) = &existing {
+        if metadata.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                format!("{} is a directory", path.display()),
+            ));
+        }
+        if !metadata.is_file() {
+            let device = std::fs::OpenOptions::new().write(true).open(path)?;
+            let mut out = BufWriter::with_capacity(CHUNK, device);
+            write(&mut out)?;
+            return out.flush();
+        }
+    }
+    // A regular file or nothing: replaced or created where the links lead.
+    let path = follow_links(path)?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut out = BufWriter::with_capacity(CHUNK, temp.as_file_mut());
+    write(&mut out)?;
+    out.flush()?;
+    drop(out);
+    // A temporary file is created readable by its owner only; give the
+    // result the permissions of the file it replaces, or the usual ones of
+    // a data file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let permissions =
+            existing.map_or(std::fs::Permissions::from_mode(0o644), |m| m.permissions());
+        temp.as_file().set_permissions(permissions)?;
+    }
+    temp.as_file().sync_all()?;
+    temp.persist(&path).map_err(|e| e.error)?;
+    #[cfg(unix)]
+    File::open(dir)?.sync_all()?;
+    Ok(())
+}
+
+/// `path` with symbolic links in its last component followed to the final
+/// target, which need not exist (up to 40 links, as Linux allows).
+fn follow_links(path: &Path) -> io::Result<std::path::PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            Ok(_) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(path),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{}: too many levels of symbolic links", path.display()),
+    ))
 }
 
 impl<S: BuildHasher + 'static> AtomicBloom<S> {
@@ -453,27 +722,32 @@ impl<S: BuildHasher + 'static> AtomicBloom<S> {
         output.write_all(&digest.digest().to_le_bytes())
     }
 
-    /// The filter in the format above, as bytes.
+    /// The filter in the format above, as bytes; an error only if the
+    /// allocator refuses the buffer.
     ///
     /// ```
     /// use atomic_bloom::{AtomicBloom, MAGIC};
-    /// let bytes = AtomicBloom::with_bits(1024, 3)?.to_bytes();
+    /// let bytes = AtomicBloom::with_bits(1024, 3)?.to_bytes()?;
     /// assert_eq!(bytes.len(), 40 + 128 + 8);
     /// assert_eq!(bytes[..8], MAGIC);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(Header::of(self).file_len() as usize);
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
+        let len = HEADER_LEN + self.memory_bytes() + CHECKSUM_LEN;
+        let mut out = Vec::new();
+        out.try_reserve_exact(len)
+            .map_err(|_| BuildError::AllocationFailed { bytes: len as u64 })?;
         if let Err(e) = self.write_to(&mut out) {
-            unreachable!("writing to a Vec cannot fail: {e}");
+            unreachable!("writing to a Vec with room cannot fail: {e}");
         }
-        out
+        Ok(out)
     }
 
-    /// Saves to `path` atomically: writes a temporary file in the same
-    /// directory, `fsync`s it, renames it over `path`, and `fsync`s the
-    /// directory. On Unix the file gets mode `0644`. A crash at any point leaves either the old file or the new
-    /// one under `path`, never a truncated one.
+    /// Saves to `path` with [`atomic_write`]: a crash at any point leaves
+    /// either the old file or the new one under `path`, never a torn one. A
+    /// symbolic link at `path` is followed (its target is replaced, the link
+    /// kept); a device or FIFO is written to as a stream; a directory is an
+    /// error.
     ///
     /// ```
     /// use atomic_bloom::AtomicBloom;
@@ -486,29 +760,7 @@ impl<S: BuildHasher + 'static> AtomicBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        let path = path.as_ref();
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-        let mut writer = BufWriter::with_capacity(CHUNK, temp.as_file_mut());
-        self.write_to(&mut writer)?;
-        writer.flush()?;
-        drop(writer);
-        // A temporary file is created readable by its owner only; give the
-        // saved filter the usual permissions of a data file.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            temp.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-        }
-        temp.as_file().sync_all()?;
-        temp.persist(path).map_err(|e| e.error)?;
-        #[cfg(unix)]
-        File::open(dir)?.sync_all()?;
-        Ok(())
+        atomic_write(path, |out| self.write_to(out))
     }
 
     /// Reads a filter written with a custom hasher, which must be the same
@@ -522,10 +774,10 @@ impl<S: BuildHasher + 'static> AtomicBloom<S> {
     /// let hasher = BuildHasherDefault::<DefaultHasher>::default();
     /// let f = AtomicBloom::builder().bits(4096, 4).hasher(hasher.clone()).build()?;
     /// f.insert("k");
-    /// let bytes = f.to_bytes();
+    /// let bytes = f.to_bytes()?;
     /// assert!(AtomicBloom::from_bytes_with_hasher(&bytes, hasher)?.contains("k"));
     /// // Not readable as a default-hasher filter.
-    /// assert!(matches!(AtomicBloom::from_bytes(&bytes), Err(ReadError::HasherMismatch(_))));
+    /// assert!(matches!(AtomicBloom::from_bytes(&bytes), Err(ReadError::HasherMismatch { .. })));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, ReadError> {
@@ -540,7 +792,7 @@ impl<S: BuildHasher + 'static> AtomicBloom<S> {
     /// use atomic_bloom::AtomicBloom;
     /// let hasher = RandomState::new();
     /// let f = AtomicBloom::builder().bits(4096, 4).hasher(hasher.clone()).build()?;
-    /// let back = AtomicBloom::read_from_with_hasher(f.to_bytes().as_slice(), hasher)?;
+    /// let back = AtomicBloom::read_from_with_hasher(f.to_bytes()?.as_slice(), hasher)?;
     /// assert_eq!(back.num_bits(), 4096);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -574,7 +826,7 @@ impl AtomicBloom {
     /// use atomic_bloom::AtomicBloom;
     /// let f = AtomicBloom::builder().capacity(100, 0.01).seed(7).build()?;
     /// f.insert(&1u64);
-    /// let back = AtomicBloom::from_bytes(&f.to_bytes())?;
+    /// let back = AtomicBloom::from_bytes(&f.to_bytes()?)?;
     /// assert_eq!(back, f);
     /// assert_eq!(back.hasher().seed(), 7);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -628,7 +880,8 @@ mod serde_impl {
 
     impl<S: BuildHasher + 'static> Serialize for AtomicBloom<S> {
         fn serialize<T: Serializer>(&self, serializer: T) -> Result<T::Ok, T::Error> {
-            serializer.serialize_bytes(&self.to_bytes())
+            let bytes = self.to_bytes().map_err(serde::ser::Error::custom)?;
+            serializer.serialize_bytes(&bytes)
         }
     }
 

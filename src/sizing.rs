@@ -11,8 +11,8 @@
 //! `Standard`: each of the `k n` probes sets a uniformly random bit of `m`,
 //! so a given bit is still clear with probability `(1 - 1/m)^(kn)` and an
 //! absent key's `k` probes all land on set bits with probability
-//! `(1 - (1 - 1/m)^(kn))^k`, the textbook `(1 - e^(-kn/m))^k` of seed 004's
-//! table.
+//! `(1 - (1 - 1/m)^(kn))^k`, the textbook `(1 - e^(-kn/m))^k` tabulated by
+//! `m/n` and `k` in Fan, Cao, Almeida and Broder, "Summary Cache" (2000).
 //!
 //! `Blocked` and `Word` confine a key to one block of `B` bits (512 or 64).
 //! The number of keys `i` in the queried block is Poisson with mean
@@ -229,7 +229,7 @@ impl Sizing {
     ///
     /// ```
     /// # use atomic_bloom::{Layout, Sizing};
-    /// // Seed 001: k = 10 at 20 bits per item gives 0.0000889.
+    /// // The textbook table: k = 10 at 20 bits per item gives 0.0000889.
     /// let s = Sizing::for_bits(Layout::Standard, 20 * 1_000_000, 10)?;
     /// assert!((s.false_positive_rate(1_000_000) - 0.0000889).abs() < 1e-7);
     /// # Ok::<(), atomic_bloom::BuildError>(())
@@ -521,8 +521,8 @@ mod tests {
 
     #[test]
     fn block_model_against_the_mean_fill_shortcut() {
-        // REFERENCE.md: the shortcut underestimates by 1-4% for B = 512 and
-        // 6-25% for B = 64; the exact model must sit above it by about that.
+        // The shortcut underestimates (Jensen's inequality): the exact model
+        // must sit above it, by 0.5-6% for B = 512 and 4-35% for B = 64 here.
         for (layout, low, high) in [(Layout::Blocked, 1.005, 1.06), (Layout::Word, 1.04, 1.35)] {
             let b = layout.block_bits().unwrap() as f64;
             let s = Sizing::for_rate(layout, 1_000_000, 0.01).unwrap();

@@ -20,7 +20,7 @@ fn estimated_len_is_within_two_percent_up_to_capacity() {
                     f.insert(&i);
                 }
                 inserted = target;
-                let estimate = f.estimated_len() as f64;
+                let estimate = f.estimated_len().unwrap() as f64;
                 let error = estimate / target as f64 - 1.0;
                 assert!(
                     error.abs() < 0.02,
@@ -32,18 +32,21 @@ fn estimated_len_is_within_two_percent_up_to_capacity() {
 }
 
 #[test]
-fn estimated_len_is_monotone_and_saturates() {
+fn estimated_len_is_monotone_and_none_once_saturated() {
     let f = AtomicBloom::with_bits(512, 2).unwrap();
-    let mut last = f.estimated_len();
+    // None, "every bit set", is the largest estimate.
+    let estimate = |f: &AtomicBloom| f.estimated_len().unwrap_or(u64::MAX);
+    let mut last = estimate(&f);
     assert_eq!(last, 0);
     for i in 0..100_000u32 {
         f.insert(&i);
-        let now = f.estimated_len();
+        let now = estimate(&f);
         assert!(now >= last);
+        assert_eq!(f.estimated_len().is_none(), f.count_ones() == 512);
         last = now;
     }
     assert_eq!(f.count_ones(), 512);
-    assert_eq!(last, u64::MAX);
+    assert_eq!(f.estimated_len(), None);
     assert_eq!(f.estimated_fpr(), 1.0);
 }
 

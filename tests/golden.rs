@@ -96,7 +96,7 @@ fn golden_files_read_back_with_their_parameters_and_keys() {
         assert_eq!(f, build(g), "{}: bits differ from today's build", g.file);
         // And today's writer produces the same bytes.
         assert_eq!(
-            build(g).to_bytes(),
+            build(g).to_bytes().unwrap(),
             bytes,
             "{}: writer output changed",
             g.file

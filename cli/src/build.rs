@@ -1,6 +1,7 @@
 //! `build`: keys in, filter file out, every core inserting.
 
-use crate::{LayoutArg, keys};
+use crate::keys::Inputs;
+use crate::{LayoutArg, keys, output};
 use anyhow::{Context, Result};
 use atomic_bloom::AtomicBloom;
 use rayon::prelude::*;
@@ -9,16 +10,19 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Files of newline-delimited keys; none or `-` reads stdin.
+    /// Files of newline-delimited keys, `-` for stdin, in any mix; none
+    /// reads stdin.
     inputs: Vec<PathBuf>,
-    /// Where to write the filter (atomically: a crash leaves no torn file).
+    /// Where to write the filter: a file (replaced atomically: a crash
+    /// leaves no torn file; a symlink is followed), a device or FIFO
+    /// (written as a stream), or `-` for stdout.
     #[arg(short, long)]
     output: PathBuf,
     /// Target false-positive rate at the expected number of keys, in (0, 1).
     #[arg(long, default_value_t = 0.01)]
     fpp: f64,
     /// Keys the filter is sized for; by default the input's keys are counted
-    /// first (files only: stdin needs this flag).
+    /// first (stdin and pipes are copied to a temporary file to do so).
     #[arg(long)]
     expected: Option<u64>,
     /// Where each key's bits go.
@@ -31,9 +35,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let start = Instant::now();
+    let mut inputs = Inputs::new(&args.inputs);
     let expected = match args.expected {
         Some(n) => n,
-        None => keys::count(&args.inputs)?.max(1),
+        None => inputs.count_keys()?.max(1),
     };
     let filter = AtomicBloom::builder()
         .capacity(expected, args.fpp)
@@ -41,28 +46,38 @@ pub fn run(args: Args) -> Result<()> {
         .seed(args.seed)
         .build()
         .context("invalid filter parameters")?;
-    let bar = keys::progress(keys::total_bytes(&args.inputs), "inserting");
+    let bar = keys::progress(inputs.total_bytes(), "inserting");
     let mut new = 0;
-    let read = keys::for_each_chunk(&args.inputs, &bar, |chunk| {
+    let read = inputs.for_each_chunk(&bar, |chunk| {
         new += filter.par_insert(chunk.par_iter());
         Ok(())
     })?;
     bar.finish_and_clear();
-    crate::save(&filter, &args.output)?;
+    output::save(&filter, &args.output)?;
+    let estimated_fpr = filter.estimated_fpr();
     eprintln!(
         "built {}: {read} keys read, {new} new; {} layout, {} bits ({:.2} per expected key), k = {}; \
-         estimated false-positive rate now {:.3e}; {:.1} s{}",
+         estimated false-positive rate now {estimated_fpr:.3e}; {:.1} s{}",
         args.output.display(),
         filter.layout(),
         filter.num_bits(),
         filter.num_bits() as f64 / expected as f64,
         filter.num_hashes(),
-        filter.estimated_fpr(),
         start.elapsed().as_secs_f64(),
         peak_memory()
             .map(|kib| format!(", peak memory {} MiB", kib / 1024))
             .unwrap_or_default(),
     );
+    if new as u64 > expected {
+        // `new` counts distinct keys (less the false positives), so the
+        // filter certainly holds more keys than it was sized for.
+        eprintln!(
+            "atomic-bloom: warning: over capacity: {new} distinct keys, more than the {expected} \
+             the filter was sized for (--expected); its estimated false-positive rate is \
+             {estimated_fpr:.3e} against the target {}; rebuild with --expected {new} or more",
+            args.fpp
+        );
+    }
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! `info`: what a filter file holds.
 
 use anyhow::Result;
-use atomic_bloom::FORMAT_VERSION;
+use atomic_bloom::{AtomicBloom, FORMAT_VERSION};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -10,9 +10,18 @@ pub struct Args {
     filter: PathBuf,
 }
 
+/// The largest fraction of its bits that any filter sized for a
+/// false-positive rate of 0.1 or below, in any layout, has set once it holds its
+/// expected number of keys (this module's test checks it against the
+/// sizing model). A file records its bits, not the count it was sized for,
+/// so a fill above this is how `info` tells that a filter holds more keys
+/// than any such sizing meant.
+pub const FULLEST_AT_CAPACITY: f64 = 0.55;
+
 pub fn run(args: Args) -> Result<()> {
     let filter = crate::load(&args.filter)?;
     let ones = filter.par_count_ones();
+    let fill = ones as f64 / filter.num_bits() as f64;
     println!("file:               {}", args.filter.display());
     println!("format version:     {FORMAT_VERSION}");
     println!("layout:             {}", filter.layout());
@@ -23,11 +32,57 @@ pub fn run(args: Args) -> Result<()> {
         filter.hasher().seed()
     );
     println!("memory:             {} bytes", filter.memory_bytes());
-    println!(
-        "bits set:           {ones} ({:.2}%)",
-        100.0 * ones as f64 / filter.num_bits() as f64
-    );
-    println!("estimated keys:     {}", filter.estimated_len());
+    println!("bits set:           {ones} ({:.2}%)", 100.0 * fill);
+    println!("estimated keys:     {}", describe_len(&filter));
     println!("estimated fpr:      {:.3e}", filter.estimated_fpr());
+    if fill > FULLEST_AT_CAPACITY {
+        println!(
+            "capacity:           OVER: {:.0}% of the bits are set, more than any filter sized for a \
+             false-positive rate of 0.1 or below has at its expected keys ({:.0}%); rebuild it with a \
+             larger --expected",
+            100.0 * fill,
+            100.0 * FULLEST_AT_CAPACITY
+        );
+    }
     Ok(())
+}
+
+/// The estimated number of keys, or why there is none.
+pub fn describe_len(filter: &AtomicBloom) -> String {
+    match filter.estimated_len() {
+        Some(n) => format!("about {n} keys"),
+        None => "unknown: every bit is set (saturated: every query answers present)".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atomic_bloom::{Layout, Sizing};
+
+    /// The expected fraction of bits set once `n` keys are in: each bit is
+    /// set by a key with probability `q = (1 - (1 - 1/B)^k) B / m`.
+    fn expected_fill(s: Sizing, n: u64) -> f64 {
+        let m = s.num_bits() as f64;
+        let b = s.layout().block_bits().map_or(m, |b| b as f64);
+        let q = -(f64::from(s.num_hashes()) * (-1.0 / b).ln_1p()).exp_m1() * b / m;
+        -(n as f64 * (-q).ln_1p()).exp_m1()
+    }
+
+    #[test]
+    fn no_sizing_at_a_tenth_or_below_fills_more_than_the_over_capacity_threshold() {
+        let n = 1_000_000;
+        let mut fullest: f64 = 0.0;
+        for layout in Layout::ALL {
+            for step in 0..=400 {
+                // 0.1 down to 1e-6, log-spaced.
+                let p = 0.1 * 10f64.powf(-f64::from(step) * 5.0 / 400.0);
+                let fill = expected_fill(Sizing::for_rate(layout, n, p).unwrap(), n);
+                fullest = fullest.max(fill);
+            }
+        }
+        assert!(fullest <= FULLEST_AT_CAPACITY, "{fullest}");
+        // And the threshold is not loose: some sizing comes within 2 points.
+        assert!(fullest > FULLEST_AT_CAPACITY - 0.02, "{fullest}");
+    }
 }

@@ -15,6 +15,7 @@ mod demo;
 mod info;
 mod keys;
 mod merge;
+mod output;
 mod query;
 
 use anyhow::Context;
@@ -26,10 +27,11 @@ use std::process::ExitCode;
 /// Lock-free concurrent Bloom filters: build them from key files on every
 /// core, query them in pipelines, inspect and merge them.
 ///
-/// A key is one line of input, without its line ending (`\n` or `\r\n`);
-/// empty lines are skipped. Filter files use the versioned format of the
-/// atomic-bloom library and are written atomically (temporary file, fsync,
-/// rename).
+/// A key is one line of input, without its line ending (`\n` or `\r\n`),
+/// hashed by the library's byte encoding (`contains_bytes(line)` from Rust
+/// finds it); empty lines are skipped. Filter files use the versioned format
+/// of the atomic-bloom library and are written atomically (temporary file,
+/// fsync, rename); Ctrl-C or SIGTERM leaves nothing behind.
 #[derive(Parser)]
 #[command(name = "atomic-bloom", version, about)]
 struct Cli {
@@ -79,13 +81,6 @@ fn load(path: &Path) -> anyhow::Result<AtomicBloom> {
     AtomicBloom::load(path).with_context(|| format!("cannot load {}", path.display()))
 }
 
-/// Saves a filter file atomically, naming the file in the error.
-fn save(filter: &AtomicBloom, path: &Path) -> anyhow::Result<()> {
-    filter
-        .save(path)
-        .with_context(|| format!("cannot write {}", path.display()))
-}
-
 fn main() -> ExitCode {
     // A bug must still fail in one line, without a backtrace.
     std::panic::set_hook(Box::new(|info| {
@@ -93,6 +88,10 @@ fn main() -> ExitCode {
         eprintln!("atomic-bloom: error: internal error: {message}");
     }));
     let cli = Cli::parse();
+    if let Err(error) = output::handle_signals() {
+        eprintln!("atomic-bloom: error: {error:#}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::Build(args) => build::run(args).map(|()| ExitCode::SUCCESS),
         Command::Query(args) => query::run(args),
@@ -103,6 +102,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(error) if error.is::<output::Interrupted>() => {
+            eprintln!("atomic-bloom: {error}");
+            ExitCode::from(output::INTERRUPTED_STATUS)
+        }
         Err(error) => {
             eprintln!("atomic-bloom: error: {error:#}");
             ExitCode::from(2)

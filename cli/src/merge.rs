@@ -8,7 +8,7 @@ pub struct Args {
     /// The filter files to merge: same size, k, layout and seed.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Where to write the union (atomically).
+    /// Where to write the union, as `build --output`.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -20,17 +20,22 @@ pub fn run(args: Args) -> Result<()> {
     let union = crate::load(first)?;
     for path in rest {
         let other = crate::load(path)?;
-        union
-            .par_union(&other)
-            .with_context(|| format!("cannot merge {} into {}", path.display(), first.display()))?;
+        union.par_union(&other).with_context(|| {
+            format!(
+                "cannot merge {} into {} (build every filter to merge with the same --expected, \
+                 --fpp, --layout and --seed)",
+                path.display(),
+                first.display()
+            )
+        })?;
     }
-    crate::save(&union, &args.output)?;
+    crate::output::save(&union, &args.output)?;
     eprintln!(
-        "merged {} filters into {}: {} bits set, about {} keys",
+        "merged {} filters into {}: {} bits set, {}",
         args.inputs.len(),
         args.output.display(),
         union.par_count_ones(),
-        union.estimated_len()
+        crate::info::describe_len(&union)
     );
     Ok(())
 }

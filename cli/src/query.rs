@@ -1,6 +1,6 @@
 //! `query`: which keys may be in a filter, as text for pipelines.
 
-use crate::keys;
+use crate::keys::{self, Inputs};
 use anyhow::Result;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// The filter file.
     filter: PathBuf,
-    /// Files of newline-delimited keys; none or `-` reads stdin.
+    /// Files of newline-delimited keys, `-` for stdin; none reads stdin.
     inputs: Vec<PathBuf>,
     /// Print only the keys that may be present, one per line.
     #[arg(long, conflicts_with = "absent")]
@@ -27,29 +27,31 @@ pub struct Args {
 /// `present<TAB>key` or `absent<TAB>key`.
 pub fn run(args: Args) -> Result<ExitCode> {
     let filter = crate::load(&args.filter)?;
-    let bar = keys::progress(keys::total_bytes(&args.inputs), "querying");
+    let inputs = Inputs::new(&args.inputs);
+    let bar = keys::progress(inputs.total_bytes(), "querying");
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut all_present = true;
-    let written = keys::for_each_chunk(&args.inputs, &bar, |chunk| {
-        let hits = filter.par_contains(chunk);
-        all_present &= hits.iter().all(|&hit| hit);
-        if args.quiet {
-            return Ok(());
-        }
-        for (key, hit) in chunk.iter().zip(hits) {
-            match (hit, args.present, args.absent) {
-                (true, true, _) | (false, _, true) => out.write_all(key)?,
-                (_, false, false) => {
-                    out.write_all(if hit { b"present\t" } else { b"absent\t" })?;
-                    out.write_all(key)?;
-                }
-                _ => continue,
+    let written = inputs
+        .for_each_chunk(&bar, |chunk| {
+            let hits = filter.par_contains(chunk);
+            all_present &= hits.iter().all(|&hit| hit);
+            if args.quiet {
+                return Ok(());
             }
-            out.write_all(b"\n")?;
-        }
-        Ok(())
-    })
-    .and_then(|_| Ok(out.flush()?));
+            for (key, hit) in chunk.iter().zip(hits) {
+                match (hit, args.present, args.absent) {
+                    (true, true, _) | (false, _, true) => out.write_all(key.0)?,
+                    (_, false, false) => {
+                        out.write_all(if hit { b"present\t" } else { b"absent\t" })?;
+                        out.write_all(key.0)?;
+                    }
+                    _ => continue,
+                }
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        })
+        .and_then(|_| Ok(out.flush()?));
     bar.finish_and_clear();
     match written {
         // A reader that stopped early (`| head`) is not an error.

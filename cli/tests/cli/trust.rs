@@ -1,0 +1,303 @@
+//! What a user must be able to trust: every key of every input is
+//! inserted, whatever mix of files, stdin and pipes; an output path is
+//! written as what it is (file, link, device, pipe, stdout) and never
+//! replaced by something else; a signal during a save leaves nothing
+//! behind; an over-full filter says so; and a CLI line is the same key as
+//! the library's byte encoding of it.
+
+use super::*;
+use atomic_bloom::AtomicBloom;
+use std::os::unix::fs::FileTypeExt;
+use std::time::{Duration, Instant};
+
+fn lines(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}-{i}")).collect()
+}
+
+fn text(keys: &[String]) -> String {
+    keys.iter().map(|k| format!("{k}\n")).collect()
+}
+
+/// Runs `args` with `stdin` and asserts success; returns the output.
+fn ok(args: &[&str], stdin: &[u8]) -> Output {
+    let out = run_with_stdin(args, stdin);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The filter at `path` holds every one of `keys`, as the library sees it.
+fn assert_holds(path: &Path, keys: &[String], context: &str) {
+    let filter = AtomicBloom::load(path).unwrap();
+    let missing = keys.iter().filter(|k| !filter.contains_bytes(k)).count();
+    assert_eq!(
+        missing,
+        0,
+        "{context}: {missing} of {} keys lost",
+        keys.len()
+    );
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn every_mix_of_files_and_stdin_inserts_every_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (lines("a", 3000), lines("b", 5000), lines("c", 2000));
+    let a_file = keys_file(dir.path(), "a.txt", a.iter().cloned());
+    let c_file = keys_file(dir.path(), "c.txt", c.iter().cloned());
+    let out = dir.path().join("f.bloom");
+    let mixes: [&[&str]; 7] = [
+        &[s(&a_file), "-"],
+        &["-", s(&a_file)],
+        &[s(&a_file), "-", s(&c_file)],
+        &["-"],
+        &[],
+        // stdin twice: read once, its keys once.
+        &["-", s(&a_file), "-"],
+        &[s(&a_file), s(&c_file)],
+    ];
+    for inputs in mixes {
+        let has_file = |f: &PathBuf| inputs.contains(&s(f));
+        let mut expected: Vec<String> = b.clone();
+        if has_file(&a_file) {
+            expected.extend(a.iter().cloned());
+        }
+        if has_file(&c_file) {
+            expected.extend(c.iter().cloned());
+        }
+        let reads_stdin = inputs.is_empty() || inputs.contains(&"-");
+        if !reads_stdin {
+            expected.retain(|k| !k.starts_with("b-"));
+        }
+        for sizing in [&[][..], &["--expected", "20000"][..]] {
+            let args = [&["build", "-o", s(&out)][..], sizing, inputs].concat();
+            let result = ok(&args, text(&b).as_bytes());
+            let stderr = String::from_utf8_lossy(&result.stderr);
+            assert!(
+                stderr.contains(&format!("{} keys read", expected.len())),
+                "{args:?}: {stderr}"
+            );
+            assert_holds(&out, &expected, &format!("{args:?}"));
+        }
+    }
+}
+
+#[test]
+fn a_named_pipe_is_read_once_and_every_key_inserted() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("keys.fifo");
+    mkfifo(&fifo);
+    let keys = lines("piped", 10_000);
+    let writer = {
+        let (fifo, body) = (fifo.clone(), text(&keys));
+        std::thread::spawn(move || std::fs::write(fifo, body).unwrap())
+    };
+    let out = dir.path().join("f.bloom");
+    ok(&["build", s(&fifo), "-o", s(&out)], b"");
+    writer.join().unwrap();
+    assert_holds(&out, &keys, "fifo");
+}
+
+#[test]
+fn every_kind_of_output_path_is_written_as_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = lines("k", 1000);
+    let input = keys_file(dir.path(), "k.txt", keys.iter().cloned());
+    let build_to =
+        |out: &str| run_with_stdin(&["build", s(&input), "--expected", "1000", "-o", out], b"");
+    let reference = dir.path().join("reference.bloom");
+    assert!(build_to(s(&reference)).status.success());
+    let want = std::fs::read(&reference).unwrap();
+
+    // `-` is stdout, and no file named `-` appears.
+    let out = build_to("-");
+    assert!(out.status.success());
+    assert_eq!(out.stdout, want);
+    assert!(!Path::new("-").exists() && !dir.path().join("-").exists());
+    // /dev/stdout (a pipe here) is written as a stream.
+    let out = build_to("/dev/stdout");
+    assert!(out.status.success());
+    assert_eq!(out.stdout, want);
+
+    // A symlink is followed: the target is replaced, the link stays.
+    let target = dir.path().join("target.bloom");
+    std::fs::write(&target, b"old").unwrap();
+    let link = dir.path().join("link.bloom");
+    std::os::unix::fs::symlink("target.bloom", &link).unwrap();
+    assert!(build_to(s(&link)).status.success());
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_eq!(std::fs::read(&target).unwrap(), want);
+    // A dangling link creates its target.
+    let dangling = dir.path().join("dangling.bloom");
+    std::os::unix::fs::symlink("sub/new.bloom", &dangling).unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    assert!(build_to(s(&dangling)).status.success());
+    assert_eq!(
+        std::fs::read(dir.path().join("sub/new.bloom")).unwrap(),
+        want
+    );
+
+    // A device is written as a stream: /dev/full's error is reported,
+    // /dev/null takes the bytes, and both stay devices.
+    assert_fails(&build_to("/dev/full"), "No space left on device");
+    assert!(build_to("/dev/null").status.success());
+    for device in ["/dev/full", "/dev/null"] {
+        let kind = std::fs::metadata(device).unwrap().file_type();
+        assert!(kind.is_char_device(), "{device} was replaced");
+    }
+
+    // A FIFO is written as a stream to whoever reads it.
+    let fifo = dir.path().join("out.fifo");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    assert!(build_to(s(&fifo)).status.success());
+    assert_eq!(reader.join().unwrap(), want);
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+
+    // A directory is refused, and left alone.
+    let sub = dir.path().join("sub");
+    assert_fails(&build_to(s(&sub)), "is a directory");
+    assert!(sub.is_dir());
+}
+
+/// Spawns a build whose save writes about 1.2 GB, waits until its
+/// temporary file appears, sends `signal`, and returns the exit status and
+/// stderr.
+fn interrupt_mid_save(
+    dir: &Path,
+    input: &Path,
+    output: &Path,
+    signal: &str,
+) -> (Option<i32>, String) {
+    let before: Vec<_> = std::fs::read_dir(dir).unwrap().collect();
+    let child = bin()
+        .args([
+            "build",
+            s(input),
+            "--expected",
+            "1000000000",
+            "-o",
+            s(output),
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_dir(dir).unwrap().count() == before.len() {
+        assert!(Instant::now() < deadline, "the save never started");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let kill = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_signal_during_a_save_leaves_nothing_behind() {
+    let keys_dir = tempfile::tempdir().unwrap();
+    let input = keys_file(keys_dir.path(), "k.txt", lines("k", 100).into_iter());
+    for (signal, existing) in [("-INT", Some(&b"the old filter"[..])), ("-TERM", None)] {
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("f.bloom");
+        if let Some(old) = existing {
+            std::fs::write(&output, old).unwrap();
+        }
+        let (code, stderr) = interrupt_mid_save(dir.path(), &input, &output, signal);
+        assert_eq!(code, Some(130), "{signal}: {stderr}");
+        assert!(stderr.contains("interrupted"), "{stderr}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        match existing {
+            // The old file, untouched, and nothing else.
+            Some(old) => {
+                assert_eq!(left, ["f.bloom"], "{signal}");
+                assert_eq!(std::fs::read(&output).unwrap(), old);
+            }
+            None => assert!(left.is_empty(), "{signal} left {left:?}"),
+        }
+    }
+}
+
+#[test]
+fn an_over_full_build_warns_and_info_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = keys_file(dir.path(), "k.txt", lines("k", 111_000).into_iter());
+    let out = dir.path().join("f.bloom");
+    let info_of = |expected: &str| {
+        let built = ok(
+            &["build", s(&input), "--expected", expected, "-o", s(&out)],
+            b"",
+        );
+        let info = run(&["info", s(&out)]);
+        assert!(info.status.success());
+        (
+            String::from_utf8_lossy(&built.stderr).into_owned(),
+            stdout(&info),
+        )
+    };
+
+    let (warning, info) = info_of("1000");
+    assert!(warning.contains("warning: over capacity"), "{warning}");
+    assert!(warning.contains("rebuild with --expected"), "{warning}");
+    assert!(info.contains("capacity:           OVER"), "{info}");
+
+    // So full that every bit is set: no estimate, said in words.
+    let (_, info) = info_of("10");
+    assert!(info.contains("unknown: every bit is set"), "{info}");
+    assert!(!info.contains("18446744073709551615"), "{info}");
+
+    // Sized right: no warning, no OVER.
+    let (quiet, info) = info_of("111000");
+    assert!(!quiet.contains("warning"), "{quiet}");
+    assert!(!info.contains("OVER"), "{info}");
+}
+
+/// The golden file `tests/golden/v1-cli-lines.abf` is what
+/// `atomic-bloom build --expected 100 --seed 7` makes of the lines
+/// `line-0` .. `line-99`: the CLI must still make it, and the library's
+/// byte encoding must make the same filter from the same keys.
+#[test]
+fn cli_lines_are_the_library_byte_encoding() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/v1-cli-lines.abf");
+    let golden = std::fs::read(golden).unwrap();
+    let keys = lines("line", 100);
+    let out = ok(
+        &["build", "--expected", "100", "--seed", "7", "-o", "-"],
+        text(&keys).as_bytes(),
+    );
+    assert_eq!(out.stdout, golden, "the CLI's bytes changed");
+
+    let library = AtomicBloom::builder()
+        .capacity(100, 0.01)
+        .seed(7)
+        .build()
+        .unwrap();
+    for key in &keys {
+        library.insert_bytes(key);
+    }
+    assert_eq!(library.to_bytes().unwrap(), golden);
+    let loaded = AtomicBloom::from_bytes(&golden).unwrap();
+    assert!(keys.iter().all(|k| loaded.contains_bytes(k.as_bytes())));
+    // `str`'s own Hash is another key: the documented trap.
+    let found_as_str = keys.iter().filter(|k| loaded.contains(k.as_str())).count();
+    assert!(found_as_str < 10, "{found_as_str}");
+}

@@ -1,0 +1,61 @@
+//! When the allocator refuses, every allocation sized by the input or by
+//! the filter is a typed error, never an abort: the process's allocator is
+//! capped (`cap`) so that it refuses, in a test binary of its own so that
+//! no other test allocates meanwhile.
+
+use atomic_bloom::{AtomicBloom, BuildError, ReadError};
+use cap::Cap;
+use std::alloc::System;
+
+#[global_allocator]
+static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
+
+/// Runs `f` with at most `budget` more bytes allocatable.
+fn capped<T>(budget: usize, f: impl FnOnce() -> T) -> T {
+    ALLOCATOR.set_limit(ALLOCATOR.allocated() + budget).unwrap();
+    let result = f();
+    ALLOCATOR.set_limit(usize::MAX).unwrap();
+    result
+}
+
+#[test]
+fn refused_allocations_are_errors() {
+    let filter = AtomicBloom::with_bits(8 << 20, 3).unwrap(); // 1 MiB
+    filter.insert_bytes("k");
+    let bytes = filter.to_bytes().unwrap();
+
+    // to_bytes: its buffer is the filter's size.
+    let refused = capped(64 << 10, || filter.to_bytes());
+    assert!(
+        matches!(refused, Err(BuildError::AllocationFailed { bytes }) if bytes == 1048624),
+        "{refused:?}"
+    );
+    // read_from: its buffer grows with the stream; it once grew with an
+    // infallible extend, which aborted the process.
+    let refused = capped(256 << 10, || AtomicBloom::read_from(bytes.as_slice()));
+    assert!(
+        matches!(
+            refused,
+            Err(ReadError::AllocationFailed(
+                BuildError::AllocationFailed { .. }
+            ))
+        ),
+        "{refused:?}"
+    );
+    // from_bytes: the bit array.
+    let refused = capped(64 << 10, || AtomicBloom::from_bytes(&bytes));
+    assert!(
+        matches!(refused, Err(ReadError::AllocationFailed(_))),
+        "{refused:?}"
+    );
+    // try_clone: the copy.
+    let refused = capped(64 << 10, || filter.try_clone());
+    assert!(
+        matches!(refused, Err(BuildError::AllocationFailed { .. })),
+        "{refused:?}"
+    );
+
+    // With room, each works: the cap, not the code, refused.
+    assert_eq!(AtomicBloom::read_from(bytes.as_slice()).unwrap(), filter);
+    assert_eq!(filter.to_bytes().unwrap(), bytes);
+}
