@@ -42,6 +42,8 @@
 //! read-modify-writes after, on lines the loads have just brought in.
 
 use crate::hints::{Access, advise_huge_pages, prefetch};
+#[cfg(loom)]
+use crate::sync::fault::{self, Fault};
 use crate::sync::{AtomicU64, Ordering::Relaxed, set_unshared};
 use std::ops::Range;
 
@@ -195,14 +197,10 @@ impl BitArray {
         if word.load(Relaxed) & mask == mask {
             return false;
         }
-        // ORDERING: Relaxed (G1, G4). A read-modify-write always acts on the
-        // newest value of its word, so concurrent fetch_or's on one word never lose
-        // each other's bits, whatever the ordering; the old value it returns
-        // is the one it replaced, so exactly one racer sees a bit go from 0
-        // to 1. Checked by loom-tests/tests/insert.rs:
-        // `different_keys_sharing_a_word`, `same_key_two_inserters_word` and
-        // `same_key_three_inserters_word`.
-        word.fetch_or(mask, Relaxed) & mask != mask
+        // One fetch_or for all of the key's bits: exactly one racer sees
+        // them go from missing to set (G4, `same_key_two_inserters_word`,
+        // `same_key_three_inserters_word`).
+        fetch_or(word, mask) & mask != mask
     }
 
     /// Line `index`, for testing single bits.
@@ -247,10 +245,8 @@ impl BitArray {
         }
         let mut changed = false;
         for &(index, mask) in &probes[..num_missing] {
-            // ORDERING: Relaxed, as in `set_word` (G1, G4). Checked by
-            // loom-tests/tests/insert.rs: `same_key_two_inserters_spanning_two_words`
-            // and `different_keys_sharing_a_word`.
-            changed |= self.word(index).fetch_or(mask, Relaxed) & mask != mask;
+            // G1, G4: `same_key_two_inserters_spanning_two_words`.
+            changed |= fetch_or(self.word(index), mask) & mask != mask;
         }
         changed
     }
@@ -262,13 +258,9 @@ impl BitArray {
             // set before the clear began (coherence), so it is skipped: clearing
             // a fresh filter touches no page. A bit set after this load belongs
             // to an insert racing the clear, which may survive.
-            if word.load(Relaxed) != 0 {
-                // ORDERING: Relaxed (G5). One atomic swap per word: a concurrent
-                // fetch_or lands either before it (and is cleared) or after (and
-                // is kept), never in between. (`swap` rather than `store`:
-                // loom 0.7 mis-models a plain store racing a fetch_or.) Checked
-                // by loom-tests/tests/bulk.rs: `clear_racing_insert`.
-                word.swap(0, Relaxed);
+            let seen = word.load(Relaxed);
+            if seen != 0 {
+                zero(word, seen);
             }
         }
     }
@@ -283,10 +275,9 @@ impl BitArray {
             // `load_words`: a value `other`'s word held during the call, so
             // the bits it had when the union began are included.)
             if theirs & !word.load(Relaxed) != 0 {
-                // ORDERING: Relaxed (G1, G6): fetch_or never loses a bit set
-                // concurrently in `self`. Checked by loom-tests/tests/bulk.rs:
-                // `union_racing_insert` and `union_from_a_changing_source`.
-                word.fetch_or(theirs, Relaxed);
+                // G1, G6: never loses a bit set concurrently in `self`
+                // (`union_racing_insert`, `union_from_a_changing_source`).
+                fetch_or(word, theirs);
             }
         }
     }
@@ -297,11 +288,7 @@ impl BitArray {
         for (word, theirs) in self.words().iter().zip(other.load_words(other.all())) {
             // ORDERING: Relaxed (G7): skip words with nothing to clear.
             if word.load(Relaxed) & !theirs != 0 {
-                // ORDERING: Relaxed (G7). fetch_and is atomic per word: a bit
-                // set in `self` concurrently either lands before (and is
-                // masked) or after (and is kept). Checked by
-                // loom-tests/tests/bulk.rs: `intersect_racing_insert`.
-                word.fetch_and(theirs, Relaxed);
+                fetch_and(word, theirs);
             }
         }
     }
@@ -398,15 +385,82 @@ impl LineWriter<'_> {
             let i = todo.trailing_zeros() as usize % WORDS_PER_LINE;
             todo &= todo - 1;
             let missing = self.missing[i];
-            // ORDERING: Relaxed, as in `set_word` (G1, G4). Each word's
-            // fetch_or is atomic on its own; a racing inserter of the same
-            // key may set some of the words and this call others, and then
-            // both return true. Checked by loom-tests/tests/insert.rs:
-            // `same_key_two_inserters_spanning_two_words`.
-            changed |= self.line[i].fetch_or(missing, Relaxed) & missing != missing;
+            // G4: a racing inserter of the same key may set some of the
+            // words and this call others, and then both return true
+            // (`same_key_two_inserters_spanning_two_words`).
+            changed |= fetch_or(&self.line[i], missing) & missing != missing;
         }
         changed
     }
+}
+
+/// Sets the bits of `mask` in `word`; returns the value it replaced. Every
+/// setter (`set_word`, `set_bits`, `LineWriter`, `union`) writes through
+/// here, and nowhere else.
+#[inline(always)]
+fn fetch_or(word: &AtomicU64, mask: u64) -> u64 {
+    #[cfg(loom)]
+    if fault::active(Fault::SplitFetchOr) {
+        // ORDERING: irrelevant; the injected bug is the split read-modify-write.
+        let old = word.load(Relaxed);
+        // ORDERING: irrelevant, as above. (`swap` rather than `store`, to
+        // stay clear of loom 0.7's mis-modelling of a store racing a
+        // `fetch_or`; it is just as wrong.)
+        word.swap(old | mask, Relaxed);
+        return old;
+    }
+    // ORDERING: Relaxed (G1, G4, G6). A read-modify-write always acts on the
+    // newest value of its word, so concurrent fetch_or's on one word never
+    // lose each other's bits, whatever the ordering; the old value it
+    // returns is the one it replaced, so exactly one racer sees a given bit
+    // go from 0 to 1. Checked by loom-tests/tests/insert.rs:
+    // `different_keys_sharing_a_word`, `same_key_two_inserters_word`,
+    // `same_key_two_inserters_spanning_two_words`; bulk.rs:
+    // `union_racing_insert`; negative control negative.rs:
+    // `split_fetch_or_loses_bits` (this function, with the fault injected).
+    word.fetch_or(mask, Relaxed)
+}
+
+/// Clears the bits of `word` that are clear in `mask` (`intersect`).
+#[inline(always)]
+fn fetch_and(word: &AtomicU64, mask: u64) {
+    #[cfg(loom)]
+    if fault::active(Fault::SplitFetchAnd) {
+        // ORDERING: irrelevant; the injected bug is the split read-modify-write.
+        let old = word.load(Relaxed);
+        // ORDERING: irrelevant, as above.
+        word.swap(old & mask, Relaxed);
+        return;
+    }
+    // ORDERING: Relaxed (G7). fetch_and is atomic per word: it never clears
+    // a bit that `mask` holds, so a key the other filter holds survives an
+    // insert racing the intersect, and a bit set concurrently that `mask`
+    // lacks lands either before (and is cleared) or after (and is kept).
+    // Checked by loom-tests/tests/bulk.rs: `intersect_racing_insert` and
+    // `intersect_racing_an_insert_of_a_shared_key`; negative control
+    // negative.rs: `split_fetch_and_loses_a_shared_key`.
+    word.fetch_and(mask, Relaxed);
+}
+
+/// Zeroes `word`, which held `seen` when loaded (`clear`).
+#[inline(always)]
+fn zero(word: &AtomicU64, seen: u64) {
+    #[cfg(loom)]
+    if fault::active(Fault::ClearByXor) {
+        // ORDERING: irrelevant; the injected bug is undoing `seen` rather
+        // than zeroing.
+        word.fetch_xor(seen, Relaxed);
+        return;
+    }
+    let _ = seen;
+    // ORDERING: Relaxed (G5). One atomic swap per word: a concurrent
+    // fetch_or lands either before it (and is cleared) or after (and is
+    // kept), never in between, and two clears racing each other both leave
+    // zero. (`swap` rather than `store`: loom 0.7 mis-models a plain store
+    // racing a fetch_or.) Checked by loom-tests/tests/bulk.rs:
+    // `clear_racing_insert`, `clear_racing_clear`, `batch_racing_clear`;
+    // negative control negative.rs: `clear_by_xor_brings_bits_back`.
+    word.swap(0, Relaxed);
 }
 
 /// The word of a line that bit `offset` (`0..512`) is in.
@@ -469,37 +523,5 @@ mod tests {
     #[test]
     fn impossible_allocation_is_none() {
         assert!(BitArray::zeroed(usize::MAX / 2).is_none());
-    }
-}
-
-/// Deliberately broken operations, compiled only for the model checker:
-/// each replaces an atomic read-modify-write with a load followed by a
-/// separate write, the bug a weaker implementation would have. The negative
-/// controls in `loom-tests/tests/negative.rs` require loom to catch each.
-/// (The write is a `swap` whose result is ignored rather than a `store`, to
-/// stay clear of loom 0.7's mis-modelling of a store racing a `fetch_or`;
-/// it is just as wrong.)
-#[cfg(loom)]
-impl BitArray {
-    /// `set_word` as a load and a blind write: loses bits set in between.
-    pub(crate) fn broken_set_word(&self, index: usize, mask: u64) -> bool {
-        let word = self.word(index);
-        // ORDERING: irrelevant; the bug is the split read-modify-write.
-        let old = word.load(Relaxed);
-        // ORDERING: irrelevant, as above.
-        word.swap(old | mask, Relaxed);
-        old & mask != mask
-    }
-
-    /// `union` as a load and a blind write per word.
-    pub(crate) fn broken_union(&self, other: &BitArray) {
-        for (word, theirs) in self.words().iter().zip(other.load_words(other.all())) {
-            // ORDERING: irrelevant; the bug is the split read-modify-write.
-            let old = word.load(Relaxed);
-            if theirs & !old != 0 {
-                // ORDERING: irrelevant, as above.
-                word.swap(old | theirs, Relaxed);
-            }
-        }
     }
 }

@@ -551,8 +551,9 @@ impl<S> AtomicBloom<S> {
 
     /// Keeps only the bits also set in `other` (bitwise AND): afterwards
     /// `self` contains every key that both held, and its false-positive rate
-    /// is at most that of either. Keys inserted into `self` during the call
-    /// may be lost.
+    /// is at most that of either. It never clears a bit `other` holds, so a
+    /// key `other` holds is kept even if it is inserted into `self` during
+    /// the call; a key `other` lacks that is inserted meanwhile may be lost.
     ///
     /// ```
     /// use atomic_bloom::AtomicBloom;
@@ -712,31 +713,6 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn memory_bytes(&self) -> usize {
         self.bits.memory_bytes()
-    }
-}
-
-/// Deliberately broken variants for the model checker's negative controls;
-/// they exist only under `cfg(loom)` and are not part of the API.
-#[cfg(loom)]
-#[doc(hidden)]
-impl<S> AtomicBloom<S> {
-    /// `insert_hash` for the `Word` layout with a load and a blind write in
-    /// place of `fetch_or`.
-    pub fn broken_insert_hash(&self, hash: u64) -> bool {
-        assert_eq!(
-            self.layout(),
-            Layout::Word,
-            "the broken insert models the Word layout"
-        );
-        let (word, mask) = word_probe(hash, self.sizing.num_hashes(), self.num_words());
-        self.bits.broken_set_word(word, mask)
-    }
-
-    /// `union` with a load and a blind write per word in place of `fetch_or`.
-    pub fn broken_union(&self, other: &Self) -> Result<(), IncompatibleError> {
-        self.check_compatible(other)?;
-        self.bits.broken_union(&other.bits);
-        Ok(())
     }
 }
 

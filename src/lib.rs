@@ -115,19 +115,22 @@
 //!
 //! | # | guarantee | why `Relaxed` is enough | checked by |
 //! |---|---|---|---|
-//! | G1 | **No lost bits.** Concurrent inserts of any keys, in the same word or not, never undo each other; after they finish the bits equal a sequential build. | RMW atomicity of `fetch_or`. | `loom-tests/tests/insert.rs`: `different_keys_sharing_a_word`; negative control `negative.rs`: `load_store_insert_loses_bits`; `tests/stress.rs`: `concurrent_writers_and_readers_converge_to_the_sequential_build` |
+//! | G1 | **No lost bits.** Concurrent inserts of any keys, in the same word or not, never undo each other; after they finish the bits equal a sequential build. | RMW atomicity of `fetch_or`. | `loom-tests/tests/insert.rs`: `different_keys_sharing_a_word`; negative control `negative.rs`: `split_fetch_or_loses_bits`; `tests/stress.rs`: `concurrent_writers_and_readers_converge_to_the_sequential_build` |
 //! | G2 | **No false negative after happens-before.** If `insert(x)` happens-before `contains(x)` (program order, `join`, a channel, a mutex, a Release/Acquire flag), `contains(x)` is `true`. | Coherence: the load reads the `fetch_or`'s value or a later one, and later values keep the bits. The happens-before edge must come from outside. | `read.rs`: `reader_after_release_acquire_handoff`; negative control `negative.rs`: `relaxed_handoff_can_miss_the_insert`; `tests/stress.rs` |
 //! | G3 | **Monotone reads.** A thread's successive `contains(x)` never go from `true` to `false` (without a `clear`/`intersect`). A `contains` racing the insert of `x` may return either. | Read-read coherence per word. | `read.rs`: `reader_concurrent_with_writer_is_monotone` |
 //! | G4 | **`insert`'s result.** `true` iff the call set a bit. For a key absent before the race: with `Word` exactly one racer gets `true`; with `Standard` and `Blocked` at least one, and several can. | `Word` sets all bits in one `fetch_or`, and exactly one RMW in the word's order sees them missing. Otherwise each bit is set by exactly one RMW, whose caller returns `true`; a load that shows all bits set (test before set) means some racer already set them. | `insert.rs`: `same_key_two_inserters_word`, `same_key_three_inserters_word`, `same_key_two_inserters_spanning_two_words` (both `true` reached), `batch_inserts_race_like_single_inserts` (batches return per key what `insert` would); `tests/stress.rs`: `word_layout_insert_is_a_test_and_set` |
-//! | G5 | **`clear`.** Keys whose inserts happened-before it are gone when it returns; inserts that begin after it returns are kept; an insert racing it may survive whole, in part, or not at all. | Each word is zeroed by one `swap`, ordered against every `fetch_or` on that word. | `bulk.rs`: `clear_racing_insert` (all three outcomes reached) |
-//! | G6 | **`union`.** `dst` gains every key `src` held when the call began and keeps every key inserted into `dst` meanwhile; a key inserted into `src` meanwhile may or may not come across. | RMW atomicity of `fetch_or` on `dst`; coherence of the loads of `src`. | `bulk.rs`: `union_racing_insert`, `union_from_a_changing_source`; negative control `negative.rs`: `load_store_union_loses_an_insert` |
-//! | G7 | **`intersect`.** Keys both filters held are kept; a key inserted meanwhile may be lost. | `fetch_and` per word. | `bulk.rs`: `intersect_racing_insert` |
+//! | G5 | **`clear`.** Keys whose inserts happened-before it are gone when it returns; inserts that begin after it returns are kept; an insert (single or batch) racing it may survive whole, in part, or not at all; clears racing each other leave nothing set. | Each word is zeroed by one `swap`, ordered against every `fetch_or` and `swap` on that word. | `bulk.rs`: `clear_racing_insert` (all three outcomes reached), `batch_racing_clear`, `clear_racing_clear`; negative control `negative.rs`: `clear_by_xor_brings_bits_back` |
+//! | G6 | **`union`.** `dst` gains every key `src` held when the call began and keeps every key inserted into `dst` meanwhile; a key inserted into `src` meanwhile may or may not come across. | RMW atomicity of `fetch_or` on `dst`; coherence of the loads of `src`. | `bulk.rs`: `union_racing_insert`, `union_from_a_changing_source`; negative control `negative.rs`: `split_fetch_or_union_loses_an_insert` |
+//! | G7 | **`intersect`.** It never clears a bit that `other` holds: every key both filters hold when it returns is kept, whether it was inserted into `self` before, during or after the call. A key `other` lacks that is inserted into `self` meanwhile may be kept or lost. | `fetch_and` per word with `other`'s bits: a racing `fetch_or` of bits `other` holds lands before (and is kept by the mask) or after. | `bulk.rs`: `intersect_racing_insert`, `intersect_racing_an_insert_of_a_shared_key`; negative control `negative.rs`: `split_fetch_and_loses_a_shared_key` |
 //! | G8 | **Counts** (`count_ones`, `estimated_len`, `estimated_fpr`, `words`, `==`) read each word once: they lie between the values before and after the inserts racing them, and successive counts never decrease. | Coherence per word; bits only grow. | `bulk.rs`: `count_racing_inserts_is_monotone` |
 //! | G9 | **Snapshots** (`try_clone`, `Clone`) hold every key inserted before the call began, and a racing insert whole, in part or not at all. | As G8. | `bulk.rs`: `snapshot_racing_insert` |
 //!
 //! Every atomic operation in `src/` carries an `// ORDERING:` comment naming
 //! the guarantee above it serves. The loom suite and its run time are
-//! described in `loom-tests/README.md`.
+//! described in `loom-tests/README.md`. Its negative controls run the real
+//! operations with a bug injected under `cfg(loom)` (a read-modify-write
+//! split into a load and a write, a clear that undoes what it loaded), so
+//! each shows the models catching that bug in the production code path.
 //!
 //! **What the filter does not promise.** It is not a synchronization
 //! primitive: a `true` from `contains` may be a false positive, so it can
@@ -175,6 +178,9 @@ pub use key::Bytes;
 pub use layout::Layout;
 pub use persist::{FORMAT_VERSION, MAGIC, ReadError};
 pub use sizing::Sizing;
+#[cfg(loom)]
+#[doc(hidden)]
+pub use sync::fault;
 
 /// The largest bit array a filter may have: 2^43 bits, 1 TiB.
 ///

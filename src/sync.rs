@@ -35,3 +35,46 @@ pub(crate) fn set_unshared(word: &mut AtomicU64, value: u64) {
 pub(crate) fn set_unshared(word: &mut AtomicU64, value: u64) {
     word.with_mut(|w| *w = value);
 }
+
+/// Faults that the model checker's negative controls inject into the real
+/// code paths, so that each control shows loom catching a bug in the
+/// production function itself rather than in a separate broken copy.
+/// Compiled only under `cfg(loom)`; a normal build has no switch and no
+/// branch.
+///
+/// A fault is set per OS thread: loom runs all of a model's threads on the
+/// thread that called it, so [`inject`](fault::inject) before the model
+/// reaches every thread of the model and no other test.
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod fault {
+    use std::cell::Cell;
+
+    /// A deliberately wrong implementation of one kind of update.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Fault {
+        /// Every `fetch_or` (inserts, `union`) done as a load and a
+        /// separate write of `old | mask`.
+        SplitFetchOr,
+        /// Every `fetch_and` (`intersect`) done as a load and a separate
+        /// write of `old & mask`.
+        SplitFetchAnd,
+        /// `clear` zeroing a word with `fetch_xor` of the value it loaded:
+        /// two racing clears bring the bits back.
+        ClearByXor,
+    }
+
+    std::thread_local! {
+        static ACTIVE: Cell<Option<Fault>> = const { Cell::new(None) };
+    }
+
+    /// Makes the real code carry `fault` (or none) on this thread.
+    pub fn inject(fault: Option<Fault>) {
+        ACTIVE.with(|active| active.set(fault));
+    }
+
+    /// Whether `fault` is injected.
+    pub(crate) fn active(fault: Fault) -> bool {
+        ACTIVE.with(|active| active.get() == Some(fault))
+    }
+}

@@ -123,28 +123,144 @@ fn concurrent_writers_and_readers_converge_to_the_sequential_build() {
     }
 }
 
-/// With the `Word` layout, of eight threads racing to insert the same new
-/// key, exactly one is told it inserted it, in every one of 2 000 trials.
+/// Of eight threads racing to insert the same new key, at least one is
+/// told it inserted it (each bit is set by exactly one `fetch_or`, whose
+/// caller returns `true`), and with the `Word` layout exactly one (one
+/// `fetch_or` sets all the bits: a test-and-set); a key already present
+/// has no winner. 1 000 trials per layout.
 #[test]
-fn word_layout_insert_is_a_test_and_set() {
+fn racing_inserters_of_a_new_key_are_told_it_was_new() {
     const RACERS: usize = 8;
-    let filter = build(Layout::Word);
-    let barrier = Barrier::new(RACERS);
-    for key in 0..2_000u64 {
-        // A key that is already a false positive has no winner.
-        let expected = usize::from(!filter.contains(&key));
-        let winners: usize = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..RACERS)
-                .map(|_| {
-                    s.spawn(|| {
-                        barrier.wait();
-                        usize::from(filter.insert(&key))
+    for layout in Layout::ALL {
+        let filter = build(layout);
+        let barrier = Barrier::new(RACERS);
+        for key in 0..1_000u64 {
+            // A key that is already a false positive has no winner.
+            let absent = !filter.contains(&key);
+            let winners: usize = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..RACERS)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            usize::from(filter.insert(&key))
+                        })
                     })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).sum()
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).sum()
+            });
+            match (layout, absent) {
+                (_, false) => assert_eq!(winners, 0, "{layout} key {key}"),
+                (Layout::Word, true) => assert_eq!(winners, 1, "{layout} key {key}"),
+                (_, true) => assert!(winners >= 1, "{layout} key {key}: nobody won"),
+            }
+        }
+    }
+}
+
+/// `union` racing inserts into its destination: afterwards the destination
+/// holds every key of the source and every key the writers inserted (G6).
+#[test]
+fn union_racing_inserts_keeps_both() {
+    for layout in Layout::ALL {
+        let (dst, src) = (build(layout), build(layout));
+        src.insert_batch(0..50_000u64);
+        std::thread::scope(|s| {
+            for t in 0..3u64 {
+                let dst = &dst;
+                s.spawn(move || {
+                    dst.insert_batch((0..50_000u64).map(|i| 1_000_000 + t * 50_000 + i))
+                });
+            }
+            for _ in 0..2 {
+                s.spawn(|| {
+                    for _ in 0..20 {
+                        dst.union(&src).unwrap();
+                    }
+                });
+            }
         });
-        assert_eq!(winners, expected, "key {key}");
+        let missing = (0..50_000u64)
+            .chain(1_000_000..1_150_000)
+            .filter(|key| !dst.contains(key))
+            .count();
+        assert_eq!(missing, 0, "{layout}: union lost keys");
+    }
+}
+
+/// `intersect` racing inserts of keys the other filter also holds: every
+/// such key survives (intersect never clears a bit `other` holds), and
+/// afterwards the filter's bits lie within `other`'s (G7).
+#[test]
+fn intersect_racing_inserts_of_shared_keys_keeps_them() {
+    for layout in Layout::ALL {
+        let (filter, other) = (build(layout), build(layout));
+        let shared = 0..60_000u64; // in `other`; inserted into `filter` during the race
+        let only_mine = 500_000..560_000u64; // in `filter` only, before the race
+        other.insert_batch(shared.clone());
+        filter.insert_batch(only_mine.clone());
+        std::thread::scope(|s| {
+            for t in 0..3u64 {
+                let (filter, shared) = (&filter, shared.clone());
+                s.spawn(move || filter.insert_batch(shared.filter(|k| k % 3 == t)));
+            }
+            for _ in 0..2 {
+                s.spawn(|| {
+                    for _ in 0..20 {
+                        filter.intersect(&other).unwrap();
+                    }
+                });
+            }
+        });
+        // One more intersect after the race, then the promises.
+        filter.intersect(&other).unwrap();
+        let lost = shared.clone().filter(|k| !filter.contains(k)).count();
+        assert_eq!(lost, 0, "{layout}: intersect lost keys both filters hold");
+        assert!(
+            filter
+                .words()
+                .zip(other.words())
+                .all(|(mine, theirs)| mine & !theirs == 0),
+            "{layout}: bits outside `other` survived"
+        );
+    }
+}
+
+/// `clear` racing inserts and other clears: nothing appears that no writer
+/// inserted, two clears racing each other leave nothing set, and a key
+/// inserted after a clear returned is found (G5).
+#[test]
+fn clears_racing_inserts_and_each_other() {
+    for layout in Layout::ALL {
+        let filter = build(layout);
+        let keys = 0..120_000u64;
+        std::thread::scope(|s| {
+            for t in 0..3u64 {
+                let (filter, keys) = (&filter, keys.clone());
+                s.spawn(move || filter.insert_batch(keys.filter(|k| k % 3 == t)));
+            }
+            for _ in 0..2 {
+                s.spawn(|| {
+                    for _ in 0..50 {
+                        filter.clear();
+                    }
+                });
+            }
+        });
+        let all = build(layout);
+        all.insert_batch(keys.clone());
+        assert!(
+            filter.words().zip(all.words()).all(|(w, a)| w & !a == 0),
+            "{layout}: a bit no writer set"
+        );
+        // Clears racing only each other: nothing survives.
+        filter.insert_batch(keys.clone());
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| filter.clear());
+            }
+        });
+        assert_eq!(filter.count_ones(), 0, "{layout}");
+        assert!(filter.insert(&7u64) && filter.contains(&7u64));
     }
 }
 

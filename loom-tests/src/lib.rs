@@ -185,6 +185,56 @@ where
     outcomes.assert_reached(expected)
 }
 
+/// The intersect scenario: `self` holds `case.b`, `other` holds `case.a`;
+/// one thread intersects while another inserts `a`, which both filters
+/// then hold. `a` must survive: intersect never clears a bit `other` holds.
+/// (`b` and `a` share a word, each with a bit the other lacks, so the
+/// intersect really writes the word the insert writes.)
+#[cfg(loom)]
+pub fn intersect_scenario(case: Case) {
+    model(move || {
+        let other = case.filter_with(&[case.a]);
+        let (filter, (), _) = race(
+            case.filter_with(&[case.b]),
+            move |f| f.intersect(&other).unwrap(),
+            |f| f.insert_hash(case.a),
+        );
+        assert!(
+            filter.contains_hash(case.a),
+            "intersect lost a key both filters hold"
+        );
+    });
+}
+
+/// The clear scenario: two threads clear a filter holding `a` and `b`;
+/// afterwards every bit is clear.
+#[cfg(loom)]
+pub fn clear_scenario(case: Case) {
+    model(move || {
+        let (filter, (), ()) = race(
+            case.filter_with(&[case.a, case.b]),
+            |f| f.clear(),
+            |f| f.clear(),
+        );
+        assert_eq!(filter.count_ones(), 0, "two clears left bits set");
+    });
+}
+
+/// Runs `scenario` with `fault` injected into the crate's real code, and
+/// without it afterwards even if the scenario panics.
+#[cfg(loom)]
+pub fn with_fault(fault: atomic_bloom::fault::Fault, scenario: impl FnOnce()) {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            atomic_bloom::fault::inject(None);
+        }
+    }
+    let _reset = Reset;
+    atomic_bloom::fault::inject(Some(fault));
+    scenario();
+}
+
 /// One race on one filter: `spawned` runs on a new thread while `main` runs
 /// on the model's own; returns the filter once both are done, with their
 /// results. Give `main` the side that loads a word and then writes it (an
@@ -244,19 +294,15 @@ pub fn handoff(
 }
 
 /// The union scenario: `src` holds `case.b`; one thread unions it into an
-/// empty `dst` with `union` (the real one or a broken one) while another
-/// inserts `case.a` into `dst`.
+/// empty `dst` while another inserts `case.a` into `dst`.
 #[cfg(loom)]
-pub fn union_scenario(
-    case: Case,
-    union: fn(&AtomicBloom, &AtomicBloom) -> Result<(), atomic_bloom::IncompatibleError>,
-) {
+pub fn union_scenario(case: Case) {
     model(move || {
         let src = case.filter_with(&[case.b]);
         let (dst, _, ()) = race(
             case.filter(),
             move |dst| dst.insert_hash(case.a),
-            |dst| union(dst, &src).unwrap(),
+            |dst| dst.union(&src).unwrap(),
         );
         assert!(dst.contains_hash(case.a), "union lost a concurrent insert");
         assert!(dst.contains_hash(case.b), "union lost the source's key");

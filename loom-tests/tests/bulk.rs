@@ -3,7 +3,9 @@
 #![cfg(loom)]
 
 use atomic_bloom::{AtomicBloom, Layout};
-use loom_tests::{CASES, Case, covers, explore, race, union_scenario, words};
+use loom_tests::{
+    CASES, Case, clear_scenario, covers, explore, intersect_scenario, race, union_scenario, words,
+};
 
 /// How much of a key a filter holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,12 +69,46 @@ fn clear_racing_insert() {
     }
 }
 
+/// Two clears racing each other leave every bit clear (a clear that undid
+/// the value it loaded, instead of zeroing, would bring bits back).
+#[test]
+fn clear_racing_clear() {
+    for case in CASES {
+        clear_scenario(case);
+    }
+}
+
+/// A batch insert racing `clear`: the key from before is gone, nothing the
+/// batch did not insert appears, and each batch key is whole, in part or
+/// absent (all reached for `a`), as for single inserts.
+#[test]
+fn batch_racing_clear() {
+    for case in CASES {
+        explore(&in_flight_states(&case), move || {
+            let (filter, (), _) = race(
+                case.filter_with(&[case.b]),
+                |f| f.clear(),
+                move |f| f.insert_hash_batch([case.a, case.y]),
+            );
+            assert!(
+                !filter.contains_hash(case.b),
+                "a key from before clear survived"
+            );
+            assert!(covers(
+                &words(&case.filter_with(&[case.a, case.y])),
+                &words(&filter)
+            ));
+            held(&case, &filter, case.a)
+        });
+    }
+}
+
 /// `union` into a filter another thread is inserting into keeps both the
 /// source's keys and the concurrent insert.
 #[test]
 fn union_racing_insert() {
     for case in CASES {
-        union_scenario(case, AtomicBloom::union);
+        union_scenario(case);
     }
 }
 
@@ -99,6 +135,16 @@ fn union_from_a_changing_source() {
             assert!(covers(&words(&src), &words(&dst)), "union invented bits");
             dst.contains_hash(case.y)
         });
+    }
+}
+
+/// `intersect` racing an insert of a key the other filter also holds:
+/// the key is found afterwards, whichever ran first (an intersect that
+/// loaded a word and wrote back `old & other` would erase it).
+#[test]
+fn intersect_racing_an_insert_of_a_shared_key() {
+    for case in CASES {
+        intersect_scenario(case);
     }
 }
 
