@@ -5,8 +5,9 @@
 //! between threads by reference (scoped threads), `Arc`, or a `static`.
 
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
+use crate::key::Bytes;
 use crate::layout::{block_line, for_each_offset, standard_probe, word_probe};
-use crate::{BuildError, Bytes, IncompatibleError, Layout, MAX_HASHES, Sizing, WyBuildHasher};
+use crate::{BuildError, IncompatibleError, Layout, MAX_HASHES, Sizing, WyBuildHasher};
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
 

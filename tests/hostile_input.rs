@@ -23,10 +23,7 @@ static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
 
 /// Runs `read` with at most `budget` more bytes of heap.
 fn capped<T>(budget: usize, read: impl FnOnce() -> T) -> T {
-    ALLOCATOR.set_limit(ALLOCATOR.allocated() + budget).unwrap();
-    let out = read();
-    ALLOCATOR.set_limit(usize::MAX).unwrap();
-    out
+    common::capped(&ALLOCATOR, budget, read)
 }
 
 /// Values a forger would put in a header field.

@@ -3,7 +3,9 @@
 //! capped (`cap`) so that it refuses, in a test binary of its own so that
 //! no other test allocates meanwhile.
 
-use atomic_bloom::{AtomicBloom, BuildError, ReadError};
+mod common;
+
+use atomic_bloom::{AtomicBloom, BuildError, Layout, ReadError};
 use cap::Cap;
 use std::alloc::System;
 
@@ -12,22 +14,19 @@ static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
 
 /// Runs `f` with at most `budget` more bytes allocatable.
 fn capped<T>(budget: usize, f: impl FnOnce() -> T) -> T {
-    ALLOCATOR.set_limit(ALLOCATOR.allocated() + budget).unwrap();
-    let result = f();
-    ALLOCATOR.set_limit(usize::MAX).unwrap();
-    result
+    common::capped(&ALLOCATOR, budget, f)
 }
 
 #[test]
 fn refused_allocations_are_errors() {
-    let filter = AtomicBloom::with_bits(8 << 20, 3).unwrap(); // 1 MiB
-    filter.insert_bytes("k");
+    let filter = common::filled(Layout::Blocked, 1_000_000, 0.01, 0); // 1.2 MiB
     let bytes = filter.to_bytes().unwrap();
+    let file_len = (filter.memory_bytes() + 48) as u64;
 
     // to_bytes: its buffer is the filter's size.
     let refused = capped(64 << 10, || filter.to_bytes());
     assert!(
-        matches!(refused, Err(BuildError::AllocationFailed { bytes }) if bytes == 1048624),
+        matches!(refused, Err(BuildError::AllocationFailed { bytes }) if bytes == file_len),
         "{refused:?}"
     );
     // read_from: its buffer grows with the stream; it once grew with an

@@ -11,6 +11,18 @@ fn sample(layout: Layout, seed: u64) -> AtomicBloom {
     common::filled(layout, 5_000, 0.01, seed)
 }
 
+/// What each reader makes of `bytes`: from a slice, from a stream, and
+/// from a file (written to `dir/name`), all expected to fail.
+fn every_reader(dir: &std::path::Path, name: &str, bytes: &[u8]) -> [ReadError; 3] {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    [
+        AtomicBloom::from_bytes(bytes).unwrap_err(),
+        AtomicBloom::read_from(bytes).unwrap_err(),
+        AtomicBloom::load(&path).unwrap_err(),
+    ]
+}
+
 #[test]
 fn round_trips_through_bytes_streams_and_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,13 +153,7 @@ fn streams_and_files_report_the_same_errors() {
         ("short header", good[..20].to_vec()),
     ];
     for (what, bytes) in cases {
-        let path = dir.path().join(what);
-        std::fs::write(&path, &bytes).unwrap();
-        let errors = [
-            AtomicBloom::from_bytes(&bytes).unwrap_err(),
-            AtomicBloom::read_from(bytes.as_slice()).unwrap_err(),
-            AtomicBloom::load(&path).unwrap_err(),
-        ];
+        let errors = every_reader(dir.path(), what, &bytes);
         for err in &errors {
             let same = std::mem::discriminant(err) == std::mem::discriminant(&errors[0]);
             assert!(same, "{what}: {errors:?}");
@@ -201,13 +207,7 @@ fn every_reader_reports_damage_under_the_checksum_as_a_checksum_mismatch() {
     for at in [11, 12, 24, 31, 32, 39, 41] {
         let mut bytes = good.clone();
         bytes[at] ^= 0x04;
-        let path = dir.path().join(format!("damaged-{at}"));
-        std::fs::write(&path, &bytes).unwrap();
-        for err in [
-            AtomicBloom::from_bytes(&bytes).unwrap_err(),
-            AtomicBloom::read_from(bytes.as_slice()).unwrap_err(),
-            AtomicBloom::load(&path).unwrap_err(),
-        ] {
+        for err in every_reader(dir.path(), &format!("damaged-{at}"), &bytes) {
             assert!(
                 matches!(err, ReadError::ChecksumMismatch { .. }),
                 "byte {at}: {err}"

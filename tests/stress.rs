@@ -21,6 +21,29 @@ fn build(layout: Layout) -> AtomicBloom {
         .unwrap()
 }
 
+/// Three writers insert `keys` (every third key each) into `filter` while
+/// two other threads run `op` `rounds` times each.
+fn writers_racing(
+    filter: &AtomicBloom,
+    keys: std::ops::Range<u64>,
+    rounds: usize,
+    op: impl Fn() + Sync,
+) {
+    std::thread::scope(|s| {
+        for t in 0..3u64 {
+            let keys = keys.clone();
+            s.spawn(move || filter.insert_batch(keys.filter(|k| k % 3 == t)));
+        }
+        for _ in 0..2 {
+            s.spawn(|| {
+                for _ in 0..rounds {
+                    op();
+                }
+            });
+        }
+    });
+}
+
 /// Writer `t` inserts `t * PER_WRITER / 2 ..` for `PER_WRITER` keys, so
 /// neighbouring writers overlap by half (every key but the first and last
 /// halves is inserted twice, by different threads).
@@ -164,21 +187,7 @@ fn union_racing_inserts_keeps_both() {
     for layout in Layout::ALL {
         let (dst, src) = (build(layout), build(layout));
         src.insert_batch(0..50_000u64);
-        std::thread::scope(|s| {
-            for t in 0..3u64 {
-                let dst = &dst;
-                s.spawn(move || {
-                    dst.insert_batch((0..50_000u64).map(|i| 1_000_000 + t * 50_000 + i))
-                });
-            }
-            for _ in 0..2 {
-                s.spawn(|| {
-                    for _ in 0..20 {
-                        dst.union(&src).unwrap();
-                    }
-                });
-            }
-        });
+        writers_racing(&dst, 1_000_000..1_150_000, 20, || dst.union(&src).unwrap());
         let missing = (0..50_000u64)
             .chain(1_000_000..1_150_000)
             .filter(|key| !dst.contains(key))
@@ -198,18 +207,8 @@ fn intersect_racing_inserts_of_shared_keys_keeps_them() {
         let only_mine = 500_000..560_000u64; // in `filter` only, before the race
         other.insert_batch(shared.clone());
         filter.insert_batch(only_mine.clone());
-        std::thread::scope(|s| {
-            for t in 0..3u64 {
-                let (filter, shared) = (&filter, shared.clone());
-                s.spawn(move || filter.insert_batch(shared.filter(|k| k % 3 == t)));
-            }
-            for _ in 0..2 {
-                s.spawn(|| {
-                    for _ in 0..20 {
-                        filter.intersect(&other).unwrap();
-                    }
-                });
-            }
+        writers_racing(&filter, shared.clone(), 20, || {
+            filter.intersect(&other).unwrap()
         });
         // One more intersect after the race, then the promises.
         filter.intersect(&other).unwrap();
@@ -233,19 +232,7 @@ fn clears_racing_inserts_and_each_other() {
     for layout in Layout::ALL {
         let filter = build(layout);
         let keys = 0..120_000u64;
-        std::thread::scope(|s| {
-            for t in 0..3u64 {
-                let (filter, keys) = (&filter, keys.clone());
-                s.spawn(move || filter.insert_batch(keys.filter(|k| k % 3 == t)));
-            }
-            for _ in 0..2 {
-                s.spawn(|| {
-                    for _ in 0..50 {
-                        filter.clear();
-                    }
-                });
-            }
-        });
+        writers_racing(&filter, keys.clone(), 50, || filter.clear());
         let all = build(layout);
         all.insert_batch(keys.clone());
         assert!(

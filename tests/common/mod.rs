@@ -25,3 +25,18 @@ pub fn reseal(bytes: &mut [u8]) {
     let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..n]);
     bytes[n..].copy_from_slice(&sum.to_le_bytes());
 }
+
+/// Runs `f` while `allocator` grants at most `budget` more bytes of heap,
+/// then lifts the cap. The caller's test binary installs `allocator` as its
+/// global allocator and runs nothing else meanwhile.
+#[allow(dead_code)] // only the test crates that cap their allocator use it
+pub fn capped<T>(
+    allocator: &cap::Cap<std::alloc::System>,
+    budget: usize,
+    f: impl FnOnce() -> T,
+) -> T {
+    allocator.set_limit(allocator.allocated() + budget).unwrap();
+    let out = f();
+    allocator.set_limit(usize::MAX).unwrap();
+    out
+}
