@@ -11,6 +11,21 @@ fn sample(layout: Layout, seed: u64) -> AtomicBloom {
     common::filled(layout, 5_000, 0.01, seed)
 }
 
+/// The custom hasher of these tests.
+type Sip = BuildHasherDefault<DefaultHasher>;
+
+/// A filter hashed with [`Sip`] holding `key`, and its bytes.
+fn custom_filter(key: &str) -> (AtomicBloom<Sip>, Vec<u8>) {
+    let f = AtomicBloom::builder()
+        .bits(8192, 5)
+        .hasher(Sip::default())
+        .build()
+        .unwrap();
+    f.insert(key);
+    let bytes = f.to_bytes().unwrap();
+    (f, bytes)
+}
+
 /// What each reader makes of `bytes`: from a slice, from a stream, and
 /// from a file (written to `dir/name`), all expected to fail.
 fn every_reader(dir: &std::path::Path, name: &str, bytes: &[u8]) -> [ReadError; 3] {
@@ -168,14 +183,7 @@ fn streams_and_files_report_the_same_errors() {
 
 #[test]
 fn custom_hashers_are_recorded_and_checked() {
-    type Sip = BuildHasherDefault<DefaultHasher>;
-    let f = AtomicBloom::builder()
-        .bits(8192, 5)
-        .hasher(Sip::default())
-        .build()
-        .unwrap();
-    f.insert("custom");
-    let bytes = f.to_bytes().unwrap();
+    let (_, bytes) = custom_filter("custom");
     assert_eq!(bytes[11], 0, "hasher id: custom");
     // Not readable as a wyhash filter, whatever its seed says.
     assert!(matches!(
@@ -222,14 +230,7 @@ fn every_reader_reports_damage_under_the_checksum_as_a_checksum_mismatch() {
 fn custom_hasher_readers_check_the_hasher_id_and_seed() {
     use atomic_bloom::WyBuildHasher;
     use atomic_bloom::persist::HasherId;
-    type Sip = BuildHasherDefault<DefaultHasher>;
-    let custom = AtomicBloom::builder()
-        .bits(4096, 4)
-        .hasher(Sip::default())
-        .build()
-        .unwrap();
-    custom.insert("k");
-    let bytes = custom.to_bytes().unwrap();
+    let (_, bytes) = custom_filter("k");
     let back = AtomicBloom::from_bytes_with_hasher(&bytes, Sip::default()).unwrap();
     assert_eq!(
         back.to_bytes().unwrap(),
