@@ -11,18 +11,28 @@
 //! with it. A signal during the save makes the next write fail, so the
 //! save returns an error, the temporary file's own cleanup removes it, and
 //! the old file (if any) stays: an interrupted build leaves nothing behind.
+//! (A signal that arrives after the last byte is written finds the save
+//! complete; the new file stands and the command finishes.) One atomic
+//! state decides which case a signal is in, so a signal and the start of a
+//! save cannot both believe they came first.
 
 use anyhow::{Context, Result};
 use atomic_bloom::AtomicBloom;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU8, Ordering::SeqCst};
 
-/// Set while a save is under way: a signal then stops the save instead of
-/// the process.
-static SAVING: AtomicBool = AtomicBool::new(false);
-/// Set by a signal that arrived during a save.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Where the process stands with respect to signals; one atomic, so that
+/// a signal and the start of a save cannot both think they came first.
+static STATE: AtomicU8 = AtomicU8::new(IDLE);
+/// No save under way: a signal ends the process.
+const IDLE: u8 = 0;
+/// A save is under way: a signal stops it instead.
+const SAVING: u8 = 1;
+/// A signal arrived during the save: its next write fails.
+const STOPPING: u8 = 2;
+/// A signal is ending the process: no save may start.
+const EXITING: u8 = 3;
 
 /// The exit status of a process ended by SIGINT, by shell convention.
 pub const INTERRUPTED_STATUS: u8 = 130;
@@ -35,22 +45,30 @@ pub struct Interrupted;
 /// Handles SIGINT and SIGTERM for the rest of the process.
 pub fn handle_signals() -> Result<()> {
     ctrlc::set_handler(|| {
-        // SeqCst on both flags: a signal that finds SAVING clear ends the
-        // process before the save can create its temporary file; one that
-        // finds it set is seen by the save's next write.
-        if SAVING.load(SeqCst) {
-            INTERRUPTED.store(true, SeqCst);
-        } else {
+        // SeqCst throughout: one total order of the state's changes is
+        // the whole argument, and none of this is on a hot path.
+        if STATE
+            .compare_exchange(IDLE, EXITING, SeqCst, SeqCst)
+            .is_ok()
+        {
             eprintln!("atomic-bloom: {Interrupted}");
             std::process::exit(i32::from(INTERRUPTED_STATUS));
         }
+        // A save is under way (or already stopping): stop it.
+        STATE.store(STOPPING, SeqCst);
     })
     .context("cannot install the signal handler")
 }
 
 /// Writes `filter` to `path` (`-`: stdout), as the module docs say.
 pub fn save(filter: &AtomicBloom, path: &Path) -> Result<()> {
-    SAVING.store(true, SeqCst);
+    if STATE
+        .compare_exchange(IDLE, SAVING, SeqCst, SeqCst)
+        .is_err()
+    {
+        // A signal is ending the process; start nothing it would leave.
+        return Err(Interrupted.into());
+    }
     let written = if path.as_os_str() == "-" {
         let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
         filter
@@ -59,8 +77,8 @@ pub fn save(filter: &AtomicBloom, path: &Path) -> Result<()> {
     } else {
         atomic_bloom::persist::atomic_write(path, |out| filter.write_to(StopOnSignal(out)))
     };
-    SAVING.store(false, SeqCst);
-    if INTERRUPTED.load(SeqCst) && written.is_err() {
+    // A signal after the last write found the save complete: it stands.
+    if STATE.swap(IDLE, SeqCst) == STOPPING && written.is_err() {
         return Err(Interrupted.into());
     }
     written.with_context(|| format!("cannot write {}", path.display()))
@@ -71,7 +89,7 @@ struct StopOnSignal<W>(W);
 
 impl<W: Write> Write for StopOnSignal<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if INTERRUPTED.load(SeqCst) {
+        if STATE.load(SeqCst) == STOPPING {
             // Not `ErrorKind::Interrupted`, which `write_all` retries.
             return Err(io::Error::other(Interrupted));
         }
