@@ -15,10 +15,9 @@
 //! batch insert returns per key what `insert` would (Memory ordering, G4).
 //! The prefetch is only a hint: it changes timing, never results.
 
-use crate::bit_array::WORDS_PER_LINE;
+use crate::filter::AtomicBloom;
 use crate::hints::Access;
-use crate::layout::{reduce, standard_probe};
-use crate::{AtomicBloom, Layout};
+use crate::probe::Probe;
 use std::hash::{BuildHasher, Hash};
 
 /// Keys between a key's prefetch and its operation. A `Blocked` query
@@ -62,12 +61,12 @@ impl Op {
     }
 }
 
-/// A sliding window of hashes whose lines have been prefetched and that
+/// A sliding window of probes whose lines have been prefetched and that
 /// wait their turn.
 pub(crate) struct Pipeline<'a, S> {
     filter: &'a AtomicBloom<S>,
     op: Op,
-    window: [u64; PREFETCH_DISTANCE],
+    window: [Probe; PREFETCH_DISTANCE],
     pushed: usize,
 }
 
@@ -76,62 +75,43 @@ impl<'a, S> Pipeline<'a, S> {
         Pipeline {
             filter,
             op,
-            window: [0; PREFETCH_DISTANCE],
+            window: [Probe::Word { word: 0, mask: 0 }; PREFETCH_DISTANCE],
             pushed: 0,
         }
     }
 
-    fn apply(&self, hash: u64) -> bool {
+    fn apply(&self, probe: &Probe) -> bool {
+        let bits = self.filter.bit_array();
         match self.op {
-            Op::Insert => self.filter.insert_hash(hash),
-            Op::Contains => self.filter.contains_hash(hash),
+            Op::Insert => probe.insert(bits),
+            Op::Contains => probe.contains(bits),
         }
     }
 
-    /// Prefetches `hash`'s lines and queues it; returns the result for the
-    /// hash pushed `PREFETCH_DISTANCE` pushes ago, if any.
+    /// Prefetches `hash`'s lines and queues its probe; returns the result
+    /// for the hash pushed `PREFETCH_DISTANCE` pushes ago, if any.
     #[inline]
     pub(crate) fn push(&mut self, hash: u64) -> Option<bool> {
-        self.filter.prefetch_hash(hash, self.op.access());
+        let probe = Probe::new(&self.filter.sizing(), hash);
+        probe.prefetch(self.filter.bit_array(), self.op.access());
         let slot = self.pushed % PREFETCH_DISTANCE;
-        let result = (self.pushed >= PREFETCH_DISTANCE).then(|| self.apply(self.window[slot]));
-        self.window[slot] = hash;
+        let result = (self.pushed >= PREFETCH_DISTANCE).then(|| self.apply(&self.window[slot]));
+        self.window[slot] = probe;
         self.pushed += 1;
         result
     }
 
-    /// The results for the hashes still queued, in order.
+    /// The results for the probes still queued, in order.
     pub(crate) fn finish(self) -> impl Iterator<Item = bool> + 'a
     where
         S: 'a,
     {
         let queued = self.pushed.saturating_sub(PREFETCH_DISTANCE)..self.pushed;
-        queued.map(move |i| self.apply(self.window[i % PREFETCH_DISTANCE]))
+        queued.map(move |i| self.apply(&self.window[i % PREFETCH_DISTANCE]))
     }
 }
 
 impl<S> AtomicBloom<S> {
-    /// Starts fetching the lines `hash`'s bits live in.
-    #[inline]
-    pub(crate) fn prefetch_hash(&self, hash: u64, access: Access) {
-        let words = self.bit_array().num_words() as u64;
-        match self.layout() {
-            Layout::Blocked => {
-                let line = reduce(hash, words / WORDS_PER_LINE as u64);
-                self.bit_array().prefetch_line(line as usize, access);
-            }
-            Layout::Word => self
-                .bit_array()
-                .prefetch_word(reduce(hash, words) as usize, access),
-            Layout::Standard => {
-                for i in 0..self.num_hashes() {
-                    let (word, _) = standard_probe(hash, i, self.num_bits());
-                    self.bit_array().prefetch_word(word, access);
-                }
-            }
-        }
-    }
-
     /// [`insert_batch`](Self::insert_batch) for callers that hold 64-bit
     /// hashes, as [`insert_hash`](Self::insert_hash) is to `insert`.
     ///

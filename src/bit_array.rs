@@ -32,15 +32,6 @@
 //! Under `cfg(loom)` the words are loom's atomics, which cannot be created by
 //! zeroing memory; the model-checking build allocates them one by one.
 //!
-//! ## Test before set
-//!
-//! Every setter loads the words first and issues `fetch_or` only for bits that
-//! are missing. A key that is already present therefore writes nothing: its
-//! cache lines stay shared between cores instead of bouncing between them in
-//! the exclusive state a locked read-modify-write needs. For a new key the
-//! loads come first for all words (they overlap their cache misses), the
-//! read-modify-writes after, on lines the loads have just brought in.
-
 use crate::hints::{Access, advise_huge_pages, prefetch};
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
@@ -122,6 +113,13 @@ impl BitArray {
     /// `0..num_words`: every word.
     pub(crate) fn all(&self) -> Range<usize> {
         0..self.num_words
+    }
+
+    /// The address of line `index`, divided by 64 (tests compare it with
+    /// the addresses prefetched).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn line_address(&self, index: usize) -> usize {
+        self.line(index).as_ptr() as usize / 64
     }
 
     /// Asks the CPU to start fetching word `index`'s cache line.

@@ -5,9 +5,12 @@
 //! between threads by reference (scoped threads), `Arc`, or a `static`.
 
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
+use crate::error::{BuildError, IncompatibleError};
+use crate::hasher::WyBuildHasher;
 use crate::key::Bytes;
-use crate::layout::{block_line, for_each_offset, standard_probe, word_probe};
-use crate::{BuildError, IncompatibleError, Layout, MAX_HASHES, Sizing, WyBuildHasher};
+use crate::layout::Layout;
+use crate::probe::Probe;
+use crate::sizing::Sizing;
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
@@ -387,44 +390,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> bool {
-        let k = self.sizing.num_hashes();
-        match self.sizing.layout() {
-            Layout::Blocked => {
-                let line = block_line(hash, self.num_lines());
-                // Test before set, without building masks: a key that is
-                // present (a duplicate) costs what a query costs.
-                if self.block_contains(line, hash) {
-                    return false;
-                }
-                self.set_block(line, hash)
-            }
-            Layout::Word => {
-                let (word, mask) = word_probe(hash, k, self.num_words());
-                self.bits.set_word(word, mask)
-            }
-            Layout::Standard => self.set_standard(hash),
-        }
-    }
-
-    /// The `Blocked` insert of a key with a bit missing: out of line, so the
-    /// common paths of `insert_hash` stay small enough to inline.
-    #[inline(never)]
-    fn set_block(&self, line: usize, hash: u64) -> bool {
-        let mut line = self.bits.line_writer(line);
-        for_each_offset::<9>(hash, self.sizing.num_hashes(), |bit| line.want(bit));
-        line.commit()
-    }
-
-    /// The `Standard` insert: out of line for the same reason.
-    #[inline(never)]
-    fn set_standard(&self, hash: u64) -> bool {
-        let k = self.sizing.num_hashes();
-        let mut probes = [(0usize, 0u64); MAX_HASHES as usize];
-        let probes = &mut probes[..k as usize];
-        for (i, probe) in (0..k).zip(probes.iter_mut()) {
-            *probe = standard_probe(hash, i, self.sizing.num_bits());
-        }
-        self.bits.set_bits(probes)
+        Probe::new(&self.sizing, hash).insert(&self.bits)
     }
 
     /// Whether a key with this 64-bit hash may have been inserted.
@@ -436,27 +402,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let k = self.sizing.num_hashes();
-        match self.sizing.layout() {
-            Layout::Blocked => self.block_contains(block_line(hash, self.num_lines()), hash),
-            Layout::Word => {
-                let (word, mask) = word_probe(hash, k, self.num_words());
-                self.bits.test_word(word, mask)
-            }
-            Layout::Standard => {
-                let num_bits = self.sizing.num_bits();
-                self.bits
-                    .test_bits((0..k).map(|i| standard_probe(hash, i, num_bits)))
-            }
-        }
-    }
-
-    /// Whether all of `hash`'s bits are set in `line` (`Blocked` layout).
-    #[inline(always)]
-    fn block_contains(&self, line: usize, hash: u64) -> bool {
-        let mut line = self.bits.line_reader(line);
-        for_each_offset::<9>(hash, self.sizing.num_hashes(), |bit| line.test(bit));
-        line.all_set()
+        Probe::new(&self.sizing, hash).contains(&self.bits)
     }
 
     fn num_words(&self) -> u64 {

@@ -51,6 +51,12 @@ pub(crate) enum Access {
 /// as if they were writing.
 #[inline(always)]
 pub(crate) fn prefetch<T>(value: &T, access: Access) {
+    #[cfg(all(test, not(loom)))]
+    RECORDED.with(|r| {
+        r.borrow_mut()
+            .as_mut()
+            .map(|r| r.push(value as *const T as usize))
+    });
     #[cfg(all(target_arch = "x86_64", not(loom)))]
     #[allow(unsafe_code)]
     // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has (it is
@@ -100,4 +106,18 @@ pub(crate) fn advise_huge_pages<T>(memory: &[T]) {
     }
     #[cfg(not(all(target_os = "linux", not(loom))))]
     let _ = memory;
+}
+
+#[cfg(all(test, not(loom)))]
+std::thread_local! {
+    /// The addresses `prefetch` was asked for, while recording.
+    static RECORDED: std::cell::RefCell<Option<Vec<usize>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The addresses this thread asked to prefetch while running `f`.
+#[cfg(all(test, not(loom)))]
+pub(crate) fn recorded_prefetches(f: impl FnOnce()) -> Vec<usize> {
+    RECORDED.with(|r| *r.borrow_mut() = Some(Vec::new()));
+    f();
+    RECORDED.with(|r| r.borrow_mut().take().unwrap_or_default())
 }

@@ -167,6 +167,7 @@ mod layout;
 #[cfg(feature = "rayon")]
 mod parallel;
 pub mod persist;
+mod probe;
 pub mod sizing;
 mod sync;
 
@@ -177,29 +178,10 @@ pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::Bytes;
 pub use layout::Layout;
 pub use persist::{FORMAT_VERSION, MAGIC, ReadError};
-pub use sizing::Sizing;
+pub use sizing::{MAX_BITS, MAX_HASHES, Sizing};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use sync::fault;
-
-/// The largest bit array a filter may have: 2^43 bits, 1 TiB.
-///
-/// ```
-/// use atomic_bloom::{AtomicBloom, BuildError, MAX_BITS};
-/// assert!(matches!(AtomicBloom::with_bits(MAX_BITS + 1, 3), Err(BuildError::TooLarge { .. })));
-/// ```
-pub const MAX_BITS: u64 = 1 << 43;
-
-/// The most bits a key may set (`k`).
-///
-/// ```
-/// use atomic_bloom::{AtomicBloom, BuildError, MAX_HASHES};
-/// assert!(matches!(
-///     AtomicBloom::with_bits(1024, MAX_HASHES + 1),
-///     Err(BuildError::InvalidNumHashes { .. })
-/// ));
-/// ```
-pub const MAX_HASHES: u32 = 64;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -46,7 +46,27 @@
 //!
 //! (`cargo run --release --example sizing_table` prints it.)
 
-use crate::{BuildError, Layout, MAX_BITS, MAX_HASHES};
+use crate::error::BuildError;
+use crate::layout::Layout;
+
+/// The largest bit array a filter may have: 2^43 bits, 1 TiB.
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, BuildError, MAX_BITS};
+/// assert!(matches!(AtomicBloom::with_bits(MAX_BITS + 1, 3), Err(BuildError::TooLarge { .. })));
+/// ```
+pub const MAX_BITS: u64 = 1 << 43;
+
+/// The most bits a key may set (`k`).
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, BuildError, MAX_HASHES};
+/// assert!(matches!(
+///     AtomicBloom::with_bits(1024, MAX_HASHES + 1),
+///     Err(BuildError::InvalidNumHashes { .. })
+/// ));
+/// ```
+pub const MAX_HASHES: u32 = 64;
 
 /// The loosest rate a filter is sized for: a rate above it is sized as
 /// it. Closer to 1, the model's rates differ from 1 by less than its
