@@ -17,11 +17,9 @@ use atomic_bloom::{AtomicBloom, Layout};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let layout = match args.next().as_deref() {
-        Some("standard") => Layout::Standard,
-        Some("word") => Layout::Word,
-        _ => Layout::Blocked,
-    };
+    let layout: Layout = args
+        .next()
+        .map_or(Ok(Layout::default()), |name| name.parse())?;
     let inserts: u64 = args.next().map_or(Ok(1_000_000), |a| a.parse())?;
     let filter = AtomicBloom::builder()
         .capacity(1_000_000, 0.01)

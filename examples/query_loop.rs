@@ -20,11 +20,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let which = args.next();
     let queries: u64 = args.next().map_or(Ok(1_000_000), |a| a.parse())?;
-    let layout = match which.as_deref() {
-        Some("standard") => Layout::Standard,
-        Some("word") => Layout::Word,
+    let layout: Layout = match which.as_deref() {
         Some("probe") => return probe(queries),
-        _ => Layout::Blocked,
+        Some(name) => name.parse()?,
+        None => Layout::default(),
     };
     let filter = AtomicBloom::builder()
         .capacity(100_000, 0.01)

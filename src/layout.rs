@@ -42,6 +42,7 @@
 //! rate this code delivers.
 
 use std::fmt;
+use std::str::FromStr;
 
 /// Where a key's bits go in the array; chosen when the filter is built.
 ///
@@ -64,29 +65,58 @@ use std::fmt;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
+#[repr(u8)]
 pub enum Layout {
     /// `k` bits anywhere in the array: the least memory for a given rate, up
     /// to `k` cache misses per operation. Its false-positive rate is the
     /// textbook `(1 - e^(-kn/m))^k`.
-    Standard,
+    Standard = 0,
     /// All `k` bits in one 512-bit, 64-byte-aligned block: one cache line per
     /// operation. The default.
     #[default]
-    Blocked,
+    Blocked = 1,
     /// All `k` bits in one 64-bit word: one atomic `fetch_or` per insert, so
     /// `insert` is an atomic test-and-set. Sensible for rates down to about
     /// 1e-3; below that its memory grows fast (45 bits per key at 1e-4).
-    Word,
+    Word = 2,
 }
 
 impl Layout {
-    /// Every layout, in the order of their ids.
+    /// Every layout, in the order of their ids (the number a saved file
+    /// records, which never changes: a new layout gets the next one).
     ///
     /// ```
     /// use atomic_bloom::Layout;
     /// assert_eq!(Layout::ALL.len(), 3);
     /// ```
     pub const ALL: [Layout; 3] = [Layout::Standard, Layout::Blocked, Layout::Word];
+
+    /// The layout's name, as [`Display`](fmt::Display) prints it and
+    /// [`FromStr`] reads it (and the CLI's `--layout` takes it).
+    ///
+    /// ```
+    /// use atomic_bloom::Layout;
+    /// assert_eq!(Layout::Word.name(), "word");
+    /// assert_eq!("blocked".parse::<Layout>(), Ok(Layout::Blocked));
+    /// assert!("fancy".parse::<Layout>().unwrap_err().to_string().contains("standard, blocked, word"));
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layout::Standard => "standard",
+            Layout::Blocked => "blocked",
+            Layout::Word => "word",
+        }
+    }
+
+    /// The id a saved file records for this layout.
+    pub(crate) const fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// The layout a saved file's id names, if any.
+    pub(crate) fn from_id(id: u8) -> Option<Layout> {
+        Layout::ALL.get(usize::from(id)).copied()
+    }
 
     /// Bits in the unit a key's bits are confined to: `None` for `Standard`
     /// (the whole array), 512 for `Blocked`, 64 for `Word`.
@@ -116,13 +146,42 @@ impl Layout {
 
 impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Layout::Standard => "standard",
-            Layout::Blocked => "blocked",
-            Layout::Word => "word",
-        })
+        f.write_str(self.name())
     }
 }
+
+/// Reads a layout by its [`name`](Layout::name).
+impl FromStr for Layout {
+    type Err = ParseLayoutError;
+
+    fn from_str(name: &str) -> Result<Layout, ParseLayoutError> {
+        Layout::ALL
+            .into_iter()
+            .find(|layout| layout.name() == name)
+            .ok_or_else(|| ParseLayoutError {
+                name: name.to_string(),
+            })
+    }
+}
+
+/// A name that is no [`Layout`]'s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseLayoutError {
+    name: String,
+}
+
+impl fmt::Display for ParseLayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown layout {:?}: expected one of ", self.name)?;
+        for (i, layout) in Layout::ALL.into_iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{layout}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseLayoutError {}
 
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -196,6 +255,17 @@ pub(crate) fn standard_probe(hash: u64, i: u32, num_bits: u64) -> (usize, u64) {
 mod tests {
     use super::*;
     use crate::bit_array::WORDS_PER_LINE;
+
+    /// `ALL` is in id order, and every layout's name reads back as it.
+    #[test]
+    fn ids_and_names_have_one_source() {
+        for (i, layout) in Layout::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(layout.id()), i);
+            assert_eq!(Layout::from_id(layout.id()), Some(layout));
+            assert_eq!(layout.to_string().parse(), Ok(layout));
+        }
+        assert_eq!(Layout::from_id(Layout::ALL.len() as u8), None);
+    }
 
     #[test]
     fn reduce_covers_ranges_beyond_32_bits() {

@@ -176,7 +176,7 @@ pub use error::{BuildError, IncompatibleError};
 pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::Bytes;
-pub use layout::Layout;
+pub use layout::{Layout, ParseLayoutError};
 pub use persist::{FORMAT_VERSION, MAGIC, ReadError};
 pub use sizing::{MAX_BITS, MAX_HASHES, Sizing};
 #[cfg(loom)]

@@ -281,7 +281,7 @@ impl Frame {
         if version != FORMAT_VERSION {
             return Err(ReadError::UnsupportedVersion(version));
         }
-        let layout = layout_from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
+        let layout = Layout::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
         let num_bits = u64_at(bytes, 16);
         // Any valid k will do here: only m is checked.
         let sizing = Sizing::for_bits(layout, num_bits, 1).map_err(ReadError::InvalidParameters)?;
@@ -347,7 +347,7 @@ impl Header {
         out[0..8].copy_from_slice(&MAGIC);
         out[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
         let (hasher_id, seed) = self.hasher.encode();
-        out[10] = layout_id(self.sizing.layout());
+        out[10] = self.sizing.layout().id();
         out[11] = hasher_id;
         out[12..16].copy_from_slice(&self.sizing.num_hashes().to_le_bytes());
         out[16..24].copy_from_slice(&self.sizing.num_bits().to_le_bytes());
@@ -405,23 +405,6 @@ impl Header {
         }
         Ok(filter)
     }
-}
-
-fn layout_id(layout: Layout) -> u8 {
-    match layout {
-        Layout::Standard => 0,
-        Layout::Blocked => 1,
-        Layout::Word => 2,
-    }
-}
-
-fn layout_from_id(id: u8) -> Option<Layout> {
-    Some(match id {
-        0 => Layout::Standard,
-        1 => Layout::Blocked,
-        2 => Layout::Word,
-        _ => return None,
-    })
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.

@@ -1,9 +1,9 @@
 //! `build`: keys in, filter file out, every core inserting.
 
 use crate::keys::Inputs;
-use crate::{LayoutArg, keys, output};
+use crate::{keys, output};
 use anyhow::{Context, Result};
-use atomic_bloom::AtomicBloom;
+use atomic_bloom::{AtomicBloom, Layout};
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -25,9 +25,9 @@ pub struct Args {
     /// first (stdin and pipes are copied to a temporary file to do so).
     #[arg(long)]
     expected: Option<u64>,
-    /// Where each key's bits go.
-    #[arg(long, value_enum, default_value_t = LayoutArg::Blocked)]
-    layout: LayoutArg,
+    /// Where each key's bits go: standard, blocked or word.
+    #[arg(long, default_value_t = Layout::default())]
+    layout: Layout,
     /// Seed of the key hasher; readers need not know it (it is in the file).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let filter = AtomicBloom::builder()
         .capacity(expected, args.fpp)
-        .layout(args.layout.into())
+        .layout(args.layout)
         .seed(args.seed)
         .build()
         .context("invalid filter parameters")?;

@@ -5,10 +5,9 @@
 //! seen against the target, and the throughput against the same work behind
 //! a `Mutex`.
 
-use crate::LayoutArg;
 use crate::baselines::{MutexFilter, PlainBlocked, mix};
 use anyhow::{Context, Result};
-use atomic_bloom::AtomicBloom;
+use atomic_bloom::{AtomicBloom, Layout};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::fmt::Write;
@@ -25,9 +24,9 @@ pub struct Args {
     /// Target false-positive rate.
     #[arg(long, default_value_t = 0.01)]
     fpp: f64,
-    /// Where each key's bits go.
-    #[arg(long, value_enum, default_value_t = LayoutArg::Blocked)]
-    layout: LayoutArg,
+    /// Where each key's bits go: standard, blocked or word.
+    #[arg(long, default_value_t = Layout::default())]
+    layout: Layout,
 }
 
 /// Request `i` asks for page `page(i)`: a fixed pseudo-random choice among
@@ -82,7 +81,7 @@ pub fn run(args: Args) -> Result<()> {
 
     let filter = AtomicBloom::builder()
         .capacity(truly_distinct.max(1), args.fpp)
-        .layout(args.layout.into())
+        .layout(args.layout)
         .build()
         .context("invalid filter parameters")?;
     let threads = rayon::current_num_threads();

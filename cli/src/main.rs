@@ -19,8 +19,8 @@ mod output;
 mod query;
 
 use anyhow::Context;
-use atomic_bloom::{AtomicBloom, Layout};
-use clap::{Parser, Subcommand, ValueEnum};
+use atomic_bloom::AtomicBloom;
+use clap::{Parser, Subcommand};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -53,27 +53,6 @@ enum Command {
     Demo(demo::Args),
     /// The headline benchmark: this filter against locks, fastbloom and hardware limits.
     Bench(bench::Args),
-}
-
-/// The filter layouts, as command-line values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum LayoutArg {
-    /// k bits anywhere: the least memory, k cache misses per key.
-    Standard,
-    /// k bits in one 64-byte block: one cache miss per key (default).
-    Blocked,
-    /// k bits in one 64-bit word: one atomic operation per insert.
-    Word,
-}
-
-impl From<LayoutArg> for Layout {
-    fn from(arg: LayoutArg) -> Layout {
-        match arg {
-            LayoutArg::Standard => Layout::Standard,
-            LayoutArg::Blocked => Layout::Blocked,
-            LayoutArg::Word => Layout::Word,
-        }
-    }
 }
 
 /// Loads a filter file, naming the file in the error.
