@@ -4,7 +4,7 @@
 //! spends most of its time waiting for one cache miss. A batch hides that
 //! wait: it hashes each key as it arrives, asks the CPU to prefetch the
 //! key's block (or word, or `k` words for `Standard`), and operates on the
-//! key [`PREFETCH_DISTANCE`] keys later, when its line has had time to
+//! key `PREFETCH_DISTANCE` (16) keys later, when its line has had time to
 //! arrive. Up to that many misses are then in flight at once. (polars'
 //! `insert_many` does the same in groups of 64 keys; a sliding window keeps
 //! the distance constant and works on any iterator.)
@@ -12,7 +12,7 @@
 //! Results are exactly those of per-key calls in the same order: each key
 //! goes through the same `insert_hash` or `contains_hash`, so a key repeated
 //! within a batch is reported new only the first time, and under races a
-//! batch insert returns per key what `insert` would (Memory ordering, G4).
+//! batch insert returns per key what `insert` would (`docs::memory_ordering`, G4).
 //! The prefetch is only a hint: it changes timing, never results.
 
 use crate::filter::AtomicBloom;
@@ -27,15 +27,7 @@ use std::hash::{BuildHasher, Hash};
 /// cores. (Per-key times: the 1M rows of `atomic-bloom bench`.) Builds
 /// with this constant at 24, 32 and 64, run alternately with this one,
 /// were no faster for `insert_batch` or `contains_batch` on 100M keys.
-///
-/// ```
-/// // A batch shorter than the distance still gets every result.
-/// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
-/// assert!(atomic_bloom::PREFETCH_DISTANCE > 3);
-/// assert_eq!(f.insert_batch(["x", "y", "z"]), 3);
-/// # Ok::<(), atomic_bloom::BuildError>(())
-/// ```
-pub const PREFETCH_DISTANCE: usize = 16;
+pub(crate) const PREFETCH_DISTANCE: usize = 16;
 
 /// What a pipeline does to each key.
 #[derive(Clone, Copy)]
@@ -132,7 +124,7 @@ impl<S> AtomicBloom<S> {
 }
 
 impl<S: BuildHasher> AtomicBloom<S> {
-    /// Inserts every key, prefetching ahead (see the module docs); returns
+    /// Inserts every key, prefetching ahead (see the `batch` module's chapter in the source); returns
     /// how many keys this call reported new, that is how many of the
     /// per-key [`insert`](Self::insert) calls it stands for would have
     /// returned `true`. Much faster than a loop of `insert` once the filter
@@ -175,5 +167,28 @@ impl<S: BuildHasher> AtomicBloom<S> {
         }
         out.extend(pipeline.finish());
         out
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// Every batch length, shorter and longer than the prefetch window,
+    /// gets exactly the results per-key calls would.
+    #[test]
+    fn batches_of_every_length_return_what_per_key_calls_would() {
+        for len in 0..2 * PREFETCH_DISTANCE as u64 + 2 {
+            let batched = AtomicBloom::new(1000, 0.01).unwrap();
+            let single = AtomicBloom::new(1000, 0.01).unwrap();
+            // Each key twice: the repeat is not new.
+            let keys: Vec<u64> = (0..len).chain(0..len).collect();
+            let per_key: Vec<bool> = keys.iter().map(|k| single.contains(k)).collect();
+            assert_eq!(batched.contains_batch(&keys), per_key, "len {len}");
+            let new = keys.iter().filter(|k| single.insert(k)).count();
+            assert_eq!(batched.insert_batch(&keys), new, "len {len}");
+            assert!(new <= len as usize, "len {len}: a repeat counted as new");
+            assert_eq!(batched.contains_batch(&keys), vec![true; keys.len()]);
+        }
     }
 }

@@ -6,7 +6,7 @@
 //! masks a key touches, and this file turns those into atomic operations.
 //! Every atomic operation of the crate is in this file, each with an
 //! `// ORDERING:` note naming the guarantee it serves (G1-G9 in the crate
-//! docs' "Memory ordering" chapter) and the loom test that checks it.
+//! docs' `docs::memory_ordering` chapter) and the loom test that checks it.
 //!
 //! ## Why the allocation is zeroed, fallible, and aligned by hand
 //!
@@ -138,7 +138,7 @@ impl BitArray {
     /// (counts, estimates, snapshots, files, union's source) goes through
     /// here.
     pub(crate) fn load_words(&self, range: Range<usize>) -> impl Iterator<Item = u64> + '_ {
-        // ORDERING: Relaxed (crate docs, Memory ordering, G8 and G9). A read of
+        // ORDERING: Relaxed (docs::memory_ordering, G8 and G9). A read of
         // the whole array promises only that each word is a value it held at
         // some point during the read: every bit set by an insert that
         // happened-before the read is seen (coherence), an insert running

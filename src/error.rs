@@ -72,7 +72,7 @@ pub enum BuildError {
         /// The largest supported size.
         max_bits: u64,
     },
-    /// The rate is at or below the [hash floor](crate::sizing::hash_floor)
+    /// The rate is at or below the [hash floor](crate::hash_floor)
     /// for this many items: the chance that a key never inserted shares its
     /// 64-bit hash with an inserted one, which no number of bits lowers.
     #[error(

@@ -34,7 +34,8 @@ pub const DEFAULT_FALSE_POSITIVE_RATE: f64 = 0.01;
 /// plain atomic loads. A key that was inserted is always reported present
 /// once its insert happened-before the query (no false negatives); a key
 /// never inserted is reported present with about the false-positive rate the
-/// filter was sized for. See the crate docs for choosing a layout and for the
+/// filter was sized for. See [`docs::layouts`](crate::docs::layouts) for choosing a layout and
+/// [`docs::memory_ordering`](crate::docs::memory_ordering) for the
 /// concurrency contract.
 ///
 /// ```
@@ -319,7 +320,7 @@ impl<S: BuildHasher> AtomicBloom<S> {
     }
 
     /// Inserts a key given as bytes (a `&str`, `&[u8]`, `Vec<u8>`, array),
-    /// hashed by the crate's stable [byte encoding](crate::key): the call
+    /// hashed by the crate's stable [byte encoding](crate::docs::keys): the call
     /// for anything saved, shared between processes, or built by the CLI.
     /// Returns what [`insert`](Self::insert) returns.
     ///

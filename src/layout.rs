@@ -49,7 +49,8 @@ use std::str::FromStr;
 /// Every layout has the same API and the same guarantees (no false
 /// negatives, requested false-positive rate at the expected number of
 /// items); they trade memory, speed and the meaning of `insert`'s result.
-/// The crate docs have a table of bits per key for each.
+/// [`docs::layouts`](crate::docs::layouts) has a table of bits per key for
+/// each.
 ///
 /// ```
 /// use atomic_bloom::{AtomicBloom, Layout};

@@ -38,147 +38,41 @@
 //! per key for the standard layout, which is why it is used as a cheap
 //! "surely absent" check in front of something expensive.
 //!
-//! # Keys
+//! # Where to read on
 //!
-//! A filter that is saved, shared with another process, built by the CLI
-//! or queried from another language must hash every key the same way
-//! everywhere. [`insert_bytes`](AtomicBloom::insert_bytes) and
-//! [`contains_bytes`](AtomicBloom::contains_bytes) (and the [`Bytes`]
-//! wrapper, for batches) hash a key's bytes by a fixed, documented function
-//! with golden test vectors: a `&str` and its UTF-8 bytes are one key, and
-//! a CLI line is the key of its bytes. `insert(&key)` hashes whatever
-//! `key`'s `Hash` impl writes, which for `str` is not its bytes alone; it
-//! is stable for integers (little-endian bytes) with the default hasher.
-//! The [`key`] module states the encoding exactly.
-//!
-//! ```
-//! use atomic_bloom::AtomicBloom;
-//! let f = AtomicBloom::new(1000, 0.01)?;
-//! f.insert_bytes("/usr/bin/ls");
-//! assert!(f.contains_bytes(b"/usr/bin/ls")); // the same key as bytes
-//! # Ok::<(), atomic_bloom::BuildError>(())
-//! ```
-//!
-//! # Choosing a layout
-//!
-//! Bits per key at the requested rate (many items; `k` = bits set per key)
-//! and memory touched per operation. Every layout meets the rate it is sized
-//! for; the model each is sized with is in the [`sizing`] module docs.
-//!
-//! | [`Layout`] | 1% | 0.1% | 0.01% | 1e-5 | per operation | `insert` under races |
-//! |---|---|---|---|---|---|---|
-//! | `Standard` | 9.6 | 14.4 | 19.2 | 24.0 | `k` cache lines | at least one racer gets `true` |
-//! | `Blocked` (default) | 9.9 | 15.5 | 22.0 | 29.7 | 1 cache line | at least one racer gets `true` |
-//! | `Word` | 12.1 | 24.0 | 45.5 | 86.6 | 1 word, 1 `fetch_or` | exactly one racer gets `true` |
-//!
-//! - **`Blocked`** is the default: all `k` bits in one 64-byte block, so an
-//!   operation costs one cache miss however large the filter, for 1-24% more
-//!   memory than `Standard` (more at lower rates).
-//! - **`Standard`** uses the least memory and is the textbook filter whose
-//!   rate is the classic table by `m/n` and `k` (Fan, Cao, Almeida and
-//!   Broder, "Summary Cache", 2000); each operation touches up to `k`
-//!   cache lines, which is slow once the filter is larger than the cache.
-//! - **`Word`** is for claiming: its `insert` is a single `fetch_or`, so when
-//!   threads race to insert a new key exactly one gets `true` (a crawler's
-//!   "claim this URL"). It is sensible down to about `p = 1e-3`; below that
-//!   its memory grows fast.
-//!
-//! # Concurrency contract
-//!
-//! Any number of threads may call any mix of operations on one filter; none
-//! blocks, none takes a lock. What each promises when others run at the
-//! same time is the next chapter.
-//!
-//! # Memory ordering
-//!
-//! The whole concurrency argument, in one place. The filter is an array of
-//! 64-bit atomic words (`src/bit_array.rs` holds every atomic operation,
-//! through the facade `src/sync.rs` that swaps in loom's atomics for model
-//! checking). Between clears a word's bits only ever go from 0 to 1, and
-//! every operation is a load, `fetch_or`, `fetch_and` or `swap` of one word
-//! with `Ordering::Relaxed`. Two facts of the C++/Rust memory model carry
-//! every guarantee:
-//!
-//! - **RMW atomicity**: a read-modify-write (`fetch_or`, `fetch_and`,
-//!   `swap`) always reads the last value in its word's modification order,
-//!   whatever its ordering. Two `fetch_or`s on one word cannot both read the
-//!   same old value, so neither loses the other's bits.
-//! - **Coherence**: all threads agree on one modification order per word; a
-//!   load that happens-after a write reads that write or a later one, and a
-//!   thread's later load of a word never reads an older value than its
-//!   earlier one.
-//!
-//! Ordering arguments (`Acquire`, `Release`) only matter when one memory
-//! location is used to make *other* locations' contents visible. The filter
-//! never does that, so `Relaxed` is enough everywhere; stronger orderings
-//! would add fences on weakly ordered CPUs and buy nothing.
-//!
-//! | # | guarantee | why `Relaxed` is enough | checked by |
-//! |---|---|---|---|
-//! | G1 | **No lost bits.** Concurrent inserts of any keys, in the same word or not, never undo each other; after they finish the bits equal a sequential build. | RMW atomicity of `fetch_or`. | `loom-tests/tests/insert.rs`: `different_keys_sharing_a_word`; negative control `negative.rs`: `split_fetch_or_loses_bits`; `tests/stress.rs`: `concurrent_writers_and_readers_converge_to_the_sequential_build` |
-//! | G2 | **No false negative after happens-before.** If `insert(x)` happens-before `contains(x)` (program order, `join`, a channel, a mutex, a Release/Acquire flag), `contains(x)` is `true`. | Coherence: the load reads the `fetch_or`'s value or a later one, and later values keep the bits. The happens-before edge must come from outside. | `read.rs`: `reader_after_release_acquire_handoff`; negative control `negative.rs`: `relaxed_handoff_can_miss_the_insert`; `tests/stress.rs` |
-//! | G3 | **Monotone reads.** A thread's successive `contains(x)` never go from `true` to `false` (without a `clear`/`intersect`). A `contains` racing the insert of `x` may return either. | Read-read coherence per word. | `read.rs`: `reader_concurrent_with_writer_is_monotone` |
-//! | G4 | **`insert`'s result.** `true` iff the call set a bit. For a key absent before the race: with `Word` exactly one racer gets `true`; with `Standard` and `Blocked` at least one, and several can. | `Word` sets all bits in one `fetch_or`, and exactly one RMW in the word's order sees them missing. Otherwise each bit is set by exactly one RMW, whose caller returns `true`; a load that shows all bits set (test before set) means some racer already set them. | `insert.rs`: `same_key_two_inserters_word`, `same_key_three_inserters_word`, `same_key_two_inserters_spanning_two_words` (both `true` reached), `batch_inserts_race_like_single_inserts` (batches return per key what `insert` would); `tests/stress.rs`: `word_layout_insert_is_a_test_and_set` |
-//! | G5 | **`clear`.** Keys whose inserts happened-before it are gone when it returns; inserts that begin after it returns are kept; an insert (single or batch) racing it may survive whole, in part, or not at all; clears racing each other leave nothing set. | Each word is zeroed by one `swap`, ordered against every `fetch_or` and `swap` on that word. | `bulk.rs`: `clear_racing_insert` (all three outcomes reached), `batch_racing_clear`, `clear_racing_clear`; negative control `negative.rs`: `clear_by_xor_brings_bits_back` |
-//! | G6 | **`union`.** `dst` gains every key `src` held when the call began and keeps every key inserted into `dst` meanwhile; a key inserted into `src` meanwhile may or may not come across. | RMW atomicity of `fetch_or` on `dst`; coherence of the loads of `src`. | `bulk.rs`: `union_racing_insert`, `union_from_a_changing_source`; negative control `negative.rs`: `split_fetch_or_union_loses_an_insert` |
-//! | G7 | **`intersect`.** It never clears a bit that `other` holds: every key both filters hold when it returns is kept, whether it was inserted into `self` before, during or after the call. A key `other` lacks that is inserted into `self` meanwhile may be kept or lost. | `fetch_and` per word with `other`'s bits: a racing `fetch_or` of bits `other` holds lands before (and is kept by the mask) or after. | `bulk.rs`: `intersect_racing_insert`, `intersect_racing_an_insert_of_a_shared_key`; negative control `negative.rs`: `split_fetch_and_loses_a_shared_key` |
-//! | G8 | **Counts** (`count_ones`, `estimated_len`, `estimated_fpr`, `words`, `==`) read each word once: they lie between the values before and after the inserts racing them, and successive counts never decrease. | Coherence per word; bits only grow. | `bulk.rs`: `count_racing_inserts_is_monotone` |
-//! | G9 | **Snapshots** (`try_clone`, `Clone`) hold every key inserted before the call began, and a racing insert whole, in part or not at all. | As G8. | `bulk.rs`: `snapshot_racing_insert` |
-//!
-//! Every atomic operation in `src/` carries an `// ORDERING:` comment naming
-//! the guarantee above it serves. The loom suite and its run time are
-//! described in `loom-tests/README.md`. Its negative controls run the real
-//! operations with a bug injected under `cfg(loom)` (a read-modify-write
-//! split into a load and a write, a clear that undoes what it loaded), so
-//! each shows the models catching that bug in the production code path.
-//!
-//! **What the filter does not promise.** It is not a synchronization
-//! primitive: a `true` from `contains` may be a false positive, so it can
-//! never tell a thread that some other data is ready, and the filter creates
-//! no happens-before edge between threads. Operations on several words
-//! (`Standard` and `Blocked` inserts, `clear`, `union`, scans) are not atomic
-//! as a whole: another thread may observe them half done, within the bounds
-//! stated above.
-//!
-//! # Limits
-//!
-//! Index and size arithmetic is 64-bit (128-bit for range reduction), so a
-//! filter may exceed 2^32 bits; the maximum is [`MAX_BITS`] and at most
-//! [`MAX_HASHES`] bits per key. Every constructor returns a [`BuildError`]
-//! for input it cannot honour, including a size the allocator refuses.
-//!
-//! Every bit a key touches is derived from its 64-bit hash, so an absent
-//! key whose hash equals an inserted key's is always a false positive: no
-//! filter of `n` keys goes below the [hash floor](sizing::hash_floor)
-//! `n / 2^64` (5.4e-14 for a million keys, 5.4e-11 for a billion). A rate
-//! at or below it is refused with [`BuildError::RateBelowHashFloor`]; above
-//! it, filters are sized so that the model's rate plus the floor meets the
-//! target.
+//! - Which calls see the same key, and how to save a filter that every
+//!   program reads the same: [`docs::keys`], [`docs::format`].
+//! - Which layout to choose: [`docs::layouts`]; what the sizes rest on and
+//!   the limits: [`docs::sizing`].
+//! - What each operation promises while other threads run, and the model
+//!   check behind each promise: [`docs::memory_ordering`].
+//! - Many keys at once: [`insert_batch`](AtomicBloom::insert_batch) and,
+//!   with the default `rayon` feature, `par_insert` and friends.
 #![warn(missing_docs)]
 
 mod batch;
 mod bit_array;
+pub mod docs;
 mod error;
 mod filter;
 mod hasher;
 mod hints;
-pub mod key;
+mod key;
 mod layout;
 #[cfg(feature = "rayon")]
 mod parallel;
-pub mod persist;
+mod persist;
 mod probe;
-pub mod sizing;
+mod sizing;
 mod sync;
 
-pub use batch::PREFETCH_DISTANCE;
 pub use error::{BuildError, IncompatibleError};
 pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::Bytes;
 pub use layout::{Layout, ParseLayoutError};
-pub use persist::{FORMAT_VERSION, MAGIC, ReadError};
-pub use sizing::{MAX_BITS, MAX_HASHES, Sizing};
+pub use persist::{FORMAT_VERSION, HasherId, MAGIC, ReadError, atomic_write};
+pub use sizing::{MAX_BITS, MAX_HASHES, Sizing, hash_floor};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use sync::fault;

@@ -2,7 +2,7 @@
 //!
 //! Every method here splits the work over rayon's thread pool and runs the
 //! batch pipeline of `batch.rs` on each piece, so each core keeps
-//! [`PREFETCH_DISTANCE`](crate::PREFETCH_DISTANCE) misses in flight. The
+//! a prefetch window's worth of misses in flight. The
 //! filter needs no lock for this: the threads share it through `&self`
 //! exactly as user threads would, with the same guarantees (Memory
 //! ordering). A parallel build therefore ends with the same bits as a

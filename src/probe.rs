@@ -126,9 +126,9 @@ fn set_standard(bits: &BitArray, hash: u64, num_bits: u64, k: u32) -> bool {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::batch::{Op, Pipeline};
+    use crate::AtomicBloom;
+    use crate::batch::{Op, PREFETCH_DISTANCE, Pipeline};
     use crate::hints::recorded_prefetches;
-    use crate::{AtomicBloom, PREFETCH_DISTANCE};
     use std::collections::BTreeSet;
 
     /// The cache lines (as addresses / 64) whose words differ between two

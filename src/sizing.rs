@@ -1,50 +1,9 @@
 //! # Sizing: bits and hashes for a target false-positive rate
 //!
-//! [`Sizing::for_rate`] picks the smallest array, and the number of hashes
-//! `k` that makes it smallest, for which the layout's false-positive model
-//! stays at or below the requested rate with the expected number of items.
-//! Sizes are whole 64-bit words (`Standard`, `Word`) or 512-bit blocks
-//! (`Blocked`).
-//!
-//! ## The models
-//!
-//! `Standard`: each of the `k n` probes sets a uniformly random bit of `m`,
-//! so a given bit is still clear with probability `(1 - 1/m)^(kn)` and an
-//! absent key's `k` probes all land on set bits with probability
-//! `(1 - (1 - 1/m)^(kn))^k`, the textbook `(1 - e^(-kn/m))^k` tabulated by
-//! `m/n` and `k` in Fan, Cao, Almeida and Broder, "Summary Cache" (2000).
-//!
-//! `Blocked` and `Word` confine a key to one block of `B` bits (512 or 64).
-//! The number of keys `i` in the queried block is Poisson with mean
-//! `λ = B n / m`, and a block holding `i` keys has had `i k` random bits
-//! drawn with replacement. Its set-bit count `X` follows a Markov chain
-//! (each draw keeps `X` with probability `X / B`, else adds one), which this
-//! module runs exactly to get `E[(X/B)^k | i]`, so that
-//!
-//! ```text
-//! FPR = Σ_i Poisson(i; λ) · E[(X/B)^k | i keys]
-//! ```
-//!
-//! The often-quoted shortcut `(1 - (1 - 1/B)^(ik))^k` plugs in the mean fill
-//! and, by Jensen's inequality, underestimates: by 1-4% for `B = 512` and
-//! 6-25% for `B = 64`, enough for a `Word` filter sized with it to miss its
-//! target by a quarter. Poisson rather than binomial key counts is slightly
-//! pessimistic for tiny filters, which errs on the side of the user.
-//!
-//! ## Bits per key
-//!
-//! For many items, `Sizing::for_rate(layout, 1_000_000, p).bits_per_item(1_000_000)`
-//! gives (checked by this module's tests, so the table cannot drift):
-//!
-//! | target p | Standard | Blocked | Word |
-//! |---|---|---|---|
-//! | 0.1   |  4.8 (k=3)  |  4.8 (k=3)  |  5.0 (k=3)  |
-//! | 0.01  |  9.6 (k=7)  |  9.9 (k=6)  | 12.1 (k=5)  |
-//! | 0.001 | 14.4 (k=10) | 15.5 (k=9)  | 24.0 (k=7)  |
-//! | 1e-4  | 19.2 (k=13) | 22.0 (k=12) | 45.5 (k=9)  |
-//! | 1e-5  | 24.0 (k=17) | 29.7 (k=14) | 86.6 (k=10) |
-//!
-//! (`cargo run --release --example sizing_table` prints it.)
+//! [`Sizing::for_rate`] picks the smallest array, and the `k` that makes it
+//! smallest, for which the layout's model stays at or below the requested
+//! rate; the models and the limits are the [`sizing`](crate::docs::sizing)
+//! chapter.
 
 use crate::error::BuildError;
 use crate::layout::Layout;
@@ -245,7 +204,7 @@ impl Sizing {
     }
 
     /// The expected false-positive rate once `items` distinct items are in
-    /// (the layout's model, see the [module docs](self)).
+    /// (the layout's model, see the [sizing](crate::docs::sizing) chapter).
     ///
     /// ```
     /// # use atomic_bloom::{Layout, Sizing};
@@ -269,7 +228,7 @@ impl Sizing {
 /// 5.4e-11 for a billion.
 ///
 /// ```
-/// use atomic_bloom::{BuildError, Layout, Sizing, sizing::hash_floor};
+/// use atomic_bloom::{BuildError, Layout, Sizing, hash_floor};
 ///
 /// assert_eq!(hash_floor(1 << 20), 2f64.powi(-44));
 /// let err = Sizing::for_rate(Layout::Standard, 1_000_000_000, 1e-12).unwrap_err();
@@ -492,7 +451,7 @@ mod tests {
                     format!("{:.1} (k={})", s.bits_per_item(n), s.num_hashes())
                 })
                 .into();
-            for doc in [include_str!("sizing.rs"), include_str!("../README.md")] {
+            for doc in [include_str!("docs/sizing.rs"), include_str!("../README.md")] {
                 assert_eq!(
                     row(doc, &format!("| {label} "))[1..4],
                     expected,
@@ -510,9 +469,9 @@ mod tests {
                 .map(|&(_, p)| format!("{:.1}", sizing(layout, p).bits_per_item(n)))
                 .collect();
             assert_eq!(
-                row(include_str!("lib.rs"), &format!("| {name} "))[1..5],
+                row(include_str!("docs/layouts.rs"), &format!("| {name} "))[1..5],
                 expected,
-                "crate docs, {layout}"
+                "docs::layouts, {layout}"
             );
         }
     }

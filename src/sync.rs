@@ -11,8 +11,8 @@
 //! 64-bit words whose bits only ever go from 0 to 1 (except by `clear` and
 //! `intersect`), and every operation on it is a load, `fetch_or`, `fetch_and`
 //! or `swap` of one word. Why `Relaxed` is enough for each of them is argued
-//! where they are used (`bit_array.rs`) and collected in the crate docs'
-//! "Memory ordering" chapter.
+//! where they are used (`bit_array.rs`) and collected in the
+//! `docs::memory_ordering` chapter.
 //!
 //! [loom]: https://docs.rs/loom
 

@@ -228,8 +228,8 @@ fn every_reader_reports_damage_under_the_checksum_as_a_checksum_mismatch() {
 /// only the fingerprint, so that what they read writes back byte for byte.
 #[test]
 fn custom_hasher_readers_check_the_hasher_id_and_seed() {
+    use atomic_bloom::HasherId;
     use atomic_bloom::WyBuildHasher;
-    use atomic_bloom::persist::HasherId;
     let (_, bytes) = custom_filter("k");
     let back = AtomicBloom::from_bytes_with_hasher(&bytes, Sip::default()).unwrap();
     assert_eq!(

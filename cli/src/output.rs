@@ -1,7 +1,7 @@
 //! Writing a filter, and stopping cleanly on Ctrl-C or SIGTERM.
 //!
 //! `-o -` writes the filter to stdout. Any other path goes through the
-//! library's `persist::atomic_write`: a regular file (or none) is replaced
+//! library's `atomic_write`: a regular file (or none) is replaced
 //! atomically by a temporary file renamed over it, a symbolic link is
 //! followed and its target replaced, a device or FIFO is written as a
 //! stream, a directory is refused.
@@ -75,7 +75,7 @@ pub fn save(filter: &AtomicBloom, path: &Path) -> Result<()> {
             .write_to(StopOnSignal(&mut out))
             .and_then(|()| out.flush())
     } else {
-        atomic_bloom::persist::atomic_write(path, |out| filter.write_to(StopOnSignal(out)))
+        atomic_bloom::atomic_write(path, |out| filter.write_to(StopOnSignal(out)))
     };
     // A signal after the last write found the save complete: it stands.
     if STATE.swap(IDLE, SeqCst) == STOPPING && written.is_err() {

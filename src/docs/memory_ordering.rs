@@ -1,0 +1,55 @@
+//! # Memory ordering: the concurrency contract and its proof
+//!
+//! Any number of threads may call any mix of operations on one filter; none
+//! blocks, none takes a lock. What each promises when others run at the
+//! same time is this chapter.
+//!
+//! The whole concurrency argument, in one place. The filter is an array of
+//! 64-bit atomic words (`src/bit_array.rs` holds every atomic operation,
+//! through the facade `src/sync.rs` that swaps in loom's atomics for model
+//! checking). Between clears a word's bits only ever go from 0 to 1, and
+//! every operation is a load, `fetch_or`, `fetch_and` or `swap` of one word
+//! with `Ordering::Relaxed`. Two facts of the C++/Rust memory model carry
+//! every guarantee:
+//!
+//! - **RMW atomicity**: a read-modify-write (`fetch_or`, `fetch_and`,
+//!   `swap`) always reads the last value in its word's modification order,
+//!   whatever its ordering. Two `fetch_or`s on one word cannot both read the
+//!   same old value, so neither loses the other's bits.
+//! - **Coherence**: all threads agree on one modification order per word; a
+//!   load that happens-after a write reads that write or a later one, and a
+//!   thread's later load of a word never reads an older value than its
+//!   earlier one.
+//!
+//! Ordering arguments (`Acquire`, `Release`) only matter when one memory
+//! location is used to make *other* locations' contents visible. The filter
+//! never does that, so `Relaxed` is enough everywhere; stronger orderings
+//! would add fences on weakly ordered CPUs and buy nothing.
+//!
+//! | # | guarantee | why `Relaxed` is enough | checked by |
+//! |---|---|---|---|
+//! | G1 | **No lost bits.** Concurrent inserts of any keys, in the same word or not, never undo each other; after they finish the bits equal a sequential build. | RMW atomicity of `fetch_or`. | `loom-tests/tests/insert.rs`: `different_keys_sharing_a_word`; negative control `negative.rs`: `split_fetch_or_loses_bits`; `tests/stress.rs`: `concurrent_writers_and_readers_converge_to_the_sequential_build` |
+//! | G2 | **No false negative after happens-before.** If `insert(x)` happens-before `contains(x)` (program order, `join`, a channel, a mutex, a Release/Acquire flag), `contains(x)` is `true`. | Coherence: the load reads the `fetch_or`'s value or a later one, and later values keep the bits. The happens-before edge must come from outside. | `read.rs`: `reader_after_release_acquire_handoff`; negative control `negative.rs`: `relaxed_handoff_can_miss_the_insert`; `tests/stress.rs` |
+//! | G3 | **Monotone reads.** A thread's successive `contains(x)` never go from `true` to `false` (without a `clear`/`intersect`). A `contains` racing the insert of `x` may return either. | Read-read coherence per word. | `read.rs`: `reader_concurrent_with_writer_is_monotone` |
+//! | G4 | **`insert`'s result.** `true` iff the call set a bit. For a key absent before the race: with `Word` exactly one racer gets `true`; with `Standard` and `Blocked` at least one, and several can. | `Word` sets all bits in one `fetch_or`, and exactly one RMW in the word's order sees them missing. Otherwise each bit is set by exactly one RMW, whose caller returns `true`; a load that shows all bits set (test before set) means some racer already set them. | `insert.rs`: `same_key_two_inserters_word`, `same_key_three_inserters_word`, `same_key_two_inserters_spanning_two_words` (both `true` reached), `batch_inserts_race_like_single_inserts` (batches return per key what `insert` would); `tests/stress.rs`: `racing_inserters_of_a_new_key_are_told_it_was_new` |
+//! | G5 | **`clear`.** Keys whose inserts happened-before it are gone when it returns; inserts that begin after it returns are kept; an insert (single or batch) racing it may survive whole, in part, or not at all; clears racing each other leave nothing set. | Each word is zeroed by one `swap`, ordered against every `fetch_or` and `swap` on that word. | `bulk.rs`: `clear_racing_insert` (all three outcomes reached), `batch_racing_clear`, `clear_racing_clear`; negative control `negative.rs`: `clear_by_xor_brings_bits_back` |
+//! | G6 | **`union`.** `dst` gains every key `src` held when the call began and keeps every key inserted into `dst` meanwhile; a key inserted into `src` meanwhile may or may not come across. | RMW atomicity of `fetch_or` on `dst`; coherence of the loads of `src`. | `bulk.rs`: `union_racing_insert`, `union_from_a_changing_source`; negative control `negative.rs`: `split_fetch_or_union_loses_an_insert` |
+//! | G7 | **`intersect`.** It never clears a bit that `other` holds: every key both filters hold when it returns is kept, whether it was inserted into `self` before, during or after the call. A key `other` lacks that is inserted into `self` meanwhile may be kept or lost. | `fetch_and` per word with `other`'s bits: a racing `fetch_or` of bits `other` holds lands before (and is kept by the mask) or after. | `bulk.rs`: `intersect_racing_insert`, `intersect_racing_an_insert_of_a_shared_key`; negative control `negative.rs`: `split_fetch_and_loses_a_shared_key` |
+//! | G8 | **Counts** (`count_ones`, `estimated_len`, `estimated_fpr`, `words`, `==`) read each word once: they lie between the values before and after the inserts racing them, and successive counts never decrease. | Coherence per word; bits only grow. | `bulk.rs`: `count_racing_inserts_is_monotone` |
+//! | G9 | **Snapshots** (`try_clone`, `Clone`) hold every key inserted before the call began, and a racing insert whole, in part or not at all. | As G8. | `bulk.rs`: `snapshot_racing_insert` |
+//!
+//! Every atomic operation in `src/` carries an `// ORDERING:` comment naming
+//! the guarantee above it serves. The loom suite and its run time are
+//! described in `loom-tests/README.md`. Its negative controls run the real
+//! operations with a bug injected under `cfg(loom)` (a read-modify-write
+//! split into a load and a write, a clear that undoes what it loaded), so
+//! each shows the models catching that bug in the production code path.
+//!
+//! **What the filter does not promise.** It is not a synchronization
+//! primitive: a `true` from `contains` may be a false positive, so it can
+//! never tell a thread that some other data is ready, and the filter creates
+//! no happens-before edge between threads. Operations on several words
+//! (`Standard` and `Blocked` inserts, `clear`, `union`, scans) are not atomic
+//! as a whole: another thread may observe them half done, within the bounds
+//! stated above.
+//!

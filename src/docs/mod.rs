@@ -1,0 +1,24 @@
+//! # The design, in chapters
+//!
+//! Long-form documentation, with no code: what each part of the crate
+//! promises and why, for users who need the details and for readers who
+//! want to learn how the crate reasons about lock-free code. Each chapter
+//! names the tests that check its claims.
+//!
+//! - [`keys`]: which calls see the same key; the byte encoding that makes
+//!   a saved filter mean the same in every program and language.
+//! - [`layouts`]: choosing a layout: bits per key, memory touched per
+//!   operation, what `insert` promises under races.
+//! - [`sizing`]: the false-positive model each layout is sized with, and
+//!   the limits (size, `k`, the hash floor).
+//! - [`memory_ordering`]: the concurrency contract, guarantee by guarantee
+//!   (G1-G9), why `Relaxed` is enough for each, and the loom model that
+//!   checks it.
+//! - [`format`](mod@format): the file format byte by byte, and how readers validate it
+//!   before they allocate or believe it.
+
+pub mod format;
+pub mod keys;
+pub mod layouts;
+pub mod memory_ordering;
+pub mod sizing;
