@@ -4,7 +4,7 @@
 //! key inserted 10 times) and a 90/10 read/write mix; per-key calls on 1
 //! and 2 threads and rayon bulk calls; against a Mutex-, RwLock- and
 //! shard-locked plain filter, fastbloom 0.17's atomic filter, and the
-//! physical-limit probes (`support/baselines.rs`).
+//! physical-limit probes (the `baselines/` crate).
 //!
 //! ```text
 //! cargo bench --bench throughput                 # everything (long)
@@ -13,11 +13,8 @@
 //!
 //! The two-minute headline table is `atomic-bloom bench` (the CLI).
 
-#[path = "support/baselines.rs"]
-mod baselines;
-
 use atomic_bloom::{AtomicBloom, Layout};
-use baselines::{MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
+use atomic_bloom_baselines::{MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
@@ -225,7 +222,7 @@ fn bench_baselines<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
     let mutex = MutexFilter::new(PlainBlocked::new(items, FPP));
     let rwlock = RwLockFilter::new(PlainBlocked::new(items, FPP));
     let sharded = Sharded::new(items, FPP);
-    let fb = baselines::fastbloom(items, FPP);
+    let fb = atomic_bloom_baselines::fastbloom(items, FPP);
     for threads in [1, 2] {
         let g = &mut group;
         bench_each(g, "mutex-insert", threads, &keys, |k| {

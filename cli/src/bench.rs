@@ -29,8 +29,8 @@
 #[derive(clap::Args)]
 pub struct Args {}
 
-use crate::baselines::{self, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use atomic_bloom::{AtomicBloom, Layout};
+use baselines::{self, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::time::Instant;

@@ -5,9 +5,9 @@
 //! seen against the target, and the throughput against the same work behind
 //! a `Mutex`.
 
-use crate::baselines::{MutexFilter, PlainBlocked, mix};
 use anyhow::{Context, Result};
 use atomic_bloom::{AtomicBloom, Layout};
+use baselines::{MutexFilter, PlainBlocked, mix};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::fmt::Write;

@@ -5,10 +5,6 @@
 //! status 2; `query` exits 0 when every key is present and 1 when some key
 //! is absent, like `grep`.
 
-/// The baselines `bench` and `demo` compare against, shared with the
-/// criterion benches.
-#[path = "../../benches/support/baselines.rs"]
-mod baselines;
 mod bench;
 mod build;
 mod demo;

@@ -3,9 +3,14 @@
 //! fastbloom's `AtomicBloomFilter` with the same hasher; and physical-limit
 //! probes that do the least any filter must do per key. Shared by
 //! `benches/throughput.rs` and the CLI (`bench`, `demo`).
-#![allow(dead_code)] // each user needs a different subset
+//!
+//! The crate's only `unsafe` code is in `hints.rs` (a prefetch and a
+//! huge-page request), each block with its safety argument.
+
+mod hints;
 
 use atomic_bloom::{Layout, Sizing, WyBuildHasher};
+use hints::{advise_huge_pages, prefetch};
 use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
@@ -21,6 +26,8 @@ pub struct PlainBlocked {
 }
 
 impl PlainBlocked {
+    /// Sized for `items` keys at rate `fpp`, as `AtomicBloom`'s `Blocked`
+    /// layout would be.
     pub fn new(items: u64, fpp: f64) -> Self {
         let sizing = Sizing::for_rate(Layout::Blocked, items, fpp).unwrap();
         PlainBlocked {
@@ -47,10 +54,12 @@ impl PlainBlocked {
         (line, masks)
     }
 
+    /// Removes every key.
     pub fn clear(&mut self) {
         self.lines.fill(Line([0; 8]));
     }
 
+    /// Inserts `key`; whether a bit was new.
     pub fn insert(&mut self, key: &(impl Hash + ?Sized)) -> bool {
         let (line, masks) = self.locate(key);
         let mut new = false;
@@ -61,6 +70,7 @@ impl PlainBlocked {
         new
     }
 
+    /// Whether `key` may be in.
     pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
         let (line, masks) = self.locate(key);
         self.lines[line]
@@ -91,6 +101,7 @@ pub struct Sharded {
 }
 
 impl Sharded {
+    /// 16 shards, each sized for a sixteenth of `items`.
     pub fn new(items: u64, fpp: f64) -> Self {
         let shards = (0..16)
             .map(|_| Mutex::new(PlainBlocked::new(items / 16 + 1, fpp)))
@@ -105,22 +116,22 @@ impl Sharded {
         &self.shards[(self.hasher.hash_one(key) >> 60) as usize]
     }
 
+    /// Inserts `key` under its shard's lock.
     pub fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
         self.shard(key).lock().unwrap().insert(key)
     }
 
+    /// Clears every shard, one lock at a time.
     pub fn clear(&self) {
         self.shards
             .iter()
             .for_each(|shard| shard.lock().unwrap().clear());
     }
-
-    pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
-        self.shard(key).lock().unwrap().contains(key)
-    }
 }
 
+/// The plain filter behind one `Mutex`.
 pub type MutexFilter = Mutex<PlainBlocked>;
+/// The plain filter behind one `RwLock`.
 pub type RwLockFilter = RwLock<PlainBlocked>;
 
 /// fastbloom 0.17's atomic filter, hashed with the same wyhash.
@@ -251,37 +262,4 @@ impl Probe {
         }
         acc
     }
-}
-
-#[allow(unsafe_code)]
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that never faults and changes nothing the
-    // program can observe; the pointer comes from a live reference; SSE is
-    // part of the x86_64 baseline.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_ET0>((value as *const T).cast());
-    }
-}
-
-/// Asks Linux for transparent huge pages on `memory`, as the filter's bit
-/// array does for arrays of 4 MiB or more. Best effort.
-#[allow(unsafe_code)]
-fn advise_huge_pages<T>(memory: &[T]) {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let start = memory.as_ptr() as usize;
-        let aligned = start.next_multiple_of(PAGE);
-        let len = (start + std::mem::size_of_val(memory)).saturating_sub(aligned) / PAGE * PAGE;
-        // SAFETY: `[aligned, aligned + len)` lies inside `memory`, a live
-        // allocation; MADV_HUGEPAGE changes only how the kernel backs those
-        // pages, never their contents or addresses.
-        unsafe {
-            libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = memory;
 }
