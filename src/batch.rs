@@ -123,6 +123,28 @@ impl<S> AtomicBloom<S> {
     }
 }
 
+impl<S> AtomicBloom<S> {
+    /// [`contains_batch`](Self::contains_batch) for callers that hold 64-bit
+    /// hashes, as [`contains_hash`](Self::contains_hash) is to `contains`.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// f.insert_hash(0x1234_5678_9abc_def0);
+    /// assert_eq!(f.contains_hash_batch([0x1234_5678_9abc_def0, 7]), [true, false]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
+        let hashes = hashes.into_iter();
+        let mut out = Vec::with_capacity(hashes.size_hint().0);
+        let mut pipeline = Pipeline::new(self, Op::Contains);
+        for hash in hashes {
+            out.extend(pipeline.push(hash));
+        }
+        out.extend(pipeline.finish());
+        out
+    }
+}
+
 impl<S: BuildHasher> AtomicBloom<S> {
     /// Inserts every key, prefetching ahead (see the `batch` module's chapter in the source); returns
     /// how many keys this call reported new, that is how many of the
@@ -159,14 +181,7 @@ impl<S: BuildHasher> AtomicBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        let keys = keys.into_iter();
-        let mut out = Vec::with_capacity(keys.size_hint().0);
-        let mut pipeline = Pipeline::new(self, Op::Contains);
-        for key in keys {
-            out.extend(pipeline.push(self.hash(&key)));
-        }
-        out.extend(pipeline.finish());
-        out
+        self.contains_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
     }
 }
 

@@ -280,10 +280,12 @@ impl BitArray {
         }
     }
 
-    /// Clears every bit that is clear in `other` (same length).
-    pub(crate) fn intersect(&self, other: &BitArray) {
+    /// Clears every bit of words `range` that is clear in `other` (same
+    /// length).
+    pub(crate) fn intersect(&self, other: &BitArray, range: Range<usize>) {
         debug_assert_eq!(self.num_words, other.num_words);
-        for (word, theirs) in self.words().iter().zip(other.load_words(other.all())) {
+        let theirs = other.load_words(range.clone());
+        for (word, theirs) in self.words()[range].iter().zip(theirs) {
             // ORDERING: Relaxed (G7): skip words with nothing to clear.
             if word.load(Relaxed) & !theirs != 0 {
                 fetch_and(word, theirs);
@@ -514,7 +516,7 @@ mod tests {
         assert_eq!(a.load_words(a.all()).collect::<Vec<_>>(), [0b0111, 0b1000]);
         let c = BitArray::zeroed(2).unwrap();
         c.set_word(0, 0b0101);
-        a.intersect(&c);
+        a.intersect(&c, 0..2);
         assert_eq!(a.load_words(a.all()).collect::<Vec<_>>(), [0b0101, 0]);
     }
 

@@ -79,11 +79,11 @@ pub enum BuildError {
         "a false-positive rate of {} is below what a 64-bit hash can give for {items} items: \
          an absent key shares the hash of an inserted one with probability {:.3e}; \
          raise the rate, or split the keys over several filters",
-        Rate(*fpp), floor
+        Rate(*false_positive_rate), floor
     )]
     RateBelowHashFloor {
         /// The rate asked for.
-        fpp: f64,
+        false_positive_rate: f64,
         /// The expected items asked for.
         items: u64,
         /// `items / 2^64`.
@@ -92,13 +92,13 @@ pub enum BuildError {
     /// The layout cannot reach the rate within [`MAX_BITS`](crate::MAX_BITS).
     #[error(
         "the {layout} layout cannot reach a false-positive rate of {} for {items} items within {max_bits} bits; {}",
-        Rate(*fpp), unreachable_hint(layout)
+        Rate(*false_positive_rate), unreachable_hint(layout)
     )]
     RateUnreachable {
         /// The layout asked for.
         layout: Layout,
         /// The rate asked for.
-        fpp: f64,
+        false_positive_rate: f64,
         /// The expected items asked for.
         items: u64,
         /// The largest supported size.
@@ -113,7 +113,7 @@ pub enum BuildError {
     },
     /// [`Builder::build`](crate::Builder::build) was called without a size.
     #[error(
-        "no size given: call capacity(items, fpp) or bits(num_bits, num_hashes) on the builder"
+        "no size given: call capacity(items, false_positive_rate) or bits(num_bits, num_hashes) on the builder"
     )]
     MissingSize,
 }

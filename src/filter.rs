@@ -91,8 +91,14 @@ pub struct Builder<S = WyBuildHasher> {
 
 #[derive(Clone, Copy, Debug)]
 enum Size {
-    Capacity { items: u64, fpp: f64 },
-    Bits { num_bits: u64, num_hashes: u32 },
+    Capacity {
+        items: u64,
+        false_positive_rate: f64,
+    },
+    Bits {
+        num_bits: u64,
+        num_hashes: u32,
+    },
 }
 
 impl Default for Builder {
@@ -119,15 +125,18 @@ impl Builder {
 }
 
 impl<S: BuildHasher> Builder<S> {
-    /// Size for `items` distinct items at false-positive rate `fpp`.
+    /// Size for `items` distinct items at `false_positive_rate`.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicBloom::builder().capacity(1000, 0.01).build()?;
     /// assert!(f.num_bits() >= 9_600);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn capacity(mut self, items: u64, fpp: f64) -> Self {
-        self.size = Some(Size::Capacity { items, fpp });
+    pub fn capacity(mut self, items: u64, false_positive_rate: f64) -> Self {
+        self.size = Some(Size::Capacity {
+            items,
+            false_positive_rate,
+        });
         self
     }
 
@@ -195,7 +204,10 @@ impl<S: BuildHasher> Builder<S> {
     /// ```
     pub fn build(self) -> Result<AtomicBloom<S>, BuildError> {
         let sizing = match self.size.ok_or(BuildError::MissingSize)? {
-            Size::Capacity { items, fpp } => Sizing::for_rate(self.layout, items, fpp)?,
+            Size::Capacity {
+                items,
+                false_positive_rate,
+            } => Sizing::for_rate(self.layout, items, false_positive_rate)?,
             Size::Bits {
                 num_bits,
                 num_hashes,
@@ -207,7 +219,7 @@ impl<S: BuildHasher> Builder<S> {
 
 impl AtomicBloom {
     /// A [`Layout::Blocked`] filter for `expected_items` distinct items at
-    /// false-positive rate `fpp`, hashed with [`WyBuildHasher`] seed 0.
+    /// `false_positive_rate`, hashed with [`WyBuildHasher`] seed 0.
     ///
     /// ```
     /// use atomic_bloom::{AtomicBloom, BuildError};
@@ -218,8 +230,10 @@ impl AtomicBloom {
     /// assert!(matches!(AtomicBloom::new(10, f64::NAN), Err(BuildError::InvalidFalsePositiveRate(_))));
     /// # Ok::<(), BuildError>(())
     /// ```
-    pub fn new(expected_items: u64, fpp: f64) -> Result<Self, BuildError> {
-        Self::builder().capacity(expected_items, fpp).build()
+    pub fn new(expected_items: u64, false_positive_rate: f64) -> Result<Self, BuildError> {
+        Self::builder()
+            .capacity(expected_items, false_positive_rate)
+            .build()
     }
 
     /// A [`Layout::Blocked`] filter with `num_bits` bits (rounded up to whole
@@ -516,7 +530,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn intersect(&self, other: &Self) -> Result<(), IncompatibleError> {
         self.check_compatible(other)?;
-        self.bits.intersect(&other.bits);
+        self.bits.intersect(&other.bits, self.bits.all());
         Ok(())
     }
 
@@ -589,13 +603,13 @@ impl<S> AtomicBloom<S> {
     ///
     /// ```
     /// let f = atomic_bloom::AtomicBloom::new(10_000, 0.01)?;
-    /// assert_eq!(f.estimated_fpr(), 0.0);
+    /// assert_eq!(f.estimated_false_positive_rate(), 0.0);
     /// for i in 0..10_000u64 { f.insert(&i); }
-    /// let p = f.estimated_fpr();
+    /// let p = f.estimated_false_positive_rate();
     /// assert!((0.008..0.0105).contains(&p), "{p}");
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn estimated_fpr(&self) -> f64 {
+    pub fn estimated_false_positive_rate(&self) -> f64 {
         let k = self.sizing.num_hashes() as i32;
         let fill = |ones: u32, bits: u64| (f64::from(ones) / bits as f64).powi(k);
         match self.sizing.layout() {

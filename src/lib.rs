@@ -49,6 +49,7 @@
 //! - Many keys at once: [`insert_batch`](AtomicBloom::insert_batch) and,
 //!   with the default `rayon` feature, `par_insert` and friends.
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod batch;
 mod bit_array;

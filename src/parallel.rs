@@ -35,6 +35,7 @@ const KEYS_PER_TASK: usize = 1 << 14;
 /// Words per parallel task for whole-array scans (512 KiB).
 const WORDS_PER_TASK: usize = 1 << 16;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<S: BuildHasher + Sync> AtomicBloom<S> {
     /// Inserts every key on all of rayon's threads; returns how many were
     /// reported new (see [`insert_batch`](Self::insert_batch)). Takes any
@@ -71,24 +72,34 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
     }
 
     /// Queries every key on all of rayon's threads; returns
-    /// [`contains`](Self::contains) for each, in order.
+    /// [`contains`](Self::contains) for each, in order. Takes any indexed
+    /// parallel iterator: a slice or `Vec` (or its `par_iter()`), a range of
+    /// `u32` or narrower (rayon does not index `u64` ranges).
     ///
     /// ```
+    /// use rayon::prelude::*;
     /// let f = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
     /// f.par_insert(0..100u32);
-    /// let hits = f.par_contains(&[5u32, 99, 5_000]);
-    /// assert_eq!(hits, [true, true, false]);
+    /// assert_eq!(f.par_contains(&[5u32, 99, 5_000]), [true, true, false]);
+    /// assert!(f.par_contains(0..100u32).into_iter().all(|hit| hit));
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn par_contains<K: Hash + Sync>(&self, keys: &[K]) -> Vec<bool> {
-        let mut out = vec![false; keys.len()];
-        out.par_chunks_mut(KEYS_PER_TASK)
-            .zip(keys.par_chunks(KEYS_PER_TASK))
-            .for_each(|(out, keys)| out.copy_from_slice(&self.contains_batch(keys)));
-        out
+    pub fn par_contains<I>(&self, keys: I) -> Vec<bool>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        I::Item: Hash,
+    {
+        // Each task runs one batch pipeline over its chunk; collecting
+        // keeps the keys' order.
+        keys.into_par_iter()
+            .chunks(KEYS_PER_TASK)
+            .flat_map_iter(|chunk| self.contains_batch(chunk))
+            .collect()
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<S: Sync> AtomicBloom<S> {
     /// Word ranges for parallel scans.
     fn word_tasks(&self) -> impl IndexedParallelIterator<Item = Range<usize>> {
@@ -146,6 +157,28 @@ impl<S: Sync> AtomicBloom<S> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+impl<S: Sync> AtomicBloom<S> {
+    /// [`intersect`](Self::intersect) on all of rayon's threads, with the
+    /// same guarantees.
+    ///
+    /// ```
+    /// let a = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
+    /// let b = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
+    /// for key in ["both", "only a"] { a.insert(key); }
+    /// b.insert("both");
+    /// a.par_intersect(&b)?;
+    /// assert!(a.contains("both") && !a.contains("only a"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn par_intersect(&self, other: &Self) -> Result<(), IncompatibleError> {
+        self.check_compatible(other)?;
+        self.word_tasks()
+            .for_each(|range| self.bit_array().intersect(other.bit_array(), range));
+        Ok(())
+    }
+}
+
 /// Inserts every key in parallel, as [`AtomicBloom::par_insert`].
 ///
 /// ```
@@ -155,6 +188,7 @@ impl<S: Sync> AtomicBloom<S> {
 /// assert!(f.contains(&999u64));
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<T: Hash + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, keys: I) {
         self.par_insert(keys);
@@ -171,6 +205,7 @@ impl<T: Hash + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S>
 /// let f: AtomicBloom = (0..100_000u64).into_par_iter().collect();
 /// assert!(f.par_contains(&[0u64, 99_999]).iter().all(|&hit| hit));
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<T: Hash + Send> FromParallelIterator<T> for AtomicBloom {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(keys: I) -> Self {
         let hasher = WyBuildHasher::default();

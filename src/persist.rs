@@ -802,6 +802,7 @@ mod serde_impl {
     use serde::{Deserialize, Serialize, Serializer};
     use std::hash::BuildHasher;
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     impl<S: BuildHasher + 'static> Serialize for AtomicBloom<S> {
         fn serialize<T: Serializer>(&self, serializer: T) -> Result<T::Ok, T::Error> {
             let bytes = self.to_bytes().map_err(serde::ser::Error::custom)?;
@@ -832,6 +833,7 @@ mod serde_impl {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     impl<'de> Deserialize<'de> for AtomicBloom {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             deserializer.deserialize_bytes(BytesVisitor)

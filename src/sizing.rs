@@ -54,7 +54,8 @@ pub struct Sizing {
 
 impl Sizing {
     /// The smallest sizing of `layout` whose false-positive rate with
-    /// `expected_items` items is at most `fpp`, with the best `k` for it.
+    /// `expected_items` items is at most `false_positive_rate`, with the best
+    /// `k` for it.
     ///
     /// ```
     /// use atomic_bloom::{BuildError, Layout, Sizing};
@@ -65,7 +66,12 @@ impl Sizing {
     /// assert_eq!(Sizing::for_rate(Layout::Word, 0, 0.01), Err(BuildError::ZeroItems));
     /// # Ok::<(), BuildError>(())
     /// ```
-    pub fn for_rate(layout: Layout, expected_items: u64, fpp: f64) -> Result<Sizing, BuildError> {
+    pub fn for_rate(
+        layout: Layout,
+        expected_items: u64,
+        false_positive_rate: f64,
+    ) -> Result<Sizing, BuildError> {
+        let fpp = false_positive_rate;
         if !(fpp > 0.0 && fpp < 1.0) {
             return Err(BuildError::InvalidFalsePositiveRate(fpp));
         }
@@ -75,7 +81,7 @@ impl Sizing {
         let floor = hash_floor(expected_items);
         if fpp <= floor {
             return Err(BuildError::RateBelowHashFloor {
-                fpp,
+                false_positive_rate,
                 items: expected_items,
                 floor,
             });
@@ -105,7 +111,7 @@ impl Sizing {
         let (num_bits, num_hashes) = best.ok_or(match layout.block_bits() {
             Some(_) => BuildError::RateUnreachable {
                 layout,
-                fpp,
+                false_positive_rate,
                 items: expected_items,
                 max_bits: MAX_BITS,
             },

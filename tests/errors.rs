@@ -127,7 +127,10 @@ fn missing_size_is_an_error() {
         .build()
         .unwrap_err();
     assert_eq!(err, BuildError::MissingSize);
-    assert!(err.to_string().contains("capacity(items, fpp)"));
+    assert!(
+        err.to_string()
+            .contains("capacity(items, false_positive_rate)")
+    );
 }
 
 #[test]

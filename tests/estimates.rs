@@ -47,11 +47,11 @@ fn estimated_len_is_monotone_and_none_once_saturated() {
     }
     assert_eq!(f.count_ones(), 512);
     assert_eq!(f.estimated_len(), None);
-    assert_eq!(f.estimated_fpr(), 1.0);
+    assert_eq!(f.estimated_false_positive_rate(), 1.0);
 }
 
 #[test]
-fn estimated_fpr_tracks_the_model_while_filling() {
+fn estimated_false_positive_rate_tracks_the_model_while_filling() {
     for layout in Layout::ALL {
         let f = AtomicBloom::builder()
             .capacity(100_000, 0.01)
@@ -62,7 +62,7 @@ fn estimated_fpr_tracks_the_model_while_filling() {
             f.insert(&i);
         }
         let model = f.sizing().false_positive_rate(50_000);
-        let now = f.estimated_fpr();
+        let now = f.estimated_false_positive_rate();
         assert!(
             (now / model - 1.0).abs() < 0.05,
             "{layout}: {now} vs model {model}"

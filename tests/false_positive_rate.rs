@@ -45,7 +45,7 @@ fn assert_honours(layout: Layout, fpp: f64) {
     let measured = measured_rate(&filter, fpp);
     // The rate this instance has, computed from its bits; the sample must
     // agree with it within 5 standard deviations (hashing is uniform) ...
-    let exact = filter.estimated_fpr();
+    let exact = filter.estimated_false_positive_rate();
     let sigma = (exact / (10_000.0 / fpp)).sqrt();
     eprintln!(
         "{layout:>8} p={fpp:<7} measured={measured:.3e} ({:.3} p) instance={exact:.3e} bits/key={:.2} k={}",

@@ -34,6 +34,8 @@ fn batches_match_per_key_calls() {
         let queries: Vec<u64> = (0..20_000u64).map(|i| i * 37).collect();
         let expected: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
         assert_eq!(batched.contains_batch(&queries), expected, "{layout}");
+        let hashes: Vec<u64> = queries.iter().map(|q| batched.hash(q)).collect();
+        assert_eq!(batched.contains_hash_batch(hashes), expected, "{layout}");
         // Batches shorter than the prefetch distance, and empty ones.
         assert_eq!(batched.contains_batch(&queries[..3]), expected[..3]);
         assert!(batched.contains_batch(std::iter::empty::<u64>()).is_empty());
@@ -68,12 +70,18 @@ fn a_parallel_build_equals_the_sequential_build() {
             sequential.contains_batch(&queries),
             "{layout}"
         );
+        // Any indexed parallel iterator, in order.
+        assert_eq!(
+            parallel.par_contains(0..50_000u32),
+            sequential.contains_batch(0..50_000u32),
+            "{layout}"
+        );
         assert_eq!(parallel.par_count_ones(), sequential.count_ones());
     }
 }
 
 #[test]
-fn parallel_union_and_clear_match_sequential() {
+fn parallel_union_intersect_and_clear_match_sequential() {
     for layout in Layout::ALL {
         let (a, b) = (empty(layout), empty(layout));
         a.par_insert(0..100_000u64);
@@ -86,6 +94,12 @@ fn parallel_union_and_clear_match_sequential() {
             a.par_union(&empty(Layout::ALL[(layout as usize + 1) % 3]))
                 .is_err()
         );
+        let intersected = a.clone();
+        intersected.intersect(&b).unwrap();
+        let par_intersected = a.clone();
+        par_intersected.par_intersect(&b).unwrap();
+        assert_eq!(par_intersected, intersected, "{layout}");
+        assert_ne!(intersected, a, "{layout}: the intersect changed nothing");
         a.par_clear();
         assert_eq!(a.par_count_ones(), 0);
         assert_eq!(a, empty(layout));

@@ -54,10 +54,10 @@ pub fn run(args: Args) -> Result<()> {
     })?;
     bar.finish_and_clear();
     output::save(&filter, &args.output)?;
-    let estimated_fpr = filter.estimated_fpr();
+    let estimated_false_positive_rate = filter.estimated_false_positive_rate();
     eprintln!(
         "built {}: {read} keys read, {new} new; {} layout, {} bits ({:.2} per expected key), k = {}; \
-         estimated false-positive rate now {estimated_fpr:.3e}; {:.1} s{}",
+         estimated false-positive rate now {estimated_false_positive_rate:.3e}; {:.1} s{}",
         args.output.display(),
         filter.layout(),
         filter.num_bits(),
@@ -74,7 +74,7 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!(
             "atomic-bloom: warning: over capacity: {new} distinct keys, more than the {expected} \
              the filter was sized for (--expected); its estimated false-positive rate is \
-             {estimated_fpr:.3e} against the target {}; rebuild with --expected {new} or more",
+             {estimated_false_positive_rate:.3e} against the target {}; rebuild with --expected {new} or more",
             args.fpp
         );
     }

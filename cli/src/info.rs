@@ -34,7 +34,10 @@ pub fn run(args: Args) -> Result<()> {
     println!("memory:             {} bytes", filter.memory_bytes());
     println!("bits set:           {ones} ({:.2}%)", 100.0 * fill);
     println!("estimated keys:     {}", describe_len(&filter));
-    println!("estimated fpr:      {:.3e}", filter.estimated_fpr());
+    println!(
+        "estimated fpr:      {:.3e}",
+        filter.estimated_false_positive_rate()
+    );
     if fill > FULLEST_AT_CAPACITY {
         println!(
             "capacity:           OVER: {:.0}% of the bits are set, more than any filter sized for a \
