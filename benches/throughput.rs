@@ -79,7 +79,7 @@ fn bench_layout<K: Keys>(c: &mut Criterion, layout: Layout, label: &str, items: 
     let mut group = group(c, &name);
 
     let filter = AtomicBloom::builder()
-        .capacity(items, FPP)
+        .capacity(items as usize, FPP)
         .layout(layout)
         .build()
         .unwrap();
@@ -217,12 +217,13 @@ fn bench_each<T: Sync>(
 }
 
 fn bench_baselines<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
+    let capacity = items as usize; // at most 100M: no truncation
     let mut group = group(c, &format!("baselines/{label}/{}", K::NAME));
     let keys: Vec<K::Key> = (0..OPS).map(K::key).collect();
-    let mutex = MutexFilter::new(PlainBlocked::new(items, FPP));
-    let rwlock = RwLockFilter::new(PlainBlocked::new(items, FPP));
-    let sharded = Sharded::new(items, FPP);
-    let fb = atomic_bloom_baselines::fastbloom(items, FPP);
+    let mutex = MutexFilter::new(PlainBlocked::new(capacity, FPP));
+    let rwlock = RwLockFilter::new(PlainBlocked::new(capacity, FPP));
+    let sharded = Sharded::new(capacity, FPP);
+    let fb = atomic_bloom_baselines::fastbloom(capacity, FPP);
     for threads in [1, 2] {
         let g = &mut group;
         bench_each(g, "mutex-insert", threads, &keys, |k| {
@@ -270,7 +271,9 @@ fn throughput(c: &mut Criterion) {
         }
         bench_baselines::<U64Keys>(c, label, items);
         bench_baselines::<StrKeys>(c, label, items);
-        let bytes = AtomicBloom::new(items, FPP).unwrap().memory_bytes();
+        let bytes = AtomicBloom::new(items as usize, FPP)
+            .unwrap()
+            .memory_bytes();
         bench_probes(c, label, bytes);
     }
 }

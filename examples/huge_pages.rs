@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")?;
     let items = 100_000_000u64;
     let ops = 10_000_000u64;
-    let filter = AtomicBloom::new(items, 0.01)?;
+    let filter = AtomicBloom::new(items as usize, 0.01)?;
     filter.par_insert(0..items / 2); // half full: every page touched
     let huge = std::fs::read_to_string("/proc/meminfo")?
         .lines()

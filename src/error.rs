@@ -85,7 +85,7 @@ pub enum BuildError {
         /// The rate asked for.
         false_positive_rate: f64,
         /// The expected items asked for.
-        items: u64,
+        items: usize,
         /// `items / 2^64`.
         floor: f64,
     },
@@ -100,7 +100,7 @@ pub enum BuildError {
         /// The rate asked for.
         false_positive_rate: f64,
         /// The expected items asked for.
-        items: u64,
+        items: usize,
         /// The largest supported size.
         max_bits: u64,
     },

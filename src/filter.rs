@@ -91,8 +91,12 @@ pub struct Builder<S = WyBuildHasher> {
 
 #[derive(Clone, Copy, Debug)]
 enum Size {
+    /// As many items as [`Builder::build_from_iter`] is given.
+    Rate {
+        false_positive_rate: f64,
+    },
     Capacity {
-        items: u64,
+        items: usize,
         false_positive_rate: f64,
     },
     Bits {
@@ -132,9 +136,27 @@ impl<S: BuildHasher> Builder<S> {
     /// assert!(f.num_bits() >= 9_600);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn capacity(mut self, items: u64, false_positive_rate: f64) -> Self {
+    pub fn capacity(mut self, items: usize, false_positive_rate: f64) -> Self {
         self.size = Some(Size::Capacity {
             items,
+            false_positive_rate,
+        });
+        self
+    }
+
+    /// Size for as many items as [`build_from_iter`](Self::build_from_iter)
+    /// (or `build_from_par_iter`) is given, at `false_positive_rate`; a
+    /// plain [`build`](Self::build) needs a size of its own.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::builder()
+    ///     .false_positive_rate(0.001)
+    ///     .build_from_iter(0..10_000u32)?;
+    /// assert!(f.sizing().false_positive_rate(10_000) <= 0.001);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn false_positive_rate(mut self, false_positive_rate: f64) -> Self {
+        self.size = Some(Size::Rate {
             false_positive_rate,
         });
         self
@@ -203,17 +225,68 @@ impl<S: BuildHasher> Builder<S> {
     /// );
     /// ```
     pub fn build(self) -> Result<AtomicBloom<S>, BuildError> {
-        let sizing = match self.size.ok_or(BuildError::MissingSize)? {
-            Size::Capacity {
+        self.build_for(None)
+    }
+
+    /// Builds the filter; `keys`, when collecting, is how many keys there
+    /// are (sizing a [`false_positive_rate`](Self::false_positive_rate)).
+    pub(crate) fn build_for(self, keys: Option<usize>) -> Result<AtomicBloom<S>, BuildError> {
+        let rate_for = |false_positive_rate| {
+            let items = keys.ok_or(BuildError::MissingSize)?.max(1);
+            Sizing::for_rate(self.layout, items, false_positive_rate)
+        };
+        let sizing = match self.size {
+            None if keys.is_some() => rate_for(DEFAULT_FALSE_POSITIVE_RATE)?,
+            None => return Err(BuildError::MissingSize),
+            Some(Size::Rate {
+                false_positive_rate,
+            }) => rate_for(false_positive_rate)?,
+            Some(Size::Capacity {
                 items,
                 false_positive_rate,
-            } => Sizing::for_rate(self.layout, items, false_positive_rate)?,
-            Size::Bits {
+            }) => Sizing::for_rate(self.layout, items, false_positive_rate)?,
+            Some(Size::Bits {
                 num_bits,
                 num_hashes,
-            } => Sizing::for_bits(self.layout, num_bits, num_hashes)?,
+            }) => Sizing::for_bits(self.layout, num_bits, num_hashes)?,
         };
         AtomicBloom::with_sizing(sizing, self.hasher)
+    }
+
+    /// The hasher the filter will have.
+    pub(crate) fn hasher_ref(&self) -> &S {
+        &self.hasher
+    }
+
+    /// A filter holding every key of `keys`, sized for their number at the
+    /// builder's [`false_positive_rate`](Self::false_positive_rate) (by
+    /// default [`DEFAULT_FALSE_POSITIVE_RATE`]), or at the builder's own
+    /// size if one was given. The keys' hashes are buffered (8 bytes each)
+    /// to count them first. Errors as [`build`](Self::build) does.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, Layout};
+    /// let urls = ["a.example", "b.example"];
+    /// let f = AtomicBloom::builder()
+    ///     .false_positive_rate(1e-4)
+    ///     .layout(Layout::Word)
+    ///     .build_from_iter(urls.map(atomic_bloom::Bytes))?;
+    /// assert!(f.contains_bytes("b.example"));
+    /// assert_eq!(f.layout(), Layout::Word);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn build_from_iter<I>(self, keys: I) -> Result<AtomicBloom<S>, BuildError>
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        let hashes: Vec<u64> = keys
+            .into_iter()
+            .map(|key| self.hasher.hash_one(&key))
+            .collect();
+        let filter = self.build_for(Some(hashes.len()))?;
+        filter.insert_hash_batch(hashes);
+        Ok(filter)
     }
 }
 
@@ -230,7 +303,7 @@ impl AtomicBloom {
     /// assert!(matches!(AtomicBloom::new(10, f64::NAN), Err(BuildError::InvalidFalsePositiveRate(_))));
     /// # Ok::<(), BuildError>(())
     /// ```
-    pub fn new(expected_items: u64, false_positive_rate: f64) -> Result<Self, BuildError> {
+    pub fn new(expected_items: usize, false_positive_rate: f64) -> Result<Self, BuildError> {
         Self::builder()
             .capacity(expected_items, false_positive_rate)
             .build()
@@ -784,8 +857,9 @@ impl<T: Hash, S: BuildHasher> Extend<T> for AtomicBloom<S> {
 }
 
 /// A [`Layout::Blocked`] filter holding every key, sized for their number at
-/// [`DEFAULT_FALSE_POSITIVE_RATE`]. The keys' hashes are buffered (8 bytes
-/// each) to count them first. Panics only if the allocator refuses.
+/// [`DEFAULT_FALSE_POSITIVE_RATE`]: [`Builder::build_from_iter`] with the
+/// defaults, which also takes another rate, layout or hasher. Panics only
+/// if the allocator refuses.
 ///
 /// ```
 /// use atomic_bloom::AtomicBloom;
@@ -794,21 +868,7 @@ impl<T: Hash, S: BuildHasher> Extend<T> for AtomicBloom<S> {
 /// ```
 impl<T: Hash> FromIterator<T> for AtomicBloom {
     fn from_iter<I: IntoIterator<Item = T>>(keys: I) -> Self {
-        let hasher = WyBuildHasher::default();
-        let hashes: Vec<u64> = keys.into_iter().map(|key| hasher.hash_one(&key)).collect();
-        let filter = AtomicBloom::collecting(hashes.len());
-        filter.insert_hash_batch(hashes);
-        filter
-    }
-}
-
-impl AtomicBloom {
-    /// The filter [`FromIterator`] and `FromParallelIterator` fill: sized for
-    /// `keys` keys at [`DEFAULT_FALSE_POSITIVE_RATE`]. Panics only if the
-    /// allocator refuses (the size is valid for any count).
-    pub(crate) fn collecting(keys: usize) -> Self {
-        let items = (keys as u64).max(1);
-        match AtomicBloom::new(items, DEFAULT_FALSE_POSITIVE_RATE) {
+        match AtomicBloom::builder().build_from_iter(keys) {
             Ok(filter) => filter,
             Err(e) => panic!("collecting into AtomicBloom: {e}"),
         }

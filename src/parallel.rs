@@ -24,7 +24,8 @@
 //! keeps order (`tests/parallel.rs`: `hash_halves_are_array_halves`).
 
 use crate::batch::{Op, Pipeline};
-use crate::{AtomicBloom, IncompatibleError, WyBuildHasher};
+use crate::error::{BuildError, IncompatibleError};
+use crate::filter::{AtomicBloom, Builder};
 use rayon::prelude::*;
 use std::hash::{BuildHasher, Hash};
 use std::ops::Range;
@@ -196,8 +197,9 @@ impl<T: Hash + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S>
 }
 
 /// A `Blocked` filter holding every key, sized for their number at
-/// [`DEFAULT_FALSE_POSITIVE_RATE`](crate::DEFAULT_FALSE_POSITIVE_RATE), built in parallel; as
-/// [`FromIterator`], the keys' hashes are buffered to count them first.
+/// [`DEFAULT_FALSE_POSITIVE_RATE`](crate::DEFAULT_FALSE_POSITIVE_RATE),
+/// built in parallel: [`Builder::build_from_par_iter`] with the defaults.
+/// Panics only if the allocator refuses.
 ///
 /// ```
 /// use rayon::prelude::*;
@@ -208,15 +210,40 @@ impl<T: Hash + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S>
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<T: Hash + Send> FromParallelIterator<T> for AtomicBloom {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(keys: I) -> Self {
-        let hasher = WyBuildHasher::default();
+        match AtomicBloom::builder().build_from_par_iter(keys) {
+            Ok(filter) => filter,
+            Err(e) => panic!("collecting into AtomicBloom: {e}"),
+        }
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+impl<S: BuildHasher + Sync> Builder<S> {
+    /// [`build_from_iter`](Builder::build_from_iter) on all of rayon's
+    /// threads: hashes the keys in parallel, sizes the filter for their
+    /// number, and inserts them in parallel.
+    ///
+    /// ```
+    /// use rayon::prelude::*;
+    /// let f = atomic_bloom::AtomicBloom::builder()
+    ///     .false_positive_rate(0.001)
+    ///     .build_from_par_iter((0..100_000u64).into_par_iter())?;
+    /// assert!(f.sizing().false_positive_rate(100_000) <= 0.001);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn build_from_par_iter<I>(self, keys: I) -> Result<AtomicBloom<S>, BuildError>
+    where
+        I: IntoParallelIterator,
+        I::Item: Hash,
+    {
         let hashes: Vec<u64> = keys
             .into_par_iter()
-            .map(|key| hasher.hash_one(&key))
+            .map(|key| self.hasher_ref().hash_one(&key))
             .collect();
-        let filter = AtomicBloom::collecting(hashes.len());
+        let filter = self.build_for(Some(hashes.len()))?;
         hashes.par_chunks(KEYS_PER_TASK).for_each(|chunk| {
             filter.insert_hash_batch(chunk.iter().copied());
         });
-        filter
+        Ok(filter)
     }
 }

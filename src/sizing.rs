@@ -68,7 +68,7 @@ impl Sizing {
     /// ```
     pub fn for_rate(
         layout: Layout,
-        expected_items: u64,
+        expected_items: usize,
         false_positive_rate: f64,
     ) -> Result<Sizing, BuildError> {
         let fpp = false_positive_rate;
@@ -205,7 +205,7 @@ impl Sizing {
     /// assert_eq!(Sizing::for_bits(Layout::Word, 640, 3)?.bits_per_item(64), 10.0);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn bits_per_item(&self, items: u64) -> f64 {
+    pub fn bits_per_item(&self, items: usize) -> f64 {
         self.num_bits as f64 / items as f64
     }
 
@@ -219,7 +219,7 @@ impl Sizing {
     /// assert!((s.false_positive_rate(1_000_000) - 0.0000889).abs() < 1e-7);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn false_positive_rate(&self, items: u64) -> f64 {
+    pub fn false_positive_rate(&self, items: usize) -> f64 {
         let model = model_fpr(self.layout, self.num_bits, self.num_hashes, items as f64);
         (model + hash_floor(items)).min(1.0)
     }
@@ -240,7 +240,7 @@ impl Sizing {
 /// let err = Sizing::for_rate(Layout::Standard, 1_000_000_000, 1e-12).unwrap_err();
 /// assert!(matches!(err, BuildError::RateBelowHashFloor { .. }));
 /// ```
-pub fn hash_floor(items: u64) -> f64 {
+pub fn hash_floor(items: usize) -> f64 {
     items as f64 * 2f64.powi(-64)
 }
 
@@ -529,7 +529,7 @@ mod tests {
     #[test]
     fn extreme_loads_do_not_blow_up() {
         let tiny = Sizing::for_bits(Layout::Blocked, 512, 7).unwrap();
-        assert_eq!(tiny.false_positive_rate(u64::MAX), 1.0);
+        assert_eq!(tiny.false_positive_rate(usize::MAX), 1.0);
         assert_eq!(tiny.false_positive_rate(0), 0.0);
         let word = Sizing::for_bits(Layout::Word, 64, 64).unwrap();
         assert!(word.false_positive_rate(1) > 0.0);

@@ -223,7 +223,7 @@ fn messages_say_what_to_change() {
     }
     let text = AtomicBloom::new(10, 2.0).unwrap_err().to_string();
     assert!(text.contains("got 2"), "{text}");
-    for (items, p) in [(1u64 << 50, 0.5), (1 << 50, 1.0 - 1e-15), (1 << 45, 1e-3)] {
+    for (items, p) in [(1usize << 50, 0.5), (1 << 50, 1.0 - 1e-15), (1 << 45, 1e-3)] {
         let err = Sizing::for_rate(Layout::Standard, items, p).unwrap_err();
         let BuildError::TooLarge { requested_bits, .. } = err else {
             panic!("{err}");

@@ -5,7 +5,7 @@ use atomic_bloom::{AtomicBloom, Layout};
 
 #[test]
 fn estimated_len_is_within_two_percent_up_to_capacity() {
-    let capacity = 200_000u64;
+    let capacity = 200_000usize;
     for layout in Layout::ALL {
         for fpp in [0.1, 0.01, 1e-4] {
             let f = AtomicBloom::builder()

@@ -15,7 +15,7 @@ mod common;
 
 use atomic_bloom::{AtomicBloom, Layout};
 
-const ITEMS: u64 = 1_000_000;
+const ITEMS: usize = 1_000_000;
 /// Queried keys start here, far above every inserted key.
 const ABSENT: u64 = 1 << 40;
 

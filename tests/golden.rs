@@ -64,7 +64,7 @@ fn path(file: &str) -> PathBuf {
 
 fn build(g: &Golden) -> AtomicBloom {
     let f = AtomicBloom::builder()
-        .capacity(KEYS as u64, g.fpp)
+        .capacity(KEYS, g.fpp)
         .layout(g.layout)
         .seed(g.seed)
         .build()

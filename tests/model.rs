@@ -55,7 +55,7 @@ proptest! {
     /// owned keys find what their borrowed form inserted.
     #[test]
     fn strings_and_byte_slices(layout in layout(), keys in prop::collection::vec(".{0,40}", 1..100)) {
-        let build = || AtomicBloom::builder().capacity(keys.len() as u64, 0.01).layout(layout).build().unwrap();
+        let build = || AtomicBloom::builder().capacity(keys.len(), 0.01).layout(layout).build().unwrap();
         let (strs, bytes) = (build(), build());
         for key in &keys {
             strs.insert(key.as_str());

@@ -28,7 +28,7 @@ pub struct PlainBlocked {
 impl PlainBlocked {
     /// Sized for `items` keys at rate `fpp`, as `AtomicBloom`'s `Blocked`
     /// layout would be.
-    pub fn new(items: u64, fpp: f64) -> Self {
+    pub fn new(items: usize, fpp: f64) -> Self {
         let sizing = Sizing::for_rate(Layout::Blocked, items, fpp).unwrap();
         PlainBlocked {
             lines: vec![Line([0; 8]); (sizing.num_bits() / 512) as usize],
@@ -102,7 +102,7 @@ pub struct Sharded {
 
 impl Sharded {
     /// 16 shards, each sized for a sixteenth of `items`.
-    pub fn new(items: u64, fpp: f64) -> Self {
+    pub fn new(items: usize, fpp: f64) -> Self {
         let shards = (0..16)
             .map(|_| Mutex::new(PlainBlocked::new(items / 16 + 1, fpp)))
             .collect();
@@ -135,10 +135,10 @@ pub type MutexFilter = Mutex<PlainBlocked>;
 pub type RwLockFilter = RwLock<PlainBlocked>;
 
 /// fastbloom 0.17's atomic filter, hashed with the same wyhash.
-pub fn fastbloom(items: u64, fpp: f64) -> fastbloom::AtomicBloomFilter<WyBuildHasher> {
+pub fn fastbloom(items: usize, fpp: f64) -> fastbloom::AtomicBloomFilter<WyBuildHasher> {
     fastbloom::AtomicBloomFilter::with_false_pos(fpp)
         .hasher(WyBuildHasher::default())
-        .expected_items(items as usize)
+        .expected_items(items)
 }
 
 /// The physical-limit probes: an atomic array of the filter's size, and

@@ -322,9 +322,10 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         // duplicate costs.
         let inserts = ops.min(items);
         let slow_inserts = inserts / 4;
+        let capacity = items as usize; // at most 100M: no truncation
         let fresh = |layout| {
             AtomicBloom::builder()
-                .capacity(items, FPP)
+                .capacity(capacity, FPP)
                 .layout(layout)
                 .build()
                 .unwrap()
@@ -333,10 +334,10 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         let f = fresh(Layout::Blocked);
         let g = fresh(Layout::Blocked);
         let word = fresh(Layout::Word);
-        let mutex = MutexFilter::new(PlainBlocked::new(items, FPP));
-        let rwlock = RwLockFilter::new(PlainBlocked::new(items, FPP));
-        let sharded = Sharded::new(items, FPP);
-        let fb = baselines::fastbloom(items, FPP);
+        let mutex = MutexFilter::new(PlainBlocked::new(capacity, FPP));
+        let rwlock = RwLockFilter::new(PlainBlocked::new(capacity, FPP));
+        let sharded = Sharded::new(capacity, FPP);
+        let fb = baselines::fastbloom(capacity, FPP);
         // Queries and duplicate inserts on a filter holding `fill` keys.
         let fill = items.min(20_000_000);
         let filled = fresh(Layout::Blocked);

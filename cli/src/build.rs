@@ -24,7 +24,7 @@ pub struct Args {
     /// Keys the filter is sized for; by default the input's keys are counted
     /// first (stdin and pipes are copied to a temporary file to do so).
     #[arg(long)]
-    expected: Option<u64>,
+    expected: Option<usize>,
     /// Where each key's bits go: standard, blocked or word.
     #[arg(long, default_value_t = Layout::default())]
     layout: Layout,
@@ -38,7 +38,9 @@ pub fn run(args: Args) -> Result<()> {
     let mut inputs = Inputs::new(&args.inputs);
     let expected = match args.expected {
         Some(n) => n,
-        None => inputs.count_keys()?.max(1),
+        None => usize::try_from(inputs.count_keys()?)
+            .unwrap_or(usize::MAX)
+            .max(1),
     };
     let filter = AtomicBloom::builder()
         .capacity(expected, args.fpp)
@@ -68,7 +70,7 @@ pub fn run(args: Args) -> Result<()> {
             .map(|kib| format!(", peak memory {} MiB", kib / 1024))
             .unwrap_or_default(),
     );
-    if new as u64 > expected {
+    if new > expected {
         // `new` counts distinct keys (less the false positives), so the
         // filter certainly holds more keys than it was sized for.
         eprintln!(

@@ -77,7 +77,7 @@ pub fn run(args: Args) -> Result<()> {
     // The truth: which pages the requests actually name.
     let mut named = vec![false; distinct as usize];
     (0..urls).for_each(|i| named[page(i, distinct) as usize] = true);
-    let truly_distinct = named.iter().filter(|&&n| n).count() as u64;
+    let truly_distinct = named.iter().filter(|&&n| n).count();
 
     let filter = AtomicBloom::builder()
         .capacity(truly_distinct.max(1), args.fpp)
@@ -110,7 +110,7 @@ pub fn run(args: Args) -> Result<()> {
         .filter(|&id| filter.contains(url(&mut buf, id)))
         .count();
     let measured = false_positives as f64 / probes as f64;
-    let missed = truly_distinct.saturating_sub(new);
+    let missed = (truly_distinct as u64).saturating_sub(new);
     println!(
         "new URLs: {new} reported, {truly_distinct} true; {missed} new URLs taken for repeats ({:.3}%, false positives during the crawl)",
         100.0 * missed as f64 / truly_distinct as f64

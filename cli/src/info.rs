@@ -65,7 +65,7 @@ mod tests {
 
     /// The expected fraction of bits set once `n` keys are in: each bit is
     /// set by a key with probability `q = (1 - (1 - 1/B)^k) B / m`.
-    fn expected_fill(s: Sizing, n: u64) -> f64 {
+    fn expected_fill(s: Sizing, n: usize) -> f64 {
         let m = s.num_bits() as f64;
         let b = s.layout().block_bits().map_or(m, |b| b as f64);
         let q = -(f64::from(s.num_hashes()) * (-1.0 / b).ln_1p()).exp_m1() * b / m;
