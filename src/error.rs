@@ -5,7 +5,7 @@
 //! filters return [`IncompatibleError`] when the filters do not hash keys to
 //! the same bits. Each message says what to change.
 
-use crate::Layout;
+use crate::layout::Layout;
 use std::fmt;
 use thiserror::Error;
 

@@ -230,7 +230,7 @@ impl<S: BuildHasher> Builder<S> {
 
     /// Builds the filter; `keys`, when collecting, is how many keys there
     /// are (sizing a [`false_positive_rate`](Self::false_positive_rate)).
-    pub(crate) fn build_for(self, keys: Option<usize>) -> Result<AtomicBloom<S>, BuildError> {
+    fn build_for(self, keys: Option<usize>) -> Result<AtomicBloom<S>, BuildError> {
         let rate_for = |false_positive_rate| {
             let items = keys.ok_or(BuildError::MissingSize)?.max(1);
             Sizing::for_rate(self.layout, items, false_positive_rate)
@@ -280,12 +280,21 @@ impl<S: BuildHasher> Builder<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        let hashes: Vec<u64> = keys
-            .into_iter()
-            .map(|key| self.hasher.hash_one(&key))
-            .collect();
+        let hashes: Vec<u64> = keys.into_iter().map(|k| self.hasher.hash_one(&k)).collect();
+        self.build_holding(&hashes, |filter, hashes| {
+            filter.insert_hash_batch(hashes.iter().copied());
+        })
+    }
+
+    /// A filter sized for `hashes` (when collecting), holding them once
+    /// `insert` has inserted them.
+    pub(crate) fn build_holding(
+        self,
+        hashes: &[u64],
+        insert: impl FnOnce(&AtomicBloom<S>, &[u64]),
+    ) -> Result<AtomicBloom<S>, BuildError> {
         let filter = self.build_for(Some(hashes.len()))?;
-        filter.insert_hash_batch(hashes);
+        insert(&filter, hashes);
         Ok(filter)
     }
 }

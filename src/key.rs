@@ -38,7 +38,7 @@ impl<T: AsRef<[u8]>> Hash for Bytes<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::WyBuildHasher;
+    use crate::hasher::WyBuildHasher;
     use std::hash::BuildHasher;
 
     /// The test vectors other implementations check themselves against.

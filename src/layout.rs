@@ -7,7 +7,8 @@
 //!   bit anywhere. Space-optimal, but a new key costs up to `k` cache misses.
 //! - [`Layout::Blocked`] picks one 512-bit, cache-line-aligned block from the
 //!   hash and puts all `k` bits in it: one cache miss per operation, for
-//!   3-25% more bits at the same false-positive rate.
+//!   somewhat more bits at the same false-positive rate (the table of
+//!   [`docs::layouts`](crate::docs::layouts)).
 //! - [`Layout::Word`] picks one 64-bit word and puts all `k` bits in it: an
 //!   insert is a single `fetch_or`, which makes it an atomic test-and-set
 //!   (exactly one of several racing inserters of a new key gets `true`). The

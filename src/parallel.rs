@@ -24,6 +24,7 @@
 //! keeps order (`tests/parallel.rs`: `hash_halves_are_array_halves`).
 
 use crate::batch::{Op, Pipeline};
+use crate::bit_array::BitArray;
 use crate::error::{BuildError, IncompatibleError};
 use crate::filter::{AtomicBloom, Builder};
 use rayon::prelude::*;
@@ -151,15 +152,9 @@ impl<S: Sync> AtomicBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn par_union(&self, other: &Self) -> Result<(), IncompatibleError> {
-        self.check_compatible(other)?;
-        self.word_tasks()
-            .for_each(|range| self.bit_array().union(other.bit_array(), range));
-        Ok(())
+        self.par_combine(other, BitArray::union)
     }
-}
 
-#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<S: Sync> AtomicBloom<S> {
     /// [`intersect`](Self::intersect) on all of rayon's threads, with the
     /// same guarantees.
     ///
@@ -173,9 +168,19 @@ impl<S: Sync> AtomicBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn par_intersect(&self, other: &Self) -> Result<(), IncompatibleError> {
+        self.par_combine(other, BitArray::intersect)
+    }
+
+    /// Combines `other`'s words into this filter's with `op`, a range of
+    /// words per task, once the filters are known to be compatible.
+    fn par_combine(
+        &self,
+        other: &Self,
+        op: impl Fn(&BitArray, &BitArray, Range<usize>) + Sync,
+    ) -> Result<(), IncompatibleError> {
         self.check_compatible(other)?;
         self.word_tasks()
-            .for_each(|range| self.bit_array().intersect(other.bit_array(), range));
+            .for_each(|range| op(self.bit_array(), other.bit_array(), range));
         Ok(())
     }
 }
@@ -236,14 +241,12 @@ impl<S: BuildHasher + Sync> Builder<S> {
         I: IntoParallelIterator,
         I::Item: Hash,
     {
-        let hashes: Vec<u64> = keys
-            .into_par_iter()
-            .map(|key| self.hasher_ref().hash_one(&key))
-            .collect();
-        let filter = self.build_for(Some(hashes.len()))?;
-        hashes.par_chunks(KEYS_PER_TASK).for_each(|chunk| {
-            filter.insert_hash_batch(chunk.iter().copied());
-        });
-        Ok(filter)
+        let hasher = self.hasher_ref();
+        let hashes: Vec<u64> = keys.into_par_iter().map(|k| hasher.hash_one(&k)).collect();
+        self.build_holding(&hashes, |filter, hashes| {
+            hashes.par_chunks(KEYS_PER_TASK).for_each(|chunk| {
+                filter.insert_hash_batch(chunk.iter().copied());
+            });
+        })
     }
 }

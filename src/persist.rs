@@ -7,7 +7,11 @@
 //! [`AtomicBloom::save`].
 
 use crate::bit_array::BitArray;
-use crate::{AtomicBloom, BuildError, Layout, Sizing, WyBuildHasher};
+use crate::error::BuildError;
+use crate::filter::AtomicBloom;
+use crate::hasher::WyBuildHasher;
+use crate::layout::Layout;
+use crate::sizing::Sizing;
 use std::any::Any;
 use std::fs::File;
 use std::hash::BuildHasher;

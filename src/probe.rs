@@ -8,7 +8,7 @@
 //! cache lines they live in ([`prefetch`](Probe::prefetch)). The per-key
 //! calls, the batch pipeline and the parallel paths all go through it, so
 //! a batch prefetches exactly the lines its operation then touches
-//! (`tests::batches_prefetch_the_lines_inserts_touch`).
+//! (`batch.rs`: `batches_prefetch_the_lines_inserts_touch`).
 //!
 //! ## Test before set
 //!
@@ -121,61 +121,4 @@ fn set_standard(bits: &BitArray, hash: u64, num_bits: u64, k: u32) -> bool {
         *probe = standard_probe(hash, i, num_bits);
     }
     bits.set_bits(probes)
-}
-
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-    use crate::AtomicBloom;
-    use crate::batch::{Op, PREFETCH_DISTANCE, Pipeline};
-    use crate::hints::recorded_prefetches;
-    use std::collections::BTreeSet;
-
-    /// The cache lines (as addresses / 64) whose words differ between two
-    /// snapshots of one array.
-    fn changed_lines(filter: &AtomicBloom, before: &[u64]) -> BTreeSet<usize> {
-        let base = filter.bit_array().line_address(0);
-        filter
-            .words()
-            .zip(before)
-            .enumerate()
-            .filter(|(_, (now, was))| now != *was)
-            .map(|(i, _)| base + i / WORDS_PER_LINE)
-            .collect()
-    }
-
-    /// For every layout, the lines the batch pipeline prefetches for a key
-    /// are exactly the lines inserting that key into an empty filter
-    /// writes: a prefetch to the wrong line changes only timing, so nothing
-    /// else would notice.
-    #[test]
-    fn batches_prefetch_the_lines_inserts_touch() {
-        for layout in Layout::ALL {
-            let filter = AtomicBloom::builder()
-                .capacity(100_000, 0.001)
-                .layout(layout)
-                .build()
-                .unwrap();
-            for key in 0..500u64 {
-                let hash = filter.hash(&key);
-                let prefetched: BTreeSet<usize> = recorded_prefetches(|| {
-                    let mut pipeline = Pipeline::new(&filter, Op::Insert);
-                    for _ in 0..PREFETCH_DISTANCE {
-                        pipeline.push(hash);
-                    }
-                })
-                .into_iter()
-                .map(|address| address / 64)
-                .collect();
-                filter.clear();
-                let before: Vec<u64> = filter.words().collect();
-                assert!(filter.insert_hash(hash));
-                assert_eq!(
-                    prefetched,
-                    changed_lines(&filter, &before),
-                    "{layout}: key {key}"
-                );
-            }
-        }
-    }
 }
