@@ -14,7 +14,7 @@
 //! The two-minute headline table is `atomic-bloom bench` (the CLI).
 
 use atomic_bloom::{AtomicBloom, Layout};
-use atomic_bloom_baselines::{MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
+use atomic_bloom_baselines::{Locked, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
@@ -227,10 +227,10 @@ fn bench_baselines<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
     for threads in [1, 2] {
         let g = &mut group;
         bench_each(g, "mutex-insert", threads, &keys, |k| {
-            mutex.lock().unwrap().insert(k);
+            mutex.insert(k);
         });
         bench_each(g, "rwlock-insert", threads, &keys, |k| {
-            rwlock.write().unwrap().insert(k);
+            rwlock.insert(k);
         });
         bench_each(g, "rwlock-contains", threads, &keys, |k| {
             black_box(rwlock.read().unwrap().contains(k));

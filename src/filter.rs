@@ -692,19 +692,27 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn estimated_false_positive_rate(&self) -> f64 {
+        // The mean over blocks of (fill of the block)^k; the whole array is
+        // one block for `Standard`.
         let k = self.sizing.num_hashes() as i32;
-        let fill = |ones: u32, bits: u64| (f64::from(ones) / bits as f64).powi(k);
-        match self.sizing.layout() {
-            Layout::Standard => (self.count_ones() as f64 / self.sizing.num_bits() as f64).powi(k),
-            Layout::Blocked => {
-                let sum: f64 = self.bits.line_ones().map(|ones| fill(ones, 512)).sum();
-                sum / self.num_lines() as f64
-            }
-            Layout::Word => {
-                let sum: f64 = self.words().map(|w| fill(w.count_ones(), 64)).sum();
-                sum / self.num_words() as f64
-            }
-        }
+        let layout = self.sizing.layout();
+        let block = layout.block_bits().unwrap_or(self.sizing.num_bits());
+        let rate = |ones: u64| (ones as f64 / block as f64).powi(k);
+        let (sum, blocks): (f64, u64) = match layout {
+            Layout::Standard => (rate(self.count_ones()), 1),
+            Layout::Blocked => (
+                self.bits
+                    .line_ones()
+                    .map(|ones| rate(u64::from(ones)))
+                    .sum(),
+                self.num_lines(),
+            ),
+            Layout::Word => (
+                self.words().map(|w| rate(u64::from(w.count_ones()))).sum(),
+                self.num_words(),
+            ),
+        };
+        sum / blocks as f64
     }
 
     /// Bits in the array (`m`).

@@ -115,24 +115,55 @@ impl Sharded {
     fn shard(&self, key: &(impl Hash + ?Sized)) -> &Mutex<PlainBlocked> {
         &self.shards[(self.hasher.hash_one(key) >> 60) as usize]
     }
-
-    /// Inserts `key` under its shard's lock.
-    pub fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
-        self.shard(key).lock().unwrap().insert(key)
-    }
-
-    /// Clears every shard, one lock at a time.
-    pub fn clear(&self) {
-        self.shards
-            .iter()
-            .for_each(|shard| shard.lock().unwrap().clear());
-    }
 }
 
 /// The plain filter behind one `Mutex`.
 pub type MutexFilter = Mutex<PlainBlocked>;
 /// The plain filter behind one `RwLock`.
 pub type RwLockFilter = RwLock<PlainBlocked>;
+
+/// What the lock-based baselines share: a plain filter's insert and clear
+/// through `&self`, each taking its lock (a `Mutex`, an `RwLock`'s write
+/// lock, or one of 16 shards' mutexes). Generic callers keep the calls
+/// static, so no baseline pays for dynamic dispatch the filter does not.
+pub trait Locked: Sync {
+    /// Inserts `key` under the lock; whether a bit was new.
+    fn insert(&self, key: &(impl Hash + ?Sized)) -> bool;
+    /// Removes every key, under the lock(s).
+    fn clear(&self);
+}
+
+impl Locked for MutexFilter {
+    fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
+        self.lock().unwrap().insert(key)
+    }
+
+    fn clear(&self) {
+        self.lock().unwrap().clear();
+    }
+}
+
+impl Locked for RwLockFilter {
+    fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
+        self.write().unwrap().insert(key)
+    }
+
+    fn clear(&self) {
+        self.write().unwrap().clear();
+    }
+}
+
+impl Locked for Sharded {
+    fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
+        self.shard(key).lock().unwrap().insert(key)
+    }
+
+    fn clear(&self) {
+        self.shards
+            .iter()
+            .for_each(|shard| shard.lock().unwrap().clear());
+    }
+}
 
 /// fastbloom 0.17's atomic filter, hashed with the same wyhash.
 pub fn fastbloom(items: usize, fpp: f64) -> fastbloom::AtomicBloomFilter<WyBuildHasher> {

@@ -30,7 +30,7 @@
 pub struct Args {}
 
 use atomic_bloom::{AtomicBloom, Layout};
-use baselines::{self, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
+use baselines::{self, Locked, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::time::Instant;
@@ -86,6 +86,18 @@ impl<'a> Work<'a> {
         (self.run)();
         self.ops as f64 / start.elapsed().as_secs_f64() / 1e6
     }
+}
+
+/// New keys inserted into a lock-based baseline on two threads.
+fn locked_inserts_2t<'a>(what: &'static str, ops: u64, filter: &'a impl Locked) -> Work<'a> {
+    Work::inserts_2t(
+        what,
+        ops,
+        || filter.clear(),
+        |k| {
+            filter.insert(&k);
+        },
+    )
 }
 
 /// Runs `work` on two threads over the two halves of `keys`.
@@ -398,30 +410,9 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
                 f.insert_hash_batch(high.iter().copied());
             })
         }));
-        table.row(Work::inserts_2t(
-            MUTEX_2T,
-            slow_inserts,
-            || mutex.lock().unwrap().clear(),
-            |k| {
-                mutex.lock().unwrap().insert(&k);
-            },
-        ));
-        table.row(Work::inserts_2t(
-            RWLOCK_2T,
-            slow_inserts,
-            || rwlock.write().unwrap().clear(),
-            |k| {
-                rwlock.write().unwrap().insert(&k);
-            },
-        ));
-        table.row(Work::inserts_2t(
-            SHARDED_2T,
-            slow_inserts,
-            || sharded.clear(),
-            |k| {
-                sharded.insert(&k);
-            },
-        ));
+        table.row(locked_inserts_2t(MUTEX_2T, slow_inserts, &mutex));
+        table.row(locked_inserts_2t(RWLOCK_2T, slow_inserts, &rwlock));
+        table.row(locked_inserts_2t(SHARDED_2T, slow_inserts, &sharded));
         table.row(Work::inserts_2t(
             FASTBLOOM_2T,
             slow_inserts,
