@@ -370,3 +370,24 @@ fn serde_uses_the_validated_format() {
         serde_json::from_str::<AtomicBloom>(&serde_json::to_string(&bytes).unwrap()).unwrap_err();
     assert!(err.to_string().contains("checksum mismatch"), "{err}");
 }
+
+/// A save keeps the permissions of the file it replaces, and gives a new
+/// file those of a data file (0644), not the temporary file's 0600.
+#[cfg(unix)]
+#[test]
+fn saves_keep_the_replaced_files_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let f = sample(Layout::Blocked, 1);
+    let fresh = dir.path().join("fresh.bloom");
+    f.save(&fresh).unwrap();
+    assert_eq!(mode(&fresh), 0o644);
+    let private = dir.path().join("private.bloom");
+    std::fs::write(&private, b"old").unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    f.save(&private).unwrap();
+    assert_eq!(mode(&private), 0o600);
+    assert_eq!(AtomicBloom::load(&private).unwrap(), f);
+}
