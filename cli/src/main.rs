@@ -10,6 +10,7 @@ mod build;
 mod demo;
 mod info;
 mod keys;
+mod load;
 mod merge;
 mod output;
 mod query;
