@@ -9,7 +9,7 @@ use crate::error::{BuildError, IncompatibleError};
 use crate::hasher::WyBuildHasher;
 use crate::key::Bytes;
 use crate::layout::Layout;
-use crate::probe::Probe;
+use crate::probe::{Probe, with_probe};
 use crate::sizing::Sizing;
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
@@ -487,7 +487,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> bool {
-        Probe::new(&self.sizing, hash).insert(&self.bits)
+        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).insert(&self.bits))
     }
 
     /// Whether a key with this 64-bit hash may have been inserted.
@@ -499,7 +499,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        Probe::new(&self.sizing, hash).contains(&self.bits)
+        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).contains(&self.bits))
     }
 
     fn num_words(&self) -> u64 {

@@ -232,12 +232,18 @@ pub(crate) fn for_each_offset<const BITS: u32>(hash: u64, num_hashes: u32, mut f
     }
 }
 
-/// `Word` layout: the word index and the mask of the key's bits in it.
+/// `Word` layout: the key's word.
 #[inline]
-pub(crate) fn word_probe(hash: u64, num_hashes: u32, num_words: u64) -> (usize, u64) {
+pub(crate) fn word_index(hash: u64, num_words: u64) -> usize {
+    reduce(hash, num_words) as usize
+}
+
+/// `Word` layout: the mask of the key's bits in its word.
+#[inline]
+pub(crate) fn word_mask(hash: u64, num_hashes: u32) -> u64 {
     let mut mask = 0u64;
     for_each_offset::<6>(hash, num_hashes, |bit| mask |= 1 << bit);
-    (reduce(hash, num_words) as usize, mask)
+    mask
 }
 
 /// `Blocked` layout: the key's line.
@@ -280,7 +286,8 @@ mod tests {
     #[test]
     fn word_probe_sets_at_most_k_bits() {
         for h in 0..1000u64 {
-            let (index, mask) = word_probe(h.wrapping_mul(GOLDEN), 7, 100);
+            let h = h.wrapping_mul(GOLDEN);
+            let (index, mask) = (word_index(h, 100), word_mask(h, 7));
             assert!(index < 100);
             assert!((1..=7).contains(&mask.count_ones()));
         }

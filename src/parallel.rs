@@ -27,6 +27,7 @@ use crate::batch::{Op, Pipeline};
 use crate::bit_array::BitArray;
 use crate::error::{BuildError, IncompatibleError};
 use crate::filter::{AtomicBloom, Builder};
+use crate::probe::with_probe;
 use rayon::prelude::*;
 use std::hash::{BuildHasher, Hash};
 use std::ops::Range;
@@ -61,16 +62,17 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         // Each split of the work gets its own pipeline; boxed, because
         // `fold` moves its state through every step and the pipeline's
         // window is 128 bytes.
-        keys.into_par_iter()
+        with_probe!(self.layout(), P => keys
+            .into_par_iter()
             .fold(
-                || (Box::new(Pipeline::new(self, Op::Insert)), 0usize),
+                || (Box::new(Pipeline::<S, P>::new(self, Op::Insert)), 0usize),
                 |(mut pipeline, new), key| {
                     let now = usize::from(pipeline.push(self.hash(&key)) == Some(true));
                     (pipeline, new + now)
                 },
             )
             .map(|(pipeline, new)| new + pipeline.finish().filter(|&n| n).count())
-            .sum()
+            .sum())
     }
 
     /// Queries every key on all of rayon's threads; returns

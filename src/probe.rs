@@ -1,14 +1,20 @@
 //! # Probes: one key's bits, and the operations on them
 //!
-//! A [`Probe`] is where one key's bits are in one filter: computed once
-//! from the key's hash and the filter's [`Sizing`], by the position math of
-//! `layout.rs`. It is the only place that turns a layout into operations on
-//! the bit array: testing the key's bits ([`contains`](Probe::contains)),
-//! setting them ([`insert`](Probe::insert)), and asking the CPU for the
-//! cache lines they live in ([`prefetch`](Probe::prefetch)). The per-key
-//! calls, the batch pipeline and the parallel paths all go through it, so
-//! a batch prefetches exactly the lines its operation then touches
-//! (`batch.rs`: `batches_prefetch_the_lines_inserts_touch`).
+//! A [`Probe`] is where one key's bits are in one filter: computed from the
+//! key's hash and the filter's [`Sizing`], by the position math of
+//! `layout.rs`. This file is the only place that turns a layout into
+//! operations on the bit array: testing the key's bits
+//! ([`contains`](Probe::contains)), setting them ([`insert`](Probe::insert)),
+//! and asking the CPU for the cache lines they live in
+//! ([`prefetch`](Probe::prefetch)). The per-key calls, the batch pipeline
+//! and the parallel paths all go through it, so a batch prefetches exactly
+//! the lines its operation then touches (`batch.rs`:
+//! `batches_prefetch_the_lines_inserts_touch`).
+//!
+//! Each layout has a probe type of its own, and [`with_probe!`] is the one
+//! `match` from a [`Layout`] to it. A caller writes its code once, generic
+//! over the probe type, and the macro instantiates it per layout: a batch
+//! picks its layout once, and its loop over keys has no branch on it.
 //!
 //! ## Test before set
 //!
@@ -19,79 +25,152 @@
 
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::hints::Access;
-use crate::layout::{Layout, block_line, for_each_offset, standard_probe, word_probe};
+use crate::layout::{block_line, for_each_offset, standard_probe, word_index, word_mask};
 use crate::sizing::{MAX_HASHES, Sizing};
 
-/// Where one key's bits are in one filter.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Probe {
-    /// `k` bits anywhere, re-derived from the hash when used (keeping `k`
-    /// positions would make the probe 64 words long).
-    Standard { hash: u64, num_bits: u64, k: u32 },
-    /// `k` bits in line `line`, their offsets re-derived from the hash.
-    Blocked { line: usize, hash: u64, k: u32 },
-    /// The bits of `mask` in word `word`.
-    Word { word: usize, mask: u64 },
+/// Runs `$body` with `$P` naming the probe type of `$layout`: the one
+/// place a layout is mapped to its probe type.
+macro_rules! with_probe {
+    ($layout:expr, $P:ident => $body:expr) => {
+        match $layout {
+            $crate::layout::Layout::Standard => {
+                type $P = $crate::probe::StandardProbe;
+                $body
+            }
+            $crate::layout::Layout::Blocked => {
+                type $P = $crate::probe::BlockedProbe;
+                $body
+            }
+            $crate::layout::Layout::Word => {
+                type $P = $crate::probe::WordProbe;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_probe;
+
+/// Where one key's bits are in one filter, for one layout.
+pub(crate) trait Probe: Copy {
+    /// The probe of the key with 64-bit hash `hash` in a filter of `sizing`
+    /// (whose layout is this probe's).
+    fn new(sizing: &Sizing, hash: u64) -> Self;
+    /// Whether every one of the key's bits is set.
+    fn contains(&self, bits: &BitArray) -> bool;
+    /// Sets the key's bits; returns whether this call set at least one.
+    fn insert(&self, bits: &BitArray) -> bool;
+    /// Asks the CPU to start fetching every line the key's bits are in.
+    fn prefetch(&self, bits: &BitArray, access: Access);
 }
 
-impl Probe {
-    /// The probe of the key with 64-bit hash `hash` in a filter of `sizing`.
+/// `Standard`: `k` bits anywhere, re-derived from the hash when used
+/// (keeping `k` positions would make the probe 64 words long).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StandardProbe {
+    hash: u64,
+    num_bits: u64,
+    k: u32,
+}
+
+impl Probe for StandardProbe {
     #[inline(always)]
-    pub(crate) fn new(sizing: &Sizing, hash: u64) -> Probe {
-        let (num_bits, k) = (sizing.num_bits(), sizing.num_hashes());
-        let num_words = num_bits / 64;
-        match sizing.layout() {
-            Layout::Standard => Probe::Standard { hash, num_bits, k },
-            Layout::Blocked => Probe::Blocked {
-                line: block_line(hash, num_words / WORDS_PER_LINE as u64),
-                hash,
-                k,
-            },
-            Layout::Word => {
-                let (word, mask) = word_probe(hash, k, num_words);
-                Probe::Word { word, mask }
-            }
+    fn new(sizing: &Sizing, hash: u64) -> Self {
+        StandardProbe {
+            hash,
+            num_bits: sizing.num_bits(),
+            k: sizing.num_hashes(),
         }
     }
 
-    /// Whether every one of the key's bits is set.
     #[inline(always)]
-    pub(crate) fn contains(&self, bits: &BitArray) -> bool {
-        match *self {
-            Probe::Standard { hash, num_bits, k } => {
-                bits.test_bits((0..k).map(|i| standard_probe(hash, i, num_bits)))
-            }
-            Probe::Blocked { line, hash, k } => block_contains(bits, line, hash, k),
-            Probe::Word { word, mask } => bits.test_word(word, mask),
+    fn contains(&self, bits: &BitArray) -> bool {
+        let StandardProbe { hash, num_bits, k } = *self;
+        bits.test_bits((0..k).map(|i| standard_probe(hash, i, num_bits)))
+    }
+
+    #[inline(always)]
+    fn insert(&self, bits: &BitArray) -> bool {
+        set_standard(bits, self.hash, self.num_bits, self.k)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, bits: &BitArray, access: Access) {
+        for i in 0..self.k {
+            bits.prefetch_word(standard_probe(self.hash, i, self.num_bits).0, access);
+        }
+    }
+}
+
+/// `Blocked`: `k` bits in line `line`, their offsets re-derived from the
+/// hash.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockedProbe {
+    line: usize,
+    hash: u64,
+    k: u32,
+}
+
+impl Probe for BlockedProbe {
+    #[inline(always)]
+    fn new(sizing: &Sizing, hash: u64) -> Self {
+        let num_lines = sizing.num_bits() / 64 / WORDS_PER_LINE as u64;
+        BlockedProbe {
+            line: block_line(hash, num_lines),
+            hash,
+            k: sizing.num_hashes(),
         }
     }
 
-    /// Sets the key's bits; returns whether this call set at least one.
     #[inline(always)]
-    pub(crate) fn insert(&self, bits: &BitArray) -> bool {
-        match *self {
-            Probe::Standard { hash, num_bits, k } => set_standard(bits, hash, num_bits, k),
-            Probe::Blocked { line, hash, k } => {
-                // Test before set, without building masks: a key that is
-                // present (a duplicate) costs what a query costs.
-                !block_contains(bits, line, hash, k) && set_block(bits, line, hash, k)
-            }
-            Probe::Word { word, mask } => bits.set_word(word, mask),
+    fn contains(&self, bits: &BitArray) -> bool {
+        block_contains(bits, self.line, self.hash, self.k)
+    }
+
+    #[inline(always)]
+    fn insert(&self, bits: &BitArray) -> bool {
+        // Test before set, without building masks: a key that is present
+        // (a duplicate) costs what a query costs.
+        !self.contains(bits) && set_block(bits, self.line, self.hash, self.k)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, bits: &BitArray, access: Access) {
+        bits.prefetch_line(self.line, access);
+    }
+}
+
+/// `Word`: `k` bits in word `word`, their mask re-derived from the hash
+/// (so that a probe made only to prefetch costs one multiply).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WordProbe {
+    word: usize,
+    hash: u64,
+    k: u32,
+}
+
+impl Probe for WordProbe {
+    #[inline(always)]
+    fn new(sizing: &Sizing, hash: u64) -> Self {
+        WordProbe {
+            word: word_index(hash, sizing.num_bits() / 64),
+            hash,
+            k: sizing.num_hashes(),
         }
     }
 
-    /// Asks the CPU to start fetching every line the key's bits are in.
     #[inline(always)]
-    pub(crate) fn prefetch(&self, bits: &BitArray, access: Access) {
-        match *self {
-            Probe::Standard { hash, num_bits, k } => {
-                for i in 0..k {
-                    bits.prefetch_word(standard_probe(hash, i, num_bits).0, access);
-                }
-            }
-            Probe::Blocked { line, .. } => bits.prefetch_line(line, access),
-            Probe::Word { word, .. } => bits.prefetch_word(word, access),
-        }
+    fn contains(&self, bits: &BitArray) -> bool {
+        bits.test_word(self.word, word_mask(self.hash, self.k))
+    }
+
+    #[inline(always)]
+    fn insert(&self, bits: &BitArray) -> bool {
+        bits.set_word(self.word, word_mask(self.hash, self.k))
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, bits: &BitArray, access: Access) {
+        bits.prefetch_word(self.word, access);
     }
 }
 
