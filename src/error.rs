@@ -113,7 +113,7 @@ pub enum BuildError {
     },
     /// [`Builder::build`](crate::Builder::build) was called without a size.
     #[error(
-        "no size given: call capacity(items, false_positive_rate) or bits(num_bits, num_hashes) on the builder"
+        "no size given: call capacity(items, false_positive_rate) or bits(num_bits, num_hashes) on the builder, or collect keys with build_from_iter"
     )]
     MissingSize,
 }

@@ -499,10 +499,12 @@ fn load_file<S: BuildHasher + 'static>(
     header.filter(bits, hasher(&header)?)
 }
 
-/// Writes a file so that a crash or an error at any point leaves either
-/// the old file or the complete new one under `path`, never a torn one; the
-/// primitive under [`AtomicBloom::save`], public so that a caller can wrap
-/// the writer (to report progress, or to stop on a signal: an error from
+/// Writes what `write` writes to `path`, the primitive under
+/// [`AtomicBloom::save`]. A regular file (or a new one) is replaced so that
+/// a crash or an error at any point leaves either the old file or the
+/// complete new one, never a torn one; a device or FIFO, which cannot be
+/// replaced, is written as a stream. Public so that a caller can wrap the
+/// writer (to report progress, or to stop on a signal: an error from
 /// `write` removes the temporary file and leaves `path` as it was).
 ///
 /// What `path` names decides how it is written:
@@ -661,7 +663,7 @@ impl<S: BuildHasher + 'static> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
-        let len = HEADER_LEN + self.memory_bytes() + CHECKSUM_LEN;
+        let len = HEADER_LEN + self.bit_array().num_words() * 8 + CHECKSUM_LEN;
         let mut out = Vec::new();
         out.try_reserve_exact(len)
             .map_err(|_| BuildError::AllocationFailed { bytes: len as u64 })?;

@@ -131,6 +131,13 @@ fn missing_size_is_an_error() {
         err.to_string()
             .contains("capacity(items, false_positive_rate)")
     );
+    // A rate alone sizes only a collect: build() says where it belongs.
+    let err = AtomicBloom::builder()
+        .false_positive_rate(0.01)
+        .build()
+        .unwrap_err();
+    assert_eq!(err, BuildError::MissingSize);
+    assert!(err.to_string().contains("build_from_iter"), "{err}");
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn capped<T>(budget: usize, f: impl FnOnce() -> T) -> T {
 fn refused_allocations_are_errors() {
     let filter = common::filled(Layout::Blocked, 1_000_000, 0.01, 0); // 1.2 MiB
     let bytes = filter.to_bytes().unwrap();
-    let file_len = (filter.memory_bytes() + 48) as u64;
+    let file_len = 40 + filter.num_bits() / 8 + 8;
 
     // to_bytes: its buffer is the filter's size.
     let refused = capped(64 << 10, || filter.to_bytes());
