@@ -215,8 +215,7 @@ impl BitArray {
     pub(crate) fn line_writer(&self, index: usize) -> LineWriter<'_> {
         LineWriter {
             line: self.line(index),
-            missing: [0; WORDS_PER_LINE],
-            todo: 0,
+            changed: false,
         }
     }
 
@@ -228,23 +227,28 @@ impl BitArray {
             .all(|(index, mask)| self.test_word(index, mask))
     }
 
-    /// Sets every probe's bit (each `(word index, one-bit mask)`); returns
+    /// Sets every probe's bit (each `(word index, one-bit mask)`, at most
+    /// 64 of them); returns
     /// whether this call set at least one. Loads all words first so their
-    /// cache misses overlap, then writes only the missing bits.
+    /// cache misses overlap, then writes only the missing bits, one
+    /// `set_bit` each.
     #[inline]
-    pub(crate) fn set_bits(&self, probes: &mut [(usize, u64)]) -> bool {
-        let mut num_missing = 0;
-        for i in 0..probes.len() {
-            let (index, mask) = probes[i];
-            if !self.test_word(index, mask) {
-                probes[num_missing] = (index, mask);
-                num_missing += 1;
-            }
+    pub(crate) fn set_bits(&self, probes: &[(usize, u64)]) -> bool {
+        // Which probes miss their bit, as a bit set: testing without a
+        // branch per probe, whose outcome is a coin toss in a filter half
+        // full, is what keeps mispredictions to about one per key.
+        let mut missing = 0u64;
+        for (i, &(index, mask)) in probes.iter().enumerate() {
+            missing |= u64::from(!self.test_word(index, mask)) << i;
         }
         let mut changed = false;
-        for &(index, mask) in &probes[..num_missing] {
-            // G1, G4: `same_key_two_inserters_spanning_two_words`.
-            changed |= fetch_or(self.word(index), mask) & mask != mask;
+        while missing != 0 {
+            let (index, mask) = probes[missing.trailing_zeros() as usize];
+            missing &= missing - 1;
+            // G1, G4: `same_key_two_inserters_spanning_two_words`. The
+            // shift rebuilt from the bit's index is what lets the compiler
+            // see a one-bit mask (`set_bit`).
+            changed |= set_bit(self.word(index), 1 << mask.trailing_zeros());
         }
         changed
     }
@@ -348,50 +352,42 @@ impl LineReader<'_> {
     }
 }
 
-/// Sets bits of one cache line: [`want`](Self::want) each bit of a key, then
-/// [`commit`](Self::commit). Bits found already set cost nothing more; each
-/// word with a missing bit gets one `fetch_or` with all of its missing bits.
+/// Sets bits of one cache line, one atomic bit-test-and-set per bit:
+/// [`set`](Self::set) each bit of a key, then ask [`changed`](Self::changed).
+/// Callers test the key first (a key that is present writes nothing), so
+/// this runs only for a key with a bit missing.
 pub(crate) struct LineWriter<'a> {
     line: &'a [AtomicU64; WORDS_PER_LINE],
-    /// The wanted bits each word lacked when it was read.
-    missing: [u64; WORDS_PER_LINE],
-    /// Bit `i` set: word `i` lacks a wanted bit.
-    todo: u32,
+    changed: bool,
 }
 
 impl LineWriter<'_> {
-    /// Wants bit `offset` (`0..512`) set.
+    /// Sets bit `offset` (`0..512`) of the line.
     #[inline(always)]
-    pub(crate) fn want(&mut self, offset: u64) {
-        let i = word_of(offset);
-        // ORDERING: Relaxed, as in `test_word` (G2, G4): a bit this load
-        // shows set was set by some earlier fetch_or, and stays set.
-        let lacking = (1 << (offset & 63)) & !self.line[i].load(Relaxed);
-        self.missing[i] |= lacking;
-        self.todo |= u32::from(lacking != 0) << i;
+    pub(crate) fn set(&mut self, offset: u64) {
+        // G4: a racing inserter of the same key may set some of the bits
+        // and this call others, and then both return true
+        // (`same_key_two_inserters_spanning_two_words`).
+        self.changed |= set_bit(&self.line[word_of(offset)], 1 << (offset & 63));
     }
 
-    /// Sets the wanted bits that were missing; returns whether this call set
-    /// at least one of them.
+    /// Whether this writer set at least one bit that was clear.
     #[inline(always)]
-    pub(crate) fn commit(self) -> bool {
-        // One loop over the words to write rather than a branch per word:
-        // which words lack bits is random, and eight unpredictable branches
-        // per key cost more than the writes (`examples/insert_loop.rs`
-        // under callgrind: 3.8 mispredictions per new key before, 0.7 after).
-        let mut todo = self.todo;
-        let mut changed = false;
-        while todo != 0 {
-            let i = todo.trailing_zeros() as usize % WORDS_PER_LINE;
-            todo &= todo - 1;
-            let missing = self.missing[i];
-            // G4: a racing inserter of the same key may set some of the
-            // words and this call others, and then both return true
-            // (`same_key_two_inserters_spanning_two_words`).
-            changed |= fetch_or(&self.line[i], missing) & missing != missing;
-        }
-        changed
+    pub(crate) fn changed(&self) -> bool {
+        self.changed
     }
+}
+
+/// Sets the one bit of `bit` in `word`; returns whether it was clear. With
+/// a one-bit mask whose old value is tested only at that bit, x86-64
+/// compiles this to one `lock bts`. A `fetch_or` of a wider mask whose old
+/// value is used compiles to a load and a `lock cmpxchg` retry loop, which
+/// cost new-key inserts 1.5-1.8x on AMD Zen 4 (`docs::layouts`, "How an
+/// insert writes").
+#[inline(always)]
+fn set_bit(word: &AtomicU64, bit: u64) -> bool {
+    debug_assert_eq!(bit.count_ones(), 1);
+    fetch_or(word, bit) & bit == 0
 }
 
 /// Sets the bits of `mask` in `word`; returns the value it replaced. Every

@@ -27,7 +27,8 @@
 //! `k` bits cost `k / 7` or `k / 10` mixes. A `Blocked` query tests the
 //! offsets one by one (all in one cache line, so every load after the first
 //! hits L1); only an insert that finds a bit missing goes over them again,
-//! gathering the missing bits into one mask per word for its `fetch_or`s.
+//! setting each bit with its own atomic bit-test-and-set (why, and what it
+//! costs: [`docs::layouts`](crate::docs::layouts)).
 //!
 //! Plain double hashing (`h1 + i * h2`, which Kirsch and Mitzenmacher,
 //! "Less Hashing, Same Performance", 2006, show keeps the rate of `k`

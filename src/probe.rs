@@ -18,10 +18,15 @@
 //!
 //! ## Test before set
 //!
-//! Every insert loads the key's words first and issues `fetch_or` only for
-//! bits that are missing. A key that is already present therefore writes
-//! nothing: its cache lines stay shared between cores instead of bouncing
-//! between them in the exclusive state a locked read-modify-write needs.
+//! Every insert loads the key's words first and writes only if a bit is
+//! missing. A key that is already present therefore writes nothing: its
+//! cache lines stay shared between cores instead of bouncing between them
+//! in the exclusive state a locked read-modify-write needs. A key with a bit
+//! missing is then written one bit per read-modify-write (`Blocked`: every
+//! bit of the key, the line being exclusive after the first; `Standard`:
+//! the bits found missing), each a single locked bit-test-and-set on
+//! x86-64; the [`docs::layouts`](crate::docs::layouts) chapter has the
+//! measurements behind this.
 
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::hints::Access;
@@ -128,8 +133,8 @@ impl Probe for BlockedProbe {
 
     #[inline(always)]
     fn insert(&self, bits: &BitArray) -> bool {
-        // Test before set, without building masks: a key that is present
-        // (a duplicate) costs what a query costs.
+        // Test before set: a key that is present (a duplicate) costs what a
+        // query costs and writes nothing.
         !self.contains(bits) && set_block(bits, self.line, self.hash, self.k)
     }
 
@@ -187,8 +192,8 @@ fn block_contains(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 #[inline(never)]
 fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
     let mut line = bits.line_writer(line);
-    for_each_offset::<9>(hash, k, |bit| line.want(bit));
-    line.commit()
+    for_each_offset::<9>(hash, k, |bit| line.set(bit));
+    line.changed()
 }
 
 /// The `Standard` insert: out of line for the same reason.

@@ -1,6 +1,7 @@
 //! What `AtomicBloom` is measured against: a plain (non-atomic) filter of
 //! the same layout behind a `Mutex`, an `RwLock` and 16 sharded mutexes;
-//! fastbloom's `AtomicBloomFilter` with the same hasher; and physical-limit
+//! fastbloom's `AtomicBloomFilter` with the same hasher; a plain atomic
+//! blocked filter that sets each bit with its own `fetch_or`; and physical-limit
 //! probes that do the least any filter must do per key. Shared by
 //! `benches/throughput.rs` and the CLI (`bench`, `demo`).
 //!
@@ -80,6 +81,79 @@ impl PlainBlocked {
             .all(|(w, m)| w & m == m)
     }
 }
+
+/// The plain atomic reference: the `Blocked` layout's positions, each bit
+/// set by its own `fetch_or` with no test first, as fastbloom and Guava
+/// set theirs. The least a lock-free blocked filter can do for a new key;
+/// a duplicate writes its line all the same.
+pub struct PerBitBlocked {
+    lines: Vec<AtomicLine>,
+    num_hashes: u32,
+    hasher: WyBuildHasher,
+}
+
+impl PerBitBlocked {
+    /// Sized as `AtomicBloom`'s `Blocked` layout would be.
+    pub fn new(items: usize, fpp: f64) -> Self {
+        let sizing = Sizing::for_rate(Layout::Blocked, items, fpp).unwrap();
+        let lines = (sizing.num_bits() / 512) as usize;
+        let mut vec = Vec::with_capacity(lines);
+        advise_huge_pages(vec.spare_capacity_mut());
+        vec.resize_with(lines, AtomicLine::default);
+        PerBitBlocked {
+            lines: vec,
+            num_hashes: sizing.num_hashes(),
+            hasher: WyBuildHasher::default(),
+        }
+    }
+
+    /// The key's line and its bits' offsets (`0..512`), as `Blocked` has them.
+    #[inline]
+    fn for_each_bit(&self, key: &(impl Hash + ?Sized), mut f: impl FnMut(&AtomicU64, u64)) {
+        let hash = self.hasher.hash_one(key);
+        let lines = self.lines.len() as u64;
+        let line = &self.lines[((u128::from(hash) * u128::from(lines)) >> 64) as usize];
+        let mut r = hash;
+        for i in 0..self.num_hashes {
+            if i % 7 == 0 {
+                r = mix(hash.wrapping_add(u64::from(i / 7 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+            }
+            let bit = r & 511;
+            f(&line.0[(bit >> 6) as usize], 1 << (bit & 63));
+            r >>= 9;
+        }
+    }
+
+    /// Sets every bit of `key`, one `fetch_or` each; whether one was new.
+    #[inline]
+    pub fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
+        let mut new = false;
+        self.for_each_bit(key, |word, bit| {
+            new |= word.fetch_or(bit, Relaxed) & bit == 0
+        });
+        new
+    }
+
+    /// Whether `key` may be in.
+    #[inline]
+    pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
+        let mut all = true;
+        self.for_each_bit(key, |word, bit| all &= word.load(Relaxed) & bit != 0);
+        all
+    }
+
+    /// Removes every key (not atomically with respect to inserts).
+    pub fn clear(&self) {
+        for line in &self.lines {
+            line.0.iter().for_each(|word| word.store(0, Relaxed));
+        }
+    }
+}
+
+/// Eight atomic words on a 64-byte boundary: one cache line.
+#[derive(Default)]
+#[repr(C, align(64))]
+struct AtomicLine([AtomicU64; 8]);
 
 /// 64 bytes on a 64-byte boundary: one cache line.
 #[derive(Clone, Copy)]
@@ -292,5 +366,38 @@ impl Probe {
             acc ^= op(i, bit);
         }
         acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atomic_bloom::AtomicBloom;
+
+    /// The per-bit reference puts a key's bits where `AtomicBloom`'s
+    /// `Blocked` layout does, so the two answer every query alike: it
+    /// measures a different way of setting the same bits.
+    #[test]
+    fn per_bit_reference_has_the_blocked_layouts_positions() {
+        let ours = AtomicBloom::builder()
+            .capacity(10_000, 0.01)
+            .layout(Layout::Blocked)
+            .build()
+            .unwrap();
+        let reference = PerBitBlocked::new(10_000, 0.01);
+        for key in 0..10_000u64 {
+            assert_eq!(ours.insert(&key), reference.insert(&key), "key {key}");
+        }
+        let (mut agreed, mut false_positives) = (0, 0);
+        for key in 1_000_000..1_100_000u64 {
+            assert_eq!(ours.contains(&key), reference.contains(&key), "key {key}");
+            agreed += 1;
+            false_positives += usize::from(reference.contains(&key));
+        }
+        assert_eq!(agreed, 100_000);
+        // Same bits, same rate: near the 1% both are sized for.
+        assert!((500..1500).contains(&false_positives), "{false_positives}");
+        reference.clear();
+        assert!(!reference.contains(&0u64));
     }
 }

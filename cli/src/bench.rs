@@ -36,7 +36,9 @@ pub struct Args {}
 
 use crate::load::{MAX_OTHERS_SHARE, Sample};
 use atomic_bloom::{AtomicBloom, Layout};
-use baselines::{self, Locked, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
+use baselines::{
+    self, Locked, MutexFilter, PerBitBlocked, PlainBlocked, Probe, RwLockFilter, Sharded,
+};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::time::Instant;
@@ -208,8 +210,15 @@ const HALVES_2T: &str = "insert_hash_batch, 2 threads, a half of the array each"
 const MUTEX_2T: &str = "Mutex<plain filter> insert, 2 threads";
 const RWLOCK_2T: &str = "RwLock<plain filter> insert, 2 threads";
 const SHARDED_2T: &str = "16 sharded mutexes insert, 2 threads";
+const FASTBLOOM_1T: &str = "fastbloom 0.17 AtomicBloomFilter insert, 1 thread";
 const FASTBLOOM_2T: &str = "fastbloom 0.17 AtomicBloomFilter insert, 2 threads";
+const PER_BIT_1T: &str = "plain atomic blocked, fetch_or per bit, insert, 1 thread";
+const PER_BIT_2T: &str = "plain atomic blocked, fetch_or per bit, insert, 2 threads";
 const CONTAINS_1T: &str = "contains hit, per key, 1 thread";
+const CONTAINS_2T: &str = "contains hit, per key, 2 threads";
+const FB_CONTAINS_1T: &str = "fastbloom contains hit, 1 thread";
+const FB_CONTAINS_2T: &str = "fastbloom contains hit, 2 threads";
+const FB_MISS_1T: &str = "fastbloom contains miss, 1 thread";
 const CONTAINS_BATCH_1T: &str = "contains_batch hit, 1 thread";
 const MISS_1T: &str = "contains miss, per key, 1 thread";
 const DUP_1T: &str = "insert of present keys (duplicates), 1 thread";
@@ -224,34 +233,73 @@ const GROUP_PF_1T: &str = "probe: 4 fetch_ors in one line, prefetched, 1 thread"
 const GROUP_PF_2T: &str = "probe: 4 fetch_ors in one line, prefetched, 2 threads";
 const WORD_BULK_2T: &str = "Word layout par_insert, 2 threads";
 
-/// The bulk paths' targets: bulk inserts and batched queries on 100M keys, single
-/// queries on 1M, scaling and duplicates on both.
-const RATIOS_100M: &[Ratio] = &[
+/// The per-key targets, the same for both sizes: inserts of new keys
+/// against fastbloom and the per-bit reference, duplicates against
+/// queries, queries against fastbloom.
+const RATIOS_PER_KEY: &[Ratio] = &[
     target(
-        "bulk insert 2T / prefetched fetch_or probe 2T",
-        BULK_2T,
-        FETCH_OR_PF_2T,
-        0.7,
+        "per-key insert 1T / fastbloom insert 1T",
+        INSERT_1T,
+        FASTBLOOM_1T,
+        1.2,
     ),
     target(
-        "bulk insert 2T / fastbloom insert 2T",
-        BULK_2T,
+        "per-key insert 2T / fastbloom insert 2T",
+        INSERT_2T,
         FASTBLOOM_2T,
-        4.0,
+        1.2,
     ),
-    target("bulk insert 2T / Mutex insert 2T", BULK_2T, MUTEX_2T, 10.0),
-    target("bulk insert 2T / 1T", BULK_2T, BATCH_1T, 1.8),
     target(
-        "contains_batch 1T / prefetched load probe 1T",
-        CONTAINS_BATCH_1T,
-        LOAD_PF_1T,
-        0.7,
+        "per-key insert 1T / per-bit reference insert 1T",
+        INSERT_1T,
+        PER_BIT_1T,
+        1.0,
+    ),
+    target(
+        "per-key insert 2T / per-bit reference insert 2T",
+        INSERT_2T,
+        PER_BIT_2T,
+        1.0,
     ),
     target(
         "duplicate insert / contains of present keys",
         DUP_1T,
         CONTAINS_1T,
-        1.0,
+        0.9,
+    ),
+    target(
+        "per-key contains hit 1T / fastbloom 1T",
+        CONTAINS_1T,
+        FB_CONTAINS_1T,
+        1.2,
+    ),
+    target(
+        "per-key contains hit 2T / fastbloom 2T",
+        CONTAINS_2T,
+        FB_CONTAINS_2T,
+        1.2,
+    ),
+    target(
+        "per-key contains miss 1T / fastbloom 1T",
+        MISS_1T,
+        FB_MISS_1T,
+        1.2,
+    ),
+];
+/// The bulk targets, and the query-to-load target where the filter is in
+/// cache.
+const RATIOS_100M: &[Ratio] = &[
+    target(
+        "bulk insert 2T / prefetched fetch_or probe 2T",
+        BULK_2T,
+        FETCH_OR_PF_2T,
+        0.6,
+    ),
+    target(
+        "contains_batch 1T / prefetched load probe 1T",
+        CONTAINS_BATCH_1T,
+        LOAD_PF_1T,
+        0.7,
     ),
 ];
 const RATIOS_1M: &[Ratio] = &[
@@ -259,23 +307,23 @@ const RATIOS_1M: &[Ratio] = &[
         "per-key contains 1T / load probe 1T",
         CONTAINS_1T,
         LOAD_1T,
-        1.0 / 1.5,
+        0.5,
     ),
-    target("bulk insert 2T / 1T", BULK_2T, BATCH_1T, 1.8),
     target(
-        "duplicate insert / contains of present keys",
-        DUP_1T,
-        CONTAINS_1T,
-        1.0,
+        "bulk insert 2T / fastbloom insert 2T",
+        BULK_2T,
+        FASTBLOOM_2T,
+        1.5,
     ),
 ];
 /// What explains the targets: the same for both sizes.
 const RATIOS_BOTH: &[Ratio] = &[
+    ratio("bulk insert 2T / Mutex insert 2T", BULK_2T, MUTEX_2T),
     ratio("bulk insert 2T / RwLock insert 2T", BULK_2T, RWLOCK_2T),
     ratio("bulk insert 2T / sharded insert 2T", BULK_2T, SHARDED_2T),
     ratio(
-        "per-key insert 2T / fastbloom insert 2T",
-        INSERT_2T,
+        "bulk insert 2T / fastbloom insert 2T",
+        BULK_2T,
         FASTBLOOM_2T,
     ),
     ratio("per-key insert 2T / 1T", INSERT_2T, INSERT_1T),
@@ -341,6 +389,10 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         // it, most "new" keys would find their bits set and cost what a
         // duplicate costs.
         let inserts = ops.min(items);
+        // Per-key calls, ours and the peers' alike: the filter's capacity
+        // at 1M, a quarter of `ops` at 100M (each key there is a cache miss,
+        // and the pairs below run every such row ten times).
+        let per_key = (ops / 4).min(items);
         let slow_inserts = inserts / 4;
         let capacity = items as usize; // at most 100M: no truncation
         let fresh = |layout| {
@@ -358,12 +410,21 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         let rwlock = RwLockFilter::new(PlainBlocked::new(capacity, FPP));
         let sharded = Sharded::new(capacity, FPP);
         let fb = baselines::fastbloom(capacity, FPP);
+        let per_bit = PerBitBlocked::new(capacity, FPP);
         // Queries and duplicate inserts on a filter holding `fill` keys.
         let fill = items.min(20_000_000);
         let filled = fresh(Layout::Blocked);
         filled.par_insert(0..fill);
         let q = ops.min(fill);
         let keys: Vec<u64> = (0..q).collect();
+        // fastbloom holds the same keys, for its queries.
+        let fb_filled = baselines::fastbloom(capacity, FPP);
+        two_threads(0..fill, |keys| {
+            keys.for_each(|k| {
+                fb_filled.insert(&k);
+            })
+        });
+        let pq = per_key.min(q);
         // Physical-limit probes on an array of the filter's size.
         let probe = Probe::new(filled.memory_bytes());
 
@@ -378,14 +439,50 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
             best: Vec::new(),
         };
         let ours = || f.par_clear();
-        table.row(Work::after(INSERT_1T, inserts, ours, || {
-            (0..inserts).for_each(|k| {
+        table.row(Work::after(INSERT_1T, per_key, ours, || {
+            (0..per_key).for_each(|k| {
                 f.insert(&k);
             })
         }));
-        table.row(Work::inserts_2t(INSERT_2T, inserts, ours, |k| {
+        table.row(Work::inserts_2t(INSERT_2T, per_key, ours, |k| {
             f.insert(&k);
         }));
+        table.row(Work::after(
+            FASTBLOOM_1T,
+            per_key,
+            || fb.clear(),
+            || {
+                (0..per_key).for_each(|k| {
+                    fb.insert(&k);
+                })
+            },
+        ));
+        table.row(Work::inserts_2t(
+            FASTBLOOM_2T,
+            per_key,
+            || fb.clear(),
+            |k| {
+                fb.insert(&k);
+            },
+        ));
+        table.row(Work::after(
+            PER_BIT_1T,
+            per_key,
+            || per_bit.clear(),
+            || {
+                (0..per_key).for_each(|k| {
+                    per_bit.insert(&k);
+                })
+            },
+        ));
+        table.row(Work::inserts_2t(
+            PER_BIT_2T,
+            per_key,
+            || per_bit.clear(),
+            |k| {
+                per_bit.insert(&k);
+            },
+        ));
         table.row(Work::after(BATCH_1T, inserts, ours, || {
             f.insert_batch(0..inserts);
         }));
@@ -421,26 +518,38 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         table.row(locked_inserts_2t(MUTEX_2T, slow_inserts, &mutex));
         table.row(locked_inserts_2t(RWLOCK_2T, slow_inserts, &rwlock));
         table.row(locked_inserts_2t(SHARDED_2T, slow_inserts, &sharded));
-        table.row(Work::inserts_2t(
-            FASTBLOOM_2T,
-            slow_inserts,
-            || fb.clear(),
-            |k| {
-                fb.insert(&k);
-            },
-        ));
 
-        table.row(Work::new(CONTAINS_1T, q, || {
-            assert!((0..q).all(|k| filled.contains(&k)));
+        table.row(Work::new(CONTAINS_1T, pq, || {
+            assert!((0..pq).all(|k| filled.contains(&k)));
+        }));
+        table.row(Work::new(CONTAINS_2T, pq, || {
+            two_threads(0..pq, |keys| {
+                assert!(keys.into_iter().all(|k| filled.contains(&k)))
+            });
+        }));
+        table.row(Work::new(FB_CONTAINS_1T, pq, || {
+            assert!((0..pq).all(|k| fb_filled.contains(&k)));
+        }));
+        table.row(Work::new(FB_CONTAINS_2T, pq, || {
+            two_threads(0..pq, |keys| {
+                assert!(keys.into_iter().all(|k| fb_filled.contains(&k)))
+            });
+        }));
+        table.row(Work::new(FB_MISS_1T, pq, || {
+            std::hint::black_box(
+                (ABSENT..ABSENT + pq)
+                    .filter(|k| fb_filled.contains(k))
+                    .count(),
+            );
         }));
         table.row(Work::new(CONTAINS_BATCH_1T, q, || {
             assert!(filled.contains_batch(0..q).into_iter().all(|hit| hit));
         }));
-        table.row(Work::new(MISS_1T, q, || {
-            std::hint::black_box((ABSENT..ABSENT + q).filter(|k| filled.contains(k)).count());
+        table.row(Work::new(MISS_1T, pq, || {
+            std::hint::black_box((ABSENT..ABSENT + pq).filter(|k| filled.contains(k)).count());
         }));
-        table.row(Work::new(DUP_1T, q, || {
-            assert_eq!((0..q).filter(|k| filled.insert(k)).count(), 0);
+        table.row(Work::new(DUP_1T, pq, || {
+            assert_eq!((0..pq).filter(|k| filled.insert(k)).count(), 0);
         }));
         table.row(Work::new(PAR_CONTAINS_2T, q, || {
             assert!(filled.par_contains(&keys).into_iter().all(|hit| hit));
@@ -484,16 +593,17 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         ));
         rows += table.works.len();
 
-        let targets = if label == "1M" {
+        let sized = if label == "1M" {
             RATIOS_1M
         } else {
             RATIOS_100M
         };
+        let targets: Vec<&Ratio> = RATIOS_PER_KEY.iter().chain(sized).collect();
         // A ratio already measured as a target is not repeated as a quotient.
         let untargeted = RATIOS_BOTH
             .iter()
             .filter(|r| !targets.iter().any(|t| (t.num, t.den) == (r.num, r.den)));
-        for ratio in targets.iter().chain(untargeted) {
+        for ratio in targets.iter().copied().chain(untargeted) {
             let line = match ratio.target {
                 Some(at_least) => {
                     let before = Sample::now();
