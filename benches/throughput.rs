@@ -14,7 +14,9 @@
 //! The two-minute headline table is `atomic-bloom bench` (the CLI).
 
 use atomic_bloom::{AtomicBloom, Layout};
-use atomic_bloom_baselines::{Locked, MutexFilter, PlainBlocked, Probe, RwLockFilter, Sharded};
+use atomic_bloom_baselines::{
+    Locked, MutexFilter, PerBitBlocked, PlainBlocked, Probe, RwLockFilter, Sharded,
+};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
@@ -224,6 +226,7 @@ fn bench_baselines<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
     let rwlock = RwLockFilter::new(PlainBlocked::new(capacity, FPP));
     let sharded = Sharded::new(capacity, FPP);
     let fb = atomic_bloom_baselines::fastbloom(capacity, FPP);
+    let per_bit = PerBitBlocked::new(capacity, FPP);
     for threads in [1, 2] {
         let g = &mut group;
         bench_each(g, "mutex-insert", threads, &keys, |k| {
@@ -243,6 +246,12 @@ fn bench_baselines<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
         });
         bench_each(g, "fastbloom-contains", threads, &keys, |k| {
             black_box(fb.contains(k));
+        });
+        bench_each(g, "per-bit-insert", threads, &keys, |k| {
+            per_bit.insert(k);
+        });
+        bench_each(g, "per-bit-contains", threads, &keys, |k| {
+            black_box(per_bit.contains(k));
         });
     }
     group.finish();

@@ -382,7 +382,7 @@ impl LineWriter<'_> {
 /// a one-bit mask whose old value is tested only at that bit, x86-64
 /// compiles this to one `lock bts`. A `fetch_or` of a wider mask whose old
 /// value is used compiles to a load and a `lock cmpxchg` retry loop, which
-/// cost new-key inserts 1.5-1.8x on AMD Zen 4 (`docs::layouts`, "How an
+/// cost new-key inserts 1.3-1.6x on AMD Zen 4 (`docs::layouts`, "How an
 /// insert writes").
 #[inline(always)]
 fn set_bit(word: &AtomicU64, bit: u64) -> bool {

@@ -35,7 +35,7 @@
 //!   compiles on x86-64 to a load and a `lock cmpxchg` retry loop instead,
 //!   which is what inserts used to do, one per word (on AArch64 with LSE
 //!   atomics either is one `ldset`): on AMD Zen 4 that cost a new-key
-//!   insert 1.5-1.8x (1M keys, 1 thread: 29.6 M/s then, 45-48 now; 100M
+//!   insert 1.3-1.6x (1M keys, 1 thread: 29.6 M/s then, 47.7 now; 100M
 //!   keys: 5.4 then, 6.8 now, 10M keys into an empty 100M filter;
 //!   `atomic-bloom bench`, run before and after).
 //! - `Word` sets all bits with one `fetch_or` of the key's mask: that one
