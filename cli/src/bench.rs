@@ -137,6 +137,21 @@ impl<'a> Table<'a> {
         self.best.push(best);
     }
 
+    /// Two rows: new keys `0..ops` inserted one call per key with
+    /// `insert`, on one thread and split over two, after `reset`.
+    fn per_key_inserts(
+        &mut self,
+        [one, two]: [&'static str; 2],
+        ops: u64,
+        reset: impl Fn() + Copy + 'a,
+        insert: impl Fn(u64) + Copy + Sync + 'a,
+    ) {
+        self.row(Work::after(one, ops, reset, move || {
+            (0..ops).for_each(insert)
+        }));
+        self.row(Work::inserts_2t(two, ops, reset, insert));
+    }
+
     fn index(&self, what: &str) -> usize {
         self.works
             .iter()
@@ -441,50 +456,25 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
             best: Vec::new(),
         };
         let ours = || f.par_clear();
-        table.row(Work::after(INSERT_1T, per_key, ours, || {
-            (0..per_key).for_each(|k| {
-                f.insert(&k);
-            })
-        }));
-        table.row(Work::inserts_2t(INSERT_2T, per_key, ours, |k| {
+        table.per_key_inserts([INSERT_1T, INSERT_2T], per_key, ours, |k| {
             f.insert(&k);
-        }));
-        table.row(Work::after(
-            FASTBLOOM_1T,
-            per_key,
-            || fb.clear(),
-            || {
-                (0..per_key).for_each(|k| {
-                    fb.insert(&k);
-                })
-            },
-        ));
-        table.row(Work::inserts_2t(
-            FASTBLOOM_2T,
+        });
+        table.per_key_inserts(
+            [FASTBLOOM_1T, FASTBLOOM_2T],
             per_key,
             || fb.clear(),
             |k| {
                 fb.insert(&k);
             },
-        ));
-        table.row(Work::after(
-            PER_BIT_1T,
-            per_key,
-            || per_bit.clear(),
-            || {
-                (0..per_key).for_each(|k| {
-                    per_bit.insert(&k);
-                })
-            },
-        ));
-        table.row(Work::inserts_2t(
-            PER_BIT_2T,
+        );
+        table.per_key_inserts(
+            [PER_BIT_1T, PER_BIT_2T],
             per_key,
             || per_bit.clear(),
             |k| {
                 per_bit.insert(&k);
             },
-        ));
+        );
         table.row(Work::after(BATCH_1T, inserts, ours, || {
             f.insert_batch(0..inserts);
         }));
