@@ -231,6 +231,7 @@ const FASTBLOOM_1T: &str = "fastbloom 0.17 AtomicBloomFilter insert, 1 thread";
 const FASTBLOOM_2T: &str = "fastbloom 0.17 AtomicBloomFilter insert, 2 threads";
 const PER_BIT_1T: &str = "plain atomic blocked, fetch_or per bit, insert, 1 thread";
 const PER_BIT_2T: &str = "plain atomic blocked, fetch_or per bit, insert, 2 threads";
+const PER_BIT_DUP_1T: &str = "plain atomic blocked, fetch_or per bit, duplicates, 1 thread";
 const CONTAINS_1T: &str = "contains hit, per key, 1 thread";
 const CONTAINS_2T: &str = "contains hit, per key, 2 threads";
 const FB_CONTAINS_1T: &str = "fastbloom contains hit, 1 thread";
@@ -345,6 +346,11 @@ const RATIOS_BOTH: &[Ratio] = &[
     ),
     ratio("per-key insert 2T / 1T", INSERT_2T, INSERT_1T),
     ratio(
+        "per-bit reference duplicates / contains of present keys",
+        PER_BIT_DUP_1T,
+        CONTAINS_1T,
+    ),
+    ratio(
         "machine: insert_batch 2T on a filter each / 1T",
         UNSHARED_2T,
         BATCH_1T,
@@ -439,6 +445,13 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         two_threads(0..fill, |keys| {
             keys.for_each(|k| {
                 fb_filled.insert(&k);
+            })
+        });
+        // The per-bit reference holds them too, for its duplicate inserts.
+        let per_bit_filled = PerBitBlocked::new(capacity, FPP);
+        two_threads(0..fill, |keys| {
+            keys.for_each(|k| {
+                per_bit_filled.insert(&k);
             })
         });
         let pq = per_key.min(q);
@@ -542,6 +555,9 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         }));
         table.row(Work::new(DUP_1T, pq, || {
             assert_eq!((0..pq).filter(|k| filled.insert(k)).count(), 0);
+        }));
+        table.row(Work::new(PER_BIT_DUP_1T, pq, || {
+            assert_eq!((0..pq).filter(|k| per_bit_filled.insert(k)).count(), 0);
         }));
         table.row(Work::new(PAR_CONTAINS_2T, q, || {
             assert!(filled.par_contains(&keys).into_iter().all(|hit| hit));

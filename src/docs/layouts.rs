@@ -41,10 +41,13 @@
 //! - `Word` sets all bits with one `fetch_or` of the key's mask: that one
 //!   read-modify-write is what makes it an atomic test-and-set.
 //!
-//! The test is what keeps duplicates cheap, and it costs new keys something:
-//! without it a `Blocked` insert of new keys ran 1.1-1.2x faster on Zen 4
-//! (1M keys), but every duplicate then wrote its line, at half the speed
-//! of a query. The README's benchmark section has the current ratios.
+//! The test is what keeps duplicates cheap, and it costs new keys something.
+//! A filter with the same bit positions that tests nothing first
+//! (`baselines::PerBitBlocked`) inserts new keys 1.3x faster than ours on
+//! Zen 4 with 1M keys, but writes every duplicate's line, at 0.47-0.49x the
+//! speed of our query (0.61-0.62x with 100M keys), where our duplicates run
+//! at a query's speed (`atomic-bloom bench`, three runs). The README's
+//! benchmark section has the current ratios.
 //!
 //! How a key's hash becomes its positions in each layout is in the source,
 //! `src/layout.rs`; how those positions become atomic operations,
