@@ -4,7 +4,8 @@
 //! key inserted 10 times) and a 90/10 read/write mix; per-key calls on 1
 //! and 2 threads and rayon bulk calls; against a Mutex-, RwLock- and
 //! shard-locked plain filter, fastbloom 0.17's atomic filter, and the
-//! physical-limit probes (the `baselines/` crate).
+//! physical-limit probes (the `baselines/` crate); and the time to size a
+//! filter (`sizing/`).
 //!
 //! ```text
 //! cargo bench --bench throughput                 # everything (long)
@@ -13,7 +14,7 @@
 //!
 //! The two-minute headline table is `atomic-bloom bench` (the CLI).
 
-use atomic_bloom::{AtomicBloom, Layout};
+use atomic_bloom::{AtomicBloom, Layout, Sizing};
 use atomic_bloom_baselines::{
     Locked, MutexFilter, PerBitBlocked, PlainBlocked, Probe, RwLockFilter, Sharded,
 };
@@ -272,7 +273,24 @@ fn bench_probes(c: &mut Criterion, label: &str, bytes: usize) {
     group.finish();
 }
 
+/// Sizing a filter, the part of construction independent of its memory:
+/// the default rate at 1M keys, and the slowest case `atomic-bloom bench`
+/// finds (a tiny filter at p = 1e-12).
+fn bench_sizing(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sizing");
+    for layout in Layout::ALL {
+        for (n, p) in [(1_000_000, FPP), (100, 1e-12)] {
+            let id = BenchmarkId::new(layout.name(), format!("n={n},p={p}"));
+            group.bench_function(id, |b| {
+                b.iter(|| Sizing::for_rate(layout, black_box(n), black_box(p)))
+            });
+        }
+    }
+    group.finish();
+}
+
 fn throughput(c: &mut Criterion) {
+    bench_sizing(c);
     for (label, items) in [("1M", 1_000_000u64), ("100M", 100_000_000)] {
         for layout in Layout::ALL {
             bench_layout::<U64Keys>(c, layout, label, items);

@@ -90,24 +90,43 @@ impl Sizing {
         // and no closer to 1 than the model can resolve.
         let target = (fpp - floor).min(LOOSEST_TARGET);
         let items = expected_items as f64;
-        // The best k is near log2(1/p) for every layout; search outwards from
-        // there while the size keeps shrinking (it is unimodal in k).
+        // The best k is near log2(1/p) for `Standard`, and lower for the
+        // blocked layouts.
         let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
-        let bits_for = |k: u32| min_bits(layout, k, items, target);
-        let mut best: Option<(u64, u32)> = bits_for(start).map(|m| (m, start));
-        for direction in [-1i64, 1] {
-            let mut k = i64::from(start) + direction;
-            while (1..=i64::from(MAX_HASHES)).contains(&k) {
-                let k32 = k as u32;
-                match (bits_for(k32), best) {
-                    (Some(m), Some((best_m, _))) if m >= best_m => break,
-                    (Some(m), _) => best = Some((m, k32)),
-                    (None, Some(_)) => break,
-                    (None, None) => {}
-                }
-                k += direction;
+        // Of two `k` with the same size, the one nearest `start`.
+        let best = match layout.block_bits() {
+            None => fewest_bits(start, |k| min_bits(layout, k, items, target, Model::Exact)),
+            Some(_) => {
+                // An exact block model costs far more than a mean-fill one,
+                // so start the exact search where the mean-fill model is
+                // best: the `k` with its lowest rate at the size it needs
+                // for `start`. The two agree to within a `k` or so.
+                let near = match min_bits(layout, start, items, target, Model::MeanFill) {
+                    // One granule is the least any `k` needs.
+                    Some(bits) if bits > layout.granule_bits() => lowest(start, |k| {
+                        model_fpr(layout, bits, k, items, Model::MeanFill)
+                    }),
+                    _ => start,
+                };
+                let mut sizes = [None; MAX_HASHES as usize + 2];
+                let best = fewest_bits(near, |k| {
+                    *sizes[k as usize]
+                        .get_or_insert_with(|| min_bits(layout, k, items, target, Model::Exact))
+                });
+                best.map(|(bits, found)| {
+                    // Sizes are unimodal in `k`, so the `k` that fit in
+                    // `bits` are a run around `found`; if the run reaches
+                    // past `found`'s neighbour on `start`'s side, take its
+                    // end nearest `start`.
+                    let towards = if start < found { found - 1 } else { found + 1 };
+                    if start == found || sizes[towards as usize] != Some(Some(bits)) {
+                        return (bits, found);
+                    }
+                    let fits = |k| model_fpr(layout, bits, k, items, Model::Exact) <= target;
+                    (bits, nearest_fitting(start, towards, fits))
+                })
             }
-        }
+        };
         let (num_bits, num_hashes) = best.ok_or(match layout.block_bits() {
             Some(_) => BuildError::RateUnreachable {
                 layout,
@@ -220,7 +239,13 @@ impl Sizing {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn false_positive_rate(&self, items: usize) -> f64 {
-        let model = model_fpr(self.layout, self.num_bits, self.num_hashes, items as f64);
+        let model = model_fpr(
+            self.layout,
+            self.num_bits,
+            self.num_hashes,
+            items as f64,
+            Model::Exact,
+        );
         (model + hash_floor(items)).min(1.0)
     }
 }
@@ -244,13 +269,83 @@ pub fn hash_floor(items: usize) -> f64 {
     items as f64 * 2f64.powi(-64)
 }
 
+/// The `k` with the fewest bits, walking out from `start` while sizes
+/// shrink (they are unimodal in `k`); a tie keeps the `k` found first.
+/// `bits_for(k)` is the fewest bits for `k`, or `None` if no size reaches
+/// the target.
+fn fewest_bits(start: u32, mut bits_for: impl FnMut(u32) -> Option<u64>) -> Option<(u64, u32)> {
+    let mut best = bits_for(start).map(|m| (m, start));
+    for direction in [-1i64, 1] {
+        let mut k = i64::from(start) + direction;
+        while (1..=i64::from(MAX_HASHES)).contains(&k) {
+            let k32 = k as u32;
+            match (bits_for(k32), best) {
+                (Some(m), Some((best_m, _))) if m >= best_m => break,
+                (Some(m), _) => best = Some((m, k32)),
+                (None, Some(_)) => break,
+                (None, None) => {}
+            }
+            k += direction;
+        }
+    }
+    best
+}
+
+/// The `k` nearest `start` for which `fits(k)`, given that `fits(from)`
+/// and that the `k` that fit are a run (bisects between `from` and
+/// `start`).
+fn nearest_fitting(start: u32, from: u32, fits: impl Fn(u32) -> bool) -> u32 {
+    if fits(start) {
+        return start;
+    }
+    let (mut fit, mut miss) = (from, start);
+    while fit.abs_diff(miss) > 1 {
+        let mid = fit.midpoint(miss);
+        if fits(mid) {
+            fit = mid;
+        } else {
+            miss = mid;
+        }
+    }
+    fit
+}
+
+/// The `k` with the lowest `rate(k)`, walking out from `start` while it
+/// falls.
+fn lowest(start: u32, rate: impl Fn(u32) -> f64) -> u32 {
+    let mut best = (rate(start), start);
+    for direction in [-1i64, 1] {
+        let mut k = i64::from(start) + direction;
+        while (1..=i64::from(MAX_HASHES)).contains(&k) {
+            let r = rate(k as u32);
+            if r >= best.0 {
+                break;
+            }
+            best = (r, k as u32);
+            k += direction;
+        }
+    }
+    best.1
+}
+
+/// Which model of a blocked layout's rate to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Model {
+    /// The exact model: what sizes are chosen by and rates reported with.
+    Exact,
+    /// The mean-fill shortcut `(1 - (1 - 1/B)^(ik))^k` per block: never
+    /// above the exact model (Jensen's inequality), and cheap, so it bounds
+    /// the search.
+    MeanFill,
+}
+
 /// The layout's model false-positive rate with `items` keys.
-fn model_fpr(layout: Layout, num_bits: u64, k: u32, items: f64) -> f64 {
+fn model_fpr(layout: Layout, num_bits: u64, k: u32, items: f64, model: Model) -> f64 {
     match layout.block_bits() {
         None => standard_fpr(num_bits, k, items),
         Some(block) => {
             let load = block as f64 * items / num_bits as f64;
-            BlockModel::new(block, k, load).fpr(load)
+            BlockModel::new(block, k, load, model).fpr(load)
         }
     }
 }
@@ -280,16 +375,25 @@ fn fewest_standard_bits(items: f64, fpp: f64) -> u128 {
 
 /// The smallest size (in the layout's granules) with `k` hashes whose model
 /// rate is at most `fpp`, or `None` above `MAX_BITS`.
-fn min_bits(layout: Layout, k: u32, items: f64, fpp: f64) -> Option<u64> {
+fn min_bits(layout: Layout, k: u32, items: f64, fpp: f64, model: Model) -> Option<u64> {
     let granule = layout.granule_bits();
     let max_granules = MAX_BITS / granule;
-    // Blocking only ever raises the rate, so the Standard size is a lower
-    // bound for every layout.
-    let lower = standard_bits(k, items, fpp) / granule as f64;
-    if !lower.is_finite() || lower >= max_granules as f64 {
-        return None;
-    }
-    let mut lower = (lower.ceil() as u64).max(1);
+    let mut lower = match (layout.block_bits(), model) {
+        // The exact size is at least the mean-fill one, whose rate is at
+        // most the exact rate; without a mean-fill size there is no exact
+        // one either.
+        (Some(_), Model::Exact) => min_bits(layout, k, items, fpp, Model::MeanFill)? / granule,
+        _ => {
+            // Blocking only ever raises the exact rate, so the Standard
+            // size is a lower bound of every exact size; a mean-fill size
+            // found above it is a lower bound too.
+            let lower = standard_bits(k, items, fpp) / granule as f64;
+            if !lower.is_finite() || lower >= max_granules as f64 {
+                return None;
+            }
+            (lower.ceil() as u64).max(1)
+        }
+    };
     let fpr: Box<dyn Fn(u64) -> f64> = match layout.block_bits() {
         None => Box::new(|g: u64| standard_fpr(g * granule, k, items)),
         Some(block) => {
@@ -308,38 +412,79 @@ fn min_bits(layout: Layout, k: u32, items: f64, fpp: f64) -> Option<u64> {
             while BlockModel::saturates(block, k, load_at(lower)) {
                 lower += 1;
             }
-            let model = BlockModel::new(block, k, load_at(lower));
+            let model = BlockModel::new(block, k, load_at(lower), model);
             Box::new(move |g| model.fpr(load_at(g)))
         }
     };
-    if fpr(lower) <= fpp {
+    // Work with the log of the rate, which is close to linear in the log of
+    // the size.
+    let ln_fpr = |g: u64| fpr(g).ln();
+    let ln_fpp = fpp.ln();
+    let mut ln_lo = ln_fpr(lower);
+    if ln_lo <= ln_fpp {
         return Some(lower * granule);
     }
-    // Gallop to an upper bound, then bisect: fpr(lo) > fpp >= fpr(hi).
+    // Gallop to an upper bound in steps from a 32nd of the lower bound up,
+    // since the size is rarely far above it: fpr(lo) > fpp >= fpr(hi).
     let (mut lo, mut hi) = (lower, lower);
-    loop {
-        hi = hi.saturating_mul(2).min(max_granules);
-        if fpr(hi) <= fpp {
-            break;
+    let mut step = (lower / 32).max(1);
+    let mut ln_hi = loop {
+        hi = hi.saturating_add(step).min(max_granules);
+        let ln_hi = ln_fpr(hi);
+        if ln_hi <= ln_fpp {
+            break ln_hi;
         }
         if hi == max_granules {
             return None;
         }
-        lo = hi;
-    }
+        (lo, ln_lo) = (hi, ln_hi);
+        step = step.saturating_mul(2);
+    };
+    // Then narrow it by interpolation, halving instead whenever a guess
+    // leaves more than half of the interval.
     while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fpr(mid) <= fpp {
-            hi = mid;
+        let width = hi - lo;
+        let (x_lo, x_hi) = ((lo as f64).ln(), (hi as f64).ln());
+        let guess = (x_lo + (x_hi - x_lo) * (ln_lo - ln_fpp) / (ln_lo - ln_hi)).exp();
+        let mut mid = if guess.is_finite() {
+            (guess.round() as u64).clamp(lo + 1, hi - 1)
         } else {
-            lo = mid;
+            lo + width / 2
+        };
+        loop {
+            let ln_mid = ln_fpr(mid);
+            if ln_mid <= ln_fpp {
+                (hi, ln_hi) = (mid, ln_mid);
+            } else {
+                (lo, ln_lo) = (mid, ln_mid);
+            }
+            if hi - lo <= width / 2 || hi - lo <= 1 {
+                break;
+            }
+            mid = lo + (hi - lo) / 2;
         }
     }
     Some(hi * granule)
 }
 
-/// `E[(X/B)^k | i keys in the block]` for `i` up to where the Poisson tail
-/// of the largest load asked about is negligible.
+/// The false-positive rate of a block that holds `i` keys, for every `i`
+/// up to where the Poisson tail of the largest load asked about is
+/// negligible, mixed over the Poisson number of keys per block.
+///
+/// An absent key's `k` probes land on `J` distinct bits of its block,
+/// distributed as `k` draws with replacement from `B` bits; it is a false
+/// positive iff the block's `i k` insert draws covered all `J`. Follow
+/// `U`, the number of those `J` bits no insert draw has covered yet: each
+/// insert draw covers one of them with probability `U / B`, so `U` is a
+/// pure-death chain on `0..=k` started at `U = J`, and
+/// `E[(X/B)^k | i keys] = P(U = 0 after i k draws)`, where `X` is the
+/// block's set-bit count. The chain has `k + 1` states where one over `X`
+/// has `B + 1` (a tenth of the work at the default `p`, `B = 512`, and
+/// every `k` shares the step), and its weights are sums of non-negative
+/// terms, so there is no cancellation, as there is in the inclusion-exclusion
+/// closed form `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`. The test
+/// `death_chain_matches_the_fill_chain` checks it against the chain over
+/// `X` that it replaces.
 struct BlockModel {
     /// Bits per block.
     block: u64,
@@ -353,35 +498,76 @@ impl BlockModel {
     /// its expected draws exceed 30 B: the rate is then 1.
     const SATURATED_DRAWS_PER_BIT: f64 = 30.0;
 
-    fn new(block: u64, k: u32, max_load: f64) -> Self {
-        let mut model = BlockModel {
+    fn new(block: u64, k: u32, max_load: f64, model: Model) -> Self {
+        let mut built = BlockModel {
             block,
             k,
             per_keys: vec![0.0],
         };
-        if model.is_saturated(max_load) {
-            return model;
+        if built.is_saturated(max_load) {
+            return built;
         }
         let keys = poisson_support(max_load);
-        let b = block as usize;
-        let bf = block as f64;
-        let pow_k: Vec<f64> = (0..=b).map(|x| (x as f64 / bf).powi(k as i32)).collect();
-        // dist[x] = P(X = x) after the draws so far; draws reach at most x = b.
-        let mut dist = vec![0.0; b + 1];
-        dist[0] = 1.0;
-        let mut top = 0;
-        for _ in 1..keys {
-            for _ in 0..k {
-                top = (top + 1).min(b);
-                for x in (1..=top).rev() {
-                    dist[x] = dist[x] * (x as f64 / bf) + dist[x - 1] * ((b - x + 1) as f64 / bf);
-                }
-                dist[0] = 0.0;
+        match model {
+            Model::Exact => built.per_keys.extend(Self::exact(block, k, keys)),
+            Model::MeanFill => {
+                // 1 - (1 - 1/B)^(ik), the mean fill with i keys.
+                let clear_per_key = (1.0 - 1.0 / block as f64).powi(k as i32);
+                let mut clear = 1.0;
+                built.per_keys.extend((1..keys).map(|_| {
+                    clear *= clear_per_key;
+                    (1.0 - clear).powi(k as i32)
+                }));
             }
-            let fpr = dist[..=top].iter().zip(&pow_k).map(|(p, f)| p * f).sum();
-            model.per_keys.push(fpr);
         }
-        model
+        built
+    }
+
+    /// `E[(X/B)^k | i keys]` for `i` in `1..keys`, by the chain over `U`.
+    fn exact(block: u64, k: u32, keys: usize) -> impl Iterator<Item = f64> {
+        // A draw covers one of `u` particular bits with probability u / B.
+        let states = (k as usize).min(block as usize) + 1;
+        let hit: Vec<f64> = (0..states).map(|u| u as f64 / block as f64).collect();
+        let miss: Vec<f64> = (0..states)
+            .map(|u| (block - u as u64) as f64 / block as f64)
+            .collect();
+        // The distinct bits among the absent key's k probes: a chain that
+        // moves from j to j + 1 when a probe misses the j already drawn.
+        let mut uncovered = vec![0.0; states];
+        uncovered[0] = 1.0;
+        for probe in 0..k as usize {
+            for j in (1..=(probe + 1).min(states - 1)).rev() {
+                uncovered[j] = uncovered[j] * hit[j] + uncovered[j - 1] * miss[j - 1];
+            }
+            uncovered[0] = 0.0;
+        }
+        // Then the insert draws cover them: U moves from u to u - 1 with
+        // probability u / B. One key's k draws, as a matrix: column c holds
+        // where U goes from c (row u, for u <= c, in `per_key[u][c - u]`).
+        let mut per_key: Vec<Vec<f64>> = (0..states).map(|u| vec![0.0; states - u]).collect();
+        let mut column = vec![0.0; states];
+        for c in 0..states {
+            column[..c].fill(0.0);
+            column[c] = 1.0;
+            for _ in 0..k {
+                // In place, upwards: column[u + 1] is still the previous
+                // draw's when column[u] reads it.
+                for u in 0..c {
+                    column[u] = column[u] * miss[u] + column[u + 1] * hit[u + 1];
+                }
+                column[c] *= miss[c];
+            }
+            for (u, row) in per_key.iter_mut().enumerate().take(c + 1) {
+                row[c - u] = column[u];
+            }
+        }
+        // Then apply it key by key, in place upwards again.
+        (1..keys).map(move |_| {
+            for (u, row) in per_key.iter().enumerate() {
+                uncovered[u] = dot(row, &uncovered[u..]);
+            }
+            uncovered[0]
+        })
     }
 
     fn is_saturated(&self, load: f64) -> bool {
@@ -402,21 +588,77 @@ impl BlockModel {
             return 0.0;
         }
         debug_assert!(self.per_keys.len() >= poisson_support(load));
-        // Poisson weights in log space: e^-λ underflows for large λ.
-        let ln_load = load.ln();
-        let mut ln_weight = -load;
+        // Below λ - 12√λ keys the Poisson weights sum to under e^-72, and
+        // `per_keys` only grows with i, so those terms are below e^-72 of
+        // the total: start there, from one weight in log space (e^-λ alone
+        // underflows for large λ), and step the weights by λ / i.
+        let first = (load - 12.0 * load.sqrt()).floor().max(1.0) as usize;
+        let mut weight = (first as f64 * load.ln() - load - ln_factorial(first)).exp();
         let mut total = 0.0;
-        for (i, f) in self.per_keys.iter().enumerate().skip(1) {
-            ln_weight += ln_load - (i as f64).ln();
-            total += ln_weight.exp() * f;
+        for (i, f) in self.per_keys.iter().enumerate().skip(first) {
+            total += weight * f;
+            weight *= load / (i + 1) as f64;
+            // Past 2λ each weight is under half the last, so with every
+            // rate at most 1 the rest adds under 2 · weight.
+            if (i + 1) as f64 > 2.0 * load && 2.0 * weight < total * 1e-17 {
+                break;
+            }
         }
         total.min(1.0)
     }
 }
 
-/// Keys per block beyond which the Poisson(λ) tail is below 1e-20.
+/// `Σ a[i] b[i]` over the shorter, in four lanes the compiler can
+/// vectorise.
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut lanes = [0.0; 4];
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a4
+        .remainder()
+        .iter()
+        .zip(b4.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a4.zip(b4) {
+        for lane in 0..4 {
+            lanes[lane] += x[lane] * y[lane];
+        }
+    }
+    (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]) + tail
+}
+
+/// Keys per block beyond which the Poisson(λ) tail is below 1e-20: a
+/// rate sums no further.
 fn poisson_support(load: f64) -> usize {
-    (load + 12.0 * load.sqrt() + 40.0).ceil() as usize
+    if load <= 0.0 {
+        return 1;
+    }
+    // Past the mode each weight is at most λ / (i + 1) of the last, so the
+    // tail past i is under w_i / (1 - λ / (i + 1)).
+    let mut i = load.floor() as usize;
+    let mut weight = (i as f64 * load.ln() - load - ln_factorial(i)).exp();
+    loop {
+        i += 1;
+        weight *= load / i as f64;
+        let ratio = load / (i + 1) as f64;
+        if ratio < 1.0 && weight / (1.0 - ratio) < 1e-20 {
+            return i + 1;
+        }
+    }
+}
+
+/// `ln(i!)`: summed below 20, Stirling's series above (error under 2e-15).
+fn ln_factorial(i: usize) -> f64 {
+    if i < 20 {
+        return (2..=i).map(|j| (j as f64).ln()).sum();
+    }
+    let x = i as f64;
+    let inv = 1.0 / x;
+    let inv2 = inv * inv;
+    x * x.ln() - x
+        + 0.5 * (std::f64::consts::TAU * x).ln()
+        + inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0)))
 }
 
 #[cfg(test)]
@@ -499,6 +741,78 @@ mod tests {
                             "{layout} n={n} p={p} not minimal"
                         );
                     }
+                }
+            }
+        }
+    }
+
+    /// The exact model as first written: a chain over the block's set-bit
+    /// count `X` (`B + 1` states), `E[(X/B)^k | i keys]` for `i < keys`.
+    fn fill_chain(block: u64, k: u32, keys: usize) -> Vec<f64> {
+        let b = block as usize;
+        let bf = block as f64;
+        let pow_k: Vec<f64> = (0..=b).map(|x| (x as f64 / bf).powi(k as i32)).collect();
+        let mut dist = vec![0.0; b + 1];
+        dist[0] = 1.0;
+        let mut per_keys = vec![0.0];
+        for _ in 1..keys {
+            for _ in 0..k {
+                for x in (1..=b).rev() {
+                    dist[x] = dist[x] * (x as f64 / bf) + dist[x - 1] * ((b - x + 1) as f64 / bf);
+                }
+                dist[0] = 0.0;
+            }
+            per_keys.push(dist.iter().zip(&pow_k).map(|(p, f)| p * f).sum());
+        }
+        per_keys
+    }
+
+    #[test]
+    fn death_chain_matches_the_fill_chain() {
+        for block in [64, 512] {
+            for k in [1, 2, 3, 7, 16, 33, 64] {
+                let fast = BlockModel::new(block, k, 20.0, Model::Exact).per_keys;
+                assert!(fast.len() > 50, "B={block} k={k}: {} keys", fast.len());
+                let fill = fill_chain(block, k, fast.len());
+                for (i, (fill, death)) in fill.iter().zip(&fast).enumerate() {
+                    let error = (fill - death).abs() / fill.max(f64::MIN_POSITIVE);
+                    assert!(
+                        error < 1e-12 || (fill - death).abs() < 1e-300,
+                        "B={block} k={k} i={i}: {fill} vs {death}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Against a search of every `k`: the fewest bits of any `k`, and of
+    /// `k` with that many, the nearest `round(log2(1/p))`.
+    #[test]
+    fn the_search_finds_what_trying_every_k_finds() {
+        for layout in Layout::ALL {
+            for p in [0.5, 0.1, 0.01, 1e-3, 1e-6, 1e-9] {
+                for n in [1, 7, 100, 5000, 1_000_000] {
+                    let items = n as f64;
+                    let target = p - hash_floor(n);
+                    let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
+                    let every: Vec<(u64, u32)> = (1..=MAX_HASHES)
+                        .filter_map(|k| {
+                            min_bits(layout, k, items, target, Model::Exact).map(|m| (m, k))
+                        })
+                        .collect();
+                    let fewest = every.iter().map(|&(m, _)| m).min().unwrap();
+                    let k = every
+                        .iter()
+                        .filter(|&&(m, _)| m == fewest)
+                        .map(|&(_, k)| k)
+                        .min_by_key(|&k| (k.abs_diff(start), k))
+                        .unwrap();
+                    let s = Sizing::for_rate(layout, n, p).unwrap();
+                    assert_eq!(
+                        (s.num_bits, s.num_hashes),
+                        (fewest, k),
+                        "{layout} n={n} p={p}"
+                    );
                 }
             }
         }

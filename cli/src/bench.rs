@@ -31,6 +31,10 @@
 //! The lock-based contenders insert a quarter of that (they are 3-15x
 //! slower, and would otherwise take most of the time); their cost per key
 //! does not depend on the fill.
+//!
+//! Last come the "sizing" lines: how long `Sizing::for_rate` takes for
+//! each layout over a grid of item counts and rates, against a target of
+//! 50 µs for the slowest.
 
 /// Takes no options: the comparison is fixed so runs compare.
 #[derive(clap::Args)]
@@ -398,6 +402,52 @@ const RATIOS_BOTH: &[Ratio] = &[
     ratio("per-key contains 1T / load probe 1T", CONTAINS_1T, LOAD_1T),
 ];
 
+/// Item counts and rates `sizing_times` sizes filters for.
+const SIZING_ITEMS: [usize; 6] = [1, 100, 10_000, 1_000_000, 100_000_000, 10_000_000_000];
+const SIZING_RATES: [f64; 8] = [0.5, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-9, 1e-12];
+/// The target for sizing a filter, in microseconds.
+const SIZING_TARGET_US: f64 = 50.0;
+
+/// How long `Sizing::for_rate` takes, the part of `AtomicBloom::new` that
+/// does not depend on the filter's size in memory: for each layout, the
+/// mean, median and worst over `SIZING_ITEMS` x `SIZING_RATES` (each the
+/// best of five timings).
+fn sizing_times() {
+    println!(
+        "\nsizing (Sizing::for_rate), microseconds over n in {SIZING_ITEMS:?} x p in {SIZING_RATES:?}:"
+    );
+    for layout in Layout::ALL {
+        let mut times: Vec<(f64, usize, f64)> = Vec::new();
+        for n in SIZING_ITEMS {
+            for p in SIZING_RATES {
+                let best = (0..5)
+                    .map(|_| {
+                        let start = Instant::now();
+                        let sizing = atomic_bloom::Sizing::for_rate(layout, n, p);
+                        std::hint::black_box(sizing).ok();
+                        start.elapsed().as_secs_f64() * 1e6
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                times.push((best, n, p));
+            }
+        }
+        times.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mean = times.iter().map(|t| t.0).sum::<f64>() / times.len() as f64;
+        let median = times[times.len() / 2].0;
+        let (worst, n, p) = times[times.len() - 1];
+        let verdict = if worst <= SIZING_TARGET_US {
+            "met"
+        } else {
+            "MISSED"
+        };
+        println!(
+            "{:>9}: mean {mean:6.1}, median {median:6.1}, worst {worst:6.1} (n = {n}, p = {p}); \
+             worst <= {SIZING_TARGET_US} {verdict}",
+            layout.to_string()
+        );
+    }
+}
+
 pub fn run(_args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let first = Sample::now();
@@ -639,6 +689,7 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
             results.push(format!("{:<72} {line}", format!("{label}: {}", ratio.what)));
         }
     }
+    sizing_times();
     println!(
         "\n{:<72} {:>7} {:>13} target",
         "ratio (targets: median of paired rounds, and range)", "value", "range"
