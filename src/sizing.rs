@@ -827,17 +827,24 @@ mod tests {
             let s = Sizing::for_rate(layout, 1_000_000, 0.01).unwrap();
             let load = b * 1e6 / s.num_bits as f64;
             let k = s.num_hashes as i32;
-            let poisson = |i: f64| (-load + i * load.ln() - ln_factorial(i)).exp();
+            let poisson =
+                |i: i32| (-load + f64::from(i) * load.ln() - ln_factorial(i as usize)).exp();
             let shortcut: f64 = (0..400)
-                .map(|i| poisson(i as f64) * (1.0 - (1.0 - 1.0 / b).powi(i * k)).powi(k))
+                .map(|i| poisson(i) * (1.0 - (1.0 - 1.0 / b).powi(i * k)).powi(k))
                 .sum();
             let ratio = s.false_positive_rate(1_000_000) / shortcut;
             assert!((low..high).contains(&ratio), "{layout}: {ratio}");
         }
     }
 
-    fn ln_factorial(i: f64) -> f64 {
-        (1..=i as u64).map(|j| (j as f64).ln()).sum()
+    #[test]
+    fn ln_factorial_matches_the_sum_of_logs() {
+        let mut sum = 0.0;
+        for i in 1..2000 {
+            sum += (i as f64).ln();
+            let error = (ln_factorial(i) - sum).abs() / sum.max(1.0);
+            assert!(error < 1e-13, "ln({i}!): {} vs {sum}", ln_factorial(i));
+        }
     }
 
     #[test]
