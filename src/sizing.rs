@@ -479,9 +479,10 @@ fn min_bits(layout: Layout, k: u32, items: f64, fpp: f64, model: Model) -> Optio
 /// pure-death chain on `0..=k` started at `U = J`, and
 /// `E[(X/B)^k | i keys] = P(U = 0 after i k draws)`, where `X` is the
 /// block's set-bit count. The chain has `k + 1` states where one over `X`
-/// has `B + 1` (a tenth of the work at the default `p`, `B = 512`, and
-/// every `k` shares the step), and its weights are sums of non-negative
-/// terms, so there is no cancellation, as there is in the inclusion-exclusion
+/// has `B + 1`, and one key's `k` draws are applied as one triangular
+/// matrix: about `(k + 1)^2 / 2` operations per key, against `k (B + 1)`.
+/// Its weights are sums of non-negative terms, so there is no
+/// cancellation, as there is in the inclusion-exclusion
 /// closed form `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`. The test
 /// `death_chain_matches_the_fill_chain` checks it against the chain over
 /// `X` that it replaces.
