@@ -93,37 +93,44 @@ impl Sizing {
         // The best k is near log2(1/p) for `Standard`, and lower for the
         // blocked layouts.
         let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
-        // Of two `k` with the same size, the one nearest `start`.
+        let granule = layout.granule_bits();
+        let exact_bits = |k| min_bits(layout, k, items, target, Model::Exact);
         let best = match layout.block_bits() {
-            None => fewest_bits(start, |k| min_bits(layout, k, items, target, Model::Exact)),
-            Some(_) => {
+            None => fewest_bits(start, start, granule, |k, _| exact_bits(k)),
+            Some(block) => {
                 // An exact block model costs far more than a mean-fill one,
                 // so start the exact search where the mean-fill model is
                 // best: the `k` with its lowest rate at the size it needs
                 // for `start`. The two agree to within a `k` or so.
                 let near = match min_bits(layout, start, items, target, Model::MeanFill) {
                     // One granule is the least any `k` needs.
-                    Some(bits) if bits > layout.granule_bits() => lowest(start, |k| {
+                    Some(bits) if bits > granule => lowest(start, |k| {
                         model_fpr(layout, bits, k, items, Model::MeanFill)
                     }),
                     _ => start,
                 };
-                let mut sizes = [None; MAX_HASHES as usize + 2];
-                let best = fewest_bits(near, |k| {
-                    *sizes[k as usize]
-                        .get_or_insert_with(|| min_bits(layout, k, items, target, Model::Exact))
-                });
-                best.map(|(bits, found)| {
-                    // Sizes are unimodal in `k`, so the `k` that fit in
-                    // `bits` are a run around `found`; if the run reaches
-                    // past `found`'s neighbour on `start`'s side, take its
-                    // end nearest `start`.
-                    let towards = if start < found { found - 1 } else { found + 1 };
-                    if start == found || sizes[towards as usize] != Some(Some(bits)) {
-                        return (bits, found);
+                let load = |bits: u64| block as f64 * items / bits as f64;
+                fewest_bits(near, start, granule, |k, best| {
+                    let Some(best) = best else {
+                        return exact_bits(k);
+                    };
+                    // Beside a best size, two rates settle how `k` compares
+                    // with it; only a smaller size needs a search. The
+                    // mean-fill rate, at most the exact one, may settle the
+                    // first without an exact model.
+                    let more = Some(best + granule);
+                    if model_fpr(layout, best, k, items, Model::MeanFill) > target {
+                        return more;
                     }
-                    let fits = |k| model_fpr(layout, bits, k, items, Model::Exact) <= target;
-                    (bits, nearest_fitting(start, towards, fits))
+                    let smaller = (best - granule).max(granule);
+                    let model = BlockModel::new(block, k, load(smaller), Model::Exact);
+                    if model.fpr(load(best)) > target {
+                        more
+                    } else if best == granule || model.fpr(load(smaller)) > target {
+                        Some(best)
+                    } else {
+                        exact_bits(k)
+                    }
                 })
             }
         };
@@ -269,62 +276,65 @@ pub fn hash_floor(items: usize) -> f64 {
     items as f64 * 2f64.powi(-64)
 }
 
-/// The `k` with the fewest bits, walking out from `start` while sizes
-/// shrink (they are unimodal in `k`); a tie keeps the `k` found first.
-/// `bits_for(k)` is the fewest bits for `k`, or `None` if no size reaches
-/// the target.
-fn fewest_bits(start: u32, mut bits_for: impl FnMut(u32) -> Option<u64>) -> Option<(u64, u32)> {
-    let mut best = bits_for(start).map(|m| (m, start));
+/// Visits `start - 1`, `start - 2`, ... while `visit` returns true, then
+/// `start + 1`, `start + 2`, ... likewise, within `1..=MAX_HASHES`: the
+/// walk of a search over `k` for the best of a unimodal measure.
+fn walk_out(start: u32, mut visit: impl FnMut(u32) -> bool) {
     for direction in [-1i64, 1] {
         let mut k = i64::from(start) + direction;
-        while (1..=i64::from(MAX_HASHES)).contains(&k) {
-            let k32 = k as u32;
-            match (bits_for(k32), best) {
-                (Some(m), Some((best_m, _))) if m >= best_m => break,
-                (Some(m), _) => best = Some((m, k32)),
-                (None, Some(_)) => break,
-                (None, None) => {}
-            }
+        while (1..=i64::from(MAX_HASHES)).contains(&k) && visit(k as u32) {
             k += direction;
         }
     }
-    best
 }
 
-/// The `k` nearest `start` for which `fits(k)`, given that `fits(from)`
-/// and that the `k` that fit are a run (bisects between `from` and
-/// `start`).
-fn nearest_fitting(start: u32, from: u32, fits: impl Fn(u32) -> bool) -> u32 {
-    if fits(start) {
-        return start;
-    }
-    let (mut fit, mut miss) = (from, start);
-    while fit.abs_diff(miss) > 1 {
-        let mid = fit.midpoint(miss);
-        if fits(mid) {
-            fit = mid;
-        } else {
-            miss = mid;
+/// The `k` with the fewest bits, walking out from `from` while sizes do
+/// not grow (they are unimodal in `k`, with runs of equal sizes in small
+/// filters, whose sizes are a few granules); of `k` with the same size, the
+/// one nearest `start`. `bits_for(k, best)` is the fewest bits for `k`, or
+/// `None` if no size reaches the target; given the best size so far, it may
+/// answer any size above it for a `k` that needs more. `least` is the least
+/// size any `k` can have (one granule).
+fn fewest_bits(
+    from: u32,
+    start: u32,
+    least: u64,
+    bits_for: impl Fn(u32, Option<u64>) -> Option<u64>,
+) -> Option<(u64, u32)> {
+    let mut best = bits_for(from, None).map(|m| (m, from));
+    walk_out(from, |k| match (bits_for(k, best.map(|(m, _)| m)), best) {
+        (Some(m), Some((best_m, _))) if m > best_m => false,
+        (Some(m), Some((best_m, best_k))) if m == best_m => {
+            let nearer = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
+            if nearer {
+                best = Some((m, k));
+            }
+            // At the least size no `k` can do better: walk on only towards
+            // `start`.
+            m > least || nearer
         }
-    }
-    fit
+        (Some(m), _) => {
+            best = Some((m, k));
+            true
+        }
+        (None, Some(_)) => false,
+        (None, None) => true,
+    });
+    best
 }
 
 /// The `k` with the lowest `rate(k)`, walking out from `start` while it
 /// falls.
 fn lowest(start: u32, rate: impl Fn(u32) -> f64) -> u32 {
     let mut best = (rate(start), start);
-    for direction in [-1i64, 1] {
-        let mut k = i64::from(start) + direction;
-        while (1..=i64::from(MAX_HASHES)).contains(&k) {
-            let r = rate(k as u32);
-            if r >= best.0 {
-                break;
-            }
-            best = (r, k as u32);
-            k += direction;
+    walk_out(start, |k| {
+        let r = rate(k);
+        let falls = r < best.0;
+        if falls {
+            best = (r, k);
         }
-    }
+        falls
+    });
     best.1
 }
 
@@ -591,10 +601,9 @@ impl BlockModel {
         debug_assert!(self.per_keys.len() >= poisson_support(load));
         // Below λ - 12√λ keys the Poisson weights sum to under e^-72, and
         // `per_keys` only grows with i, so those terms are below e^-72 of
-        // the total: start there, from one weight in log space (e^-λ alone
-        // underflows for large λ), and step the weights by λ / i.
+        // the total: start there, and step the weights by λ / i.
         let first = (load - 12.0 * load.sqrt()).floor().max(1.0) as usize;
-        let mut weight = (first as f64 * load.ln() - load - ln_factorial(first)).exp();
+        let mut weight = poisson(first, load);
         let mut total = 0.0;
         for (i, f) in self.per_keys.iter().enumerate().skip(first) {
             total += weight * f;
@@ -638,7 +647,7 @@ fn poisson_support(load: f64) -> usize {
     // Past the mode each weight is at most λ / (i + 1) of the last, so the
     // tail past i is under w_i / (1 - λ / (i + 1)).
     let mut i = load.floor() as usize;
-    let mut weight = (i as f64 * load.ln() - load - ln_factorial(i)).exp();
+    let mut weight = poisson(i, load);
     loop {
         i += 1;
         weight *= load / i as f64;
@@ -649,7 +658,13 @@ fn poisson_support(load: f64) -> usize {
     }
 }
 
-/// `ln(i!)`: summed below 20, Stirling's series above (error under 2e-15).
+/// `Poisson(i; λ)`, through logs: `e^-λ` alone underflows for large `λ`.
+fn poisson(i: usize, load: f64) -> f64 {
+    (i as f64 * load.ln() - load - ln_factorial(i)).exp()
+}
+
+/// `ln(i!)`: summed below 20, Stirling's series above (within 1e-13 of
+/// the sum: `ln_factorial_matches_the_sum_of_logs`).
 fn ln_factorial(i: usize) -> f64 {
     if i < 20 {
         return (2..=i).map(|j| (j as f64).ln()).sum();
@@ -828,14 +843,37 @@ mod tests {
             let s = Sizing::for_rate(layout, 1_000_000, 0.01).unwrap();
             let load = b * 1e6 / s.num_bits as f64;
             let k = s.num_hashes as i32;
-            let poisson =
-                |i: i32| (-load + f64::from(i) * load.ln() - ln_factorial(i as usize)).exp();
             let shortcut: f64 = (0..400)
-                .map(|i| poisson(i) * (1.0 - (1.0 - 1.0 / b).powi(i * k)).powi(k))
+                .map(|i| poisson(i as usize, load) * (1.0 - (1.0 - 1.0 / b).powi(i * k)).powi(k))
                 .sum();
             let ratio = s.false_positive_rate(1_000_000) / shortcut;
             assert!((low..high).contains(&ratio), "{layout}: {ratio}");
+            // The search's mean-fill model is this shortcut.
+            let mean_fill = model_fpr(layout, s.num_bits, s.num_hashes, 1e6, Model::MeanFill);
+            assert!(
+                (mean_fill / shortcut - 1.0).abs() < 1e-9,
+                "{layout}: {mean_fill}"
+            );
         }
+    }
+
+    /// Small filters have runs of `k` with equal sizes: a walk that stops
+    /// at the first `k` whose size does not shrink can stop on a run that is
+    /// not the least.
+    #[test]
+    fn a_run_of_equal_sizes_does_not_stop_the_search() {
+        let target = 1e-9 - hash_floor(100);
+        let bits = |k| min_bits(Layout::Blocked, k, 100.0, target, Model::Exact);
+        // From round(log2(1e9)) = 30 down, the sizes stay at 8704 to k = 27,
+        // and only then fall.
+        assert!((27..=30).all(|k| bits(k) == Some(8704)));
+        assert_eq!(bits(26), Some(8192));
+        let s = Sizing::for_rate(Layout::Blocked, 100, 1e-9).unwrap();
+        assert_eq!((s.num_bits(), s.num_hashes()), (8192, 26));
+        assert_eq!(
+            Sizing::for_rate(Layout::Word, 1, 1e-6).unwrap().num_bits(),
+            192
+        );
     }
 
     #[test]
