@@ -4,7 +4,9 @@ use atomic_bloom::{Layout, Sizing};
 
 fn main() -> Result<(), atomic_bloom::BuildError> {
     let n = 1_000_000;
-    println!("| target p | Standard | Blocked | Word |\n|---|---|---|---|");
+    let names: Vec<String> = Layout::ALL.iter().map(|l| format!("{l:?}")).collect();
+    println!("| target p | {} |", names.join(" | "));
+    println!("|---|{}", "---|".repeat(names.len()));
     for p in [0.1, 0.01, 0.001, 1e-4, 1e-5] {
         let mut row = format!("| {p} |");
         for layout in Layout::ALL {

@@ -28,6 +28,7 @@ fn unreachable_hint(layout: &Layout) -> &'static str {
     match layout {
         Layout::Word => "use the blocked or standard layout, or raise the rate",
         Layout::Blocked => "use the standard layout, fewer items, or a higher rate",
+        Layout::Sectorized => "use the blocked or standard layout, fewer items, or a higher rate",
         Layout::Standard => "use fewer items or a higher rate",
     }
 }

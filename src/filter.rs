@@ -384,7 +384,7 @@ impl<S: BuildHasher> AtomicBloom<S> {
     /// On one thread, `insert(x)` returns `!contains(x)` as it was just
     /// before. When threads race to insert the same key that was absent:
     /// with [`Layout::Word`] exactly one of them gets `true` (one `fetch_or`
-    /// sets all bits, an atomic test-and-set); with `Standard` and `Blocked`
+    /// sets all bits, an atomic test-and-set); with the other layouts
     /// at least one gets `true`, and several may, since each can be the first
     /// to set a different bit.
     ///
@@ -652,7 +652,9 @@ impl<S> AtomicBloom<S> {
     /// `n` keys leave `E[X] = m (1 - (1 - q)^n)` bits set, and the estimate
     /// is `ln(1 - X/m) / ln(1 - q)`. For `Standard` that is Guava's
     /// `-m/k ln(1 - X/m)`; for `Word` the layout's own `q` matters, since a
-    /// key's probes often collide inside one 64-bit word. Within 2% up to the
+    /// key's probes often collide inside one 64-bit word (`Sectorized` has
+    /// two words of `k/2` draws each, and `q` is their mean over the array).
+    /// Within 2% up to the
     /// filter's capacity (`tests/estimates.rs`); far beyond it the estimate
     /// grows coarse, and a filter whose every bit is set cannot tell how
     /// many keys it holds (every query answers "present"): `None`.
@@ -670,9 +672,9 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn estimated_len(&self) -> Option<u64> {
         let m = self.sizing.num_bits() as f64;
-        let block = self.sizing.layout().block_bits().map_or(m, |b| b as f64);
-        let k = f64::from(self.sizing.num_hashes());
-        let per_key = -(k * (-1.0 / block).ln_1p()).exp_m1() * block / m;
+        let layout = self.sizing.layout();
+        let per_key =
+            layout.expected_distinct_bits(self.sizing.num_hashes(), self.sizing.num_bits()) / m;
         let x = self.count_ones() as f64;
         let n = (-x / m).ln_1p() / (-per_key).ln_1p();
         // Infinite exactly when every bit is set.
@@ -681,7 +683,8 @@ impl<S> AtomicBloom<S> {
 
     /// The false-positive rate of the filter as it is now: the probability
     /// that a key never inserted is reported present, computed exactly from
-    /// the bits set (per block for `Blocked` and `Word`). A scan of the array.
+    /// the bits set (per block for `Blocked`, `Word` and `Sectorized`). A
+    /// scan of the array.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicBloom::new(10_000, 0.01)?;
@@ -697,20 +700,42 @@ impl<S> AtomicBloom<S> {
         let k = self.sizing.num_hashes() as i32;
         let layout = self.sizing.layout();
         let block = layout.block_bits().unwrap_or(self.sizing.num_bits());
-        let rate = |ones: u64| (ones as f64 / block as f64).powi(k);
+        let rate = |ones: u64, k: i32| (ones as f64 / block as f64).powi(k);
         let (sum, blocks): (f64, u64) = match layout {
-            Layout::Standard => (rate(self.count_ones()), 1),
+            Layout::Standard => (rate(self.count_ones(), k), 1),
             Layout::Blocked => (
                 self.bits
                     .line_ones()
-                    .map(|ones| rate(u64::from(ones)))
+                    .map(|ones| rate(u64::from(ones), k))
                     .sum(),
                 self.num_lines(),
             ),
             Layout::Word => (
-                self.words().map(|w| rate(u64::from(w.count_ones()))).sum(),
+                self.words()
+                    .map(|w| rate(u64::from(w.count_ones()), k))
+                    .sum(),
                 self.num_words(),
             ),
+            // A key tests `ceil(k/2)` bits of one of the block's first four
+            // words and `floor(k/2)` of one of its last four: per block, the
+            // product of the mean rates of the two halves.
+            Layout::Sectorized => {
+                let half = |words: &[u64], k: i32| {
+                    let word_rate = |w: &u64| (f64::from(w.count_ones()) / 64.0).powi(k);
+                    words.iter().map(word_rate).sum::<f64>() / words.len() as f64
+                };
+                let mut words = self.words();
+                let sum = (0..self.num_lines())
+                    .map(|_| {
+                        // Sizes are whole blocks: every line has its 8 words.
+                        let line: [u64; WORDS_PER_LINE] =
+                            std::array::from_fn(|_| words.next().unwrap_or(0));
+                        let (first, second) = line.split_at(WORDS_PER_LINE / 2);
+                        half(first, (k + 1) / 2) * half(second, k / 2)
+                    })
+                    .sum();
+                (sum, self.num_lines())
+            }
         };
         sum / blocks as f64
     }

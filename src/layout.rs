@@ -13,6 +13,12 @@
 //!   insert is a single `fetch_or`, which makes it an atomic test-and-set
 //!   (exactly one of several racing inserters of a new key gets `true`). The
 //!   price is memory: 12 bits per key at 1%, 24 at 0.1%, 45 at 0.01%.
+//! - [`Layout::Sectorized`] picks one block as `Blocked` does and, in it, one
+//!   word from each half, and puts half of the `k` bits in each: an insert
+//!   is two `fetch_or`s, a query two loads of one cache line, for 3% more
+//!   memory than `Blocked` at 1% (the cache-sectorized blocked filter of
+//!   Lang, Neumann, Kemper and Boncz, "Performance-Optimal Filtering: Bloom
+//!   Overtakes Cuckoo at High Throughput", VLDB 2019, with two sectors).
 //!
 //! ## Deriving positions from one hash
 //!
@@ -24,7 +30,11 @@
 //! splitmix64 finalizer. A `Standard` probe reduces one output to a bit
 //! position in the whole array; the `Blocked` layout cuts each output into
 //! seven 9-bit offsets, the `Word` layout into ten 6-bit offsets, so a key's
-//! `k` bits cost `k / 7` or `k / 10` mixes. A `Blocked` query tests the
+//! `k` bits cost `k / 7` or `k / 10` mixes. The `Sectorized` layout cuts
+//! 12-bit pairs of 6-bit offsets, one offset of each pair for the word it
+//! picks in the block's first half and one for the word in its second half,
+//! and picks those two words with the top four bits of output 0, which the
+//! five pairs leave unused. A `Blocked` query tests the
 //! offsets one by one (all in one cache line, so every load after the first
 //! hits L1); only an insert that finds a bit missing goes over them again,
 //! setting each bit with its own atomic bit-test-and-set (why, and what it
@@ -44,6 +54,7 @@
 //! rate this code delivers.
 
 use std::fmt;
+use std::ops::Range;
 use std::str::FromStr;
 
 /// Where a key's bits go in the array; chosen when the filter is built.
@@ -82,6 +93,11 @@ pub enum Layout {
     /// `insert` is an atomic test-and-set. Sensible for rates down to about
     /// 1e-3; below that its memory grows fast (45 bits per key at 1e-4).
     Word = 2,
+    /// Half of the `k` bits in one word of a 512-bit block's first half,
+    /// half in one word of its second half: two `fetch_or`s per insert, two
+    /// loads per query, one cache line, for slightly more memory than
+    /// `Blocked` (10.3 bits per key at 1% against 9.9).
+    Sectorized = 3,
 }
 
 impl Layout {
@@ -90,9 +106,14 @@ impl Layout {
     ///
     /// ```
     /// use atomic_bloom::Layout;
-    /// assert_eq!(Layout::ALL.len(), 3);
+    /// assert_eq!(Layout::ALL.len(), 4);
     /// ```
-    pub const ALL: [Layout; 3] = [Layout::Standard, Layout::Blocked, Layout::Word];
+    pub const ALL: [Layout; 4] = [
+        Layout::Standard,
+        Layout::Blocked,
+        Layout::Word,
+        Layout::Sectorized,
+    ];
 
     /// The layout's name, as [`Display`](fmt::Display) prints it and
     /// [`FromStr`] reads it (and the CLI's `--layout` takes it).
@@ -101,13 +122,14 @@ impl Layout {
     /// use atomic_bloom::Layout;
     /// assert_eq!(Layout::Word.name(), "word");
     /// assert_eq!("blocked".parse::<Layout>(), Ok(Layout::Blocked));
-    /// assert!("fancy".parse::<Layout>().unwrap_err().to_string().contains("standard, blocked, word"));
+    /// assert!("fancy".parse::<Layout>().unwrap_err().to_string().contains("standard, blocked, word, sectorized"));
     /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Layout::Standard => "standard",
             Layout::Blocked => "blocked",
             Layout::Word => "word",
+            Layout::Sectorized => "sectorized",
         }
     }
 
@@ -122,7 +144,7 @@ impl Layout {
     }
 
     /// Bits in the unit a key's bits are confined to: `None` for `Standard`
-    /// (the whole array), 512 for `Blocked`, 64 for `Word`.
+    /// (the whole array), 512 for `Blocked` and `Sectorized`, 64 for `Word`.
     ///
     /// ```
     /// use atomic_bloom::Layout;
@@ -132,8 +154,24 @@ impl Layout {
     pub const fn block_bits(self) -> Option<u64> {
         match self {
             Layout::Standard => None,
-            Layout::Blocked => Some(512),
+            Layout::Blocked | Layout::Sectorized => Some(512),
             Layout::Word => Some(64),
+        }
+    }
+
+    /// The expected number of distinct bits one key sets with `k` hashes in
+    /// an array of `num_bits`: its `k` draws with replacement from its
+    /// block (the whole array for `Standard`), or from each of its two words
+    /// for `Sectorized`.
+    pub(crate) fn expected_distinct_bits(self, k: u32, num_bits: u64) -> f64 {
+        // `B (1 - (1 - 1/B)^draws)`.
+        let distinct =
+            |block: f64, draws: u32| -(f64::from(draws) * (-1.0 / block).ln_1p()).exp_m1() * block;
+        match self {
+            Layout::Standard => distinct(num_bits as f64, k),
+            Layout::Blocked => distinct(512.0, k),
+            Layout::Word => distinct(64.0, k),
+            Layout::Sectorized => distinct(64.0, k.div_ceil(2)) + distinct(64.0, k / 2),
         }
     }
 
@@ -142,7 +180,7 @@ impl Layout {
     pub(crate) const fn granule_bits(self) -> u64 {
         match self {
             Layout::Standard | Layout::Word => 64,
-            Layout::Blocked => 512,
+            Layout::Blocked | Layout::Sectorized => 512,
         }
     }
 }
@@ -209,26 +247,31 @@ pub(crate) fn reduce(hash: u64, count: u64) -> u64 {
     ((u128::from(hash) * u128::from(count)) >> 64) as u64
 }
 
-/// Calls `f` with `num_hashes` (at least 1) offsets of `BITS` bits each,
-/// cut from the stream seeded with `hash`: `64 / BITS` offsets per stream
-/// output. Counted loops, so the common case (`k` offsets from one output)
-/// compiles to a handful of shifts and masks per offset.
+/// Calls `f` with offsets `range` (`0..k` for a key's first `k`) of the
+/// offsets of `BITS` bits each cut from the stream seeded with `hash`,
+/// `64 / BITS` per stream output. Counted loops, so the common case (every
+/// offset from one output) compiles to a handful of shifts and masks per
+/// offset.
 #[inline(always)]
-pub(crate) fn for_each_offset<const BITS: u32>(hash: u64, num_hashes: u32, mut f: impl FnMut(u64)) {
+pub(crate) fn for_each_offset<const BITS: u32>(
+    hash: u64,
+    range: Range<u32>,
+    mut f: impl FnMut(u64),
+) {
     let per_output = 64 / BITS;
-    let mut left = num_hashes;
-    let mut j = 0;
-    loop {
-        let mut output = stream(hash, j);
-        let n = left.min(per_output);
+    let mut left = range.len() as u32;
+    let mut j = range.start / per_output;
+    // Offsets of output `j` already passed.
+    let mut skip = range.start % per_output;
+    while left > 0 {
+        let mut output = stream(hash, u64::from(j)) >> (skip * BITS);
+        let n = left.min(per_output - skip);
         for _ in 0..n {
             f(output & ((1 << BITS) - 1));
             output >>= BITS;
         }
         left -= n;
-        if left == 0 {
-            return;
-        }
+        skip = 0;
         j += 1;
     }
 }
@@ -243,7 +286,7 @@ pub(crate) fn word_index(hash: u64, num_words: u64) -> usize {
 #[inline]
 pub(crate) fn word_mask(hash: u64, num_hashes: u32) -> u64 {
     let mut mask = 0u64;
-    for_each_offset::<6>(hash, num_hashes, |bit| mask |= 1 << bit);
+    for_each_offset::<6>(hash, 0..num_hashes, |bit| mask |= 1 << bit);
     mask
 }
 
@@ -251,6 +294,46 @@ pub(crate) fn word_mask(hash: u64, num_hashes: u32) -> u64 {
 #[inline]
 pub(crate) fn block_line(hash: u64, num_lines: u64) -> usize {
     reduce(hash, num_lines) as usize
+}
+
+/// `Sectorized` layout: the key's two words in its block (one of words
+/// `0..4`, one of `4..8`) and the mask of its bits in each. Offsets come in
+/// 12-bit pairs, the low six bits for the first word and the high six for
+/// the second (whose last pair's is unused when `k` is odd): five pairs per
+/// stream output, whose top four bits pick the two words.
+#[inline(always)]
+pub(crate) fn sector_words(hash: u64, num_hashes: u32) -> [(usize, u64); 2] {
+    const PAIRS_PER_OUTPUT: u32 = 5;
+    let mut output = stream(hash, 0);
+    let selector = output >> 60;
+    let (mut first_mask, mut second_mask) = (0u64, 0u64);
+    // The pairs `for_each_offset::<12>` would cut, cut here so that output
+    // 0, which also gives the selector, is mixed once: `k / 2` whole pairs,
+    // then the low half of one more if `k` is odd.
+    let (mut j, mut left) = (0, PAIRS_PER_OUTPUT);
+    let mut next_pair = || {
+        if left == 0 {
+            j += 1;
+            output = stream(hash, j);
+            left = PAIRS_PER_OUTPUT;
+        }
+        let pair = output;
+        output >>= 12;
+        left -= 1;
+        pair
+    };
+    for _ in 0..num_hashes / 2 {
+        let pair = next_pair();
+        first_mask |= 1 << (pair & 63);
+        second_mask |= 1 << ((pair >> 6) & 63);
+    }
+    if num_hashes % 2 == 1 {
+        first_mask |= 1 << (next_pair() & 63);
+    }
+    [
+        ((selector & 3) as usize, first_mask),
+        (4 + (selector >> 2) as usize, second_mask),
+    ]
 }
 
 /// `Standard` layout: probe `i`'s word index and one-bit mask.
@@ -300,7 +383,7 @@ mod tests {
         for h in 0..1000u64 {
             assert!(block_line(mix(h), 3) < 3);
             let mut offsets = 0;
-            for_each_offset::<9>(mix(h), 9, |bit| {
+            for_each_offset::<9>(mix(h), 0..9, |bit| {
                 assert!(bit < 512);
                 used[(bit / 64) as usize] += 1;
                 offsets += 1;
@@ -309,6 +392,26 @@ mod tests {
         }
         // 9000 bits over 8 words: each gets about 1125.
         assert!(used.iter().all(|&n| (1000..1250).contains(&n)), "{used:?}");
+    }
+
+    #[test]
+    fn sectorized_probe_splits_k_over_one_word_of_each_half() {
+        let mut first_half = [0u32; 4];
+        let mut second_half = [0u32; 4];
+        for h in 0..4000u64 {
+            let k = 1 + (h % 12) as u32;
+            let [(a, mask_a), (b, mask_b)] = sector_words(mix(h), k);
+            assert!(a < 4 && (4..8).contains(&b), "{a} {b}");
+            assert!((1..=k.div_ceil(2)).contains(&mask_a.count_ones()));
+            assert!(mask_b.count_ones() <= k / 2);
+            assert_eq!(mask_b == 0, k == 1);
+            first_half[a] += 1;
+            second_half[b - 4] += 1;
+        }
+        // 4000 keys over 4 words: each gets about 1000.
+        for used in [first_half, second_half] {
+            assert!(used.iter().all(|&n| (880..1120).contains(&n)), "{used:?}");
+        }
     }
 
     #[test]

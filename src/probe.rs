@@ -25,12 +25,15 @@
 //! missing is then written one bit per read-modify-write (`Blocked`: every
 //! bit of the key, the line being exclusive after the first; `Standard`:
 //! the bits found missing), each a single locked bit-test-and-set on
-//! x86-64; the [`docs::layouts`](crate::docs::layouts) chapter has the
+//! x86-64, or one read-modify-write per word (`Word`: one; `Sectorized`:
+//! two); the [`docs::layouts`](crate::docs::layouts) chapter has the
 //! measurements behind this.
 
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::hints::Access;
-use crate::layout::{block_line, for_each_offset, standard_probe, word_index, word_mask};
+use crate::layout::{
+    block_line, for_each_offset, sector_words, standard_probe, word_index, word_mask,
+};
 use crate::sizing::{MAX_HASHES, Sizing};
 
 /// Runs `$body` with `$P` naming the probe type of `$layout`: the one
@@ -48,6 +51,10 @@ macro_rules! with_probe {
             }
             $crate::layout::Layout::Word => {
                 type $P = $crate::probe::WordProbe;
+                $body
+            }
+            $crate::layout::Layout::Sectorized => {
+                type $P = $crate::probe::SectorizedProbe;
                 $body
             }
         }
@@ -179,11 +186,50 @@ impl Probe for WordProbe {
     }
 }
 
+/// `Sectorized`: `k` bits in two words of line `line`, their masks
+/// computed up front (two words, so the probe stays small).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SectorizedProbe {
+    line: usize,
+    words: [(usize, u64); 2],
+}
+
+impl Probe for SectorizedProbe {
+    #[inline(always)]
+    fn new(sizing: &Sizing, hash: u64) -> Self {
+        let num_lines = sizing.num_bits() / 64 / WORDS_PER_LINE as u64;
+        let line = block_line(hash, num_lines);
+        let words = sector_words(hash, sizing.num_hashes())
+            .map(|(word, mask)| (line * WORDS_PER_LINE + word, mask));
+        SectorizedProbe { line, words }
+    }
+
+    #[inline(always)]
+    fn contains(&self, bits: &BitArray) -> bool {
+        let [(a, mask_a), (b, mask_b)] = self.words;
+        // Both loads, no early exit: they are in one line.
+        bits.test_word(a, mask_a) & bits.test_word(b, mask_b)
+    }
+
+    #[inline(always)]
+    fn insert(&self, bits: &BitArray) -> bool {
+        // Test before set, as `Blocked` does; then one `fetch_or` per word
+        // (each tests its word again, in L1).
+        let [(a, mask_a), (b, mask_b)] = self.words;
+        !self.contains(bits) && (bits.set_word(a, mask_a) | bits.set_word(b, mask_b))
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, bits: &BitArray, access: Access) {
+        bits.prefetch_line(self.line, access);
+    }
+}
+
 /// Whether all of `hash`'s `k` bits are set in `line` (`Blocked`).
 #[inline(always)]
 fn block_contains(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
     let mut line = bits.line_reader(line);
-    for_each_offset::<9>(hash, k, |bit| line.test(bit));
+    for_each_offset::<9>(hash, 0..k, |bit| line.test(bit));
     line.all_set()
 }
 
@@ -192,7 +238,7 @@ fn block_contains(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 #[inline(never)]
 fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
     let mut line = bits.line_writer(line);
-    for_each_offset::<9>(hash, k, |bit| line.set(bit));
+    for_each_offset::<9>(hash, 0..k, |bit| line.set(bit));
     line.changed()
 }
 

@@ -86,6 +86,13 @@ fn word_honours_rates() {
 }
 
 #[test]
+fn sectorized_honours_rates() {
+    for fpp in [0.1, 0.01, 1e-3, 1e-4] {
+        assert_honours(Layout::Sectorized, fpp);
+    }
+}
+
+#[test]
 #[ignore = "two billion queries: run with --release -- --ignored"]
 fn fpr_full_grid() {
     for layout in Layout::ALL {

@@ -19,7 +19,7 @@ struct Golden {
     num_hashes: u32,
 }
 
-const GOLDEN: [Golden; 4] = [
+const GOLDEN: [Golden; 5] = [
     Golden {
         file: "v1-standard.abf",
         layout: Layout::Standard,
@@ -51,6 +51,14 @@ const GOLDEN: [Golden; 4] = [
         seed: 0xC0FFEE,
         num_bits: 2048,
         num_hashes: 10,
+    },
+    Golden {
+        file: "v1-sectorized.abf",
+        layout: Layout::Sectorized,
+        fpp: 0.01,
+        seed: 0,
+        num_bits: 1536,
+        num_hashes: 7,
     },
 ];
 

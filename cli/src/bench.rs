@@ -25,12 +25,17 @@
 //! much of the machine others took.
 //!
 //! Per-key inserts put new keys into an empty filter: ours, fastbloom's and
-//! the per-bit reference's alike, 1M keys into the 1M filter and 2.5M into
+//! the per-bit reference's alike, 1M keys into the 1M filter and 2M into
 //! the 100M one (each key there is a cache miss, and a paired target runs
 //! its rows ten times). Bulk inserts fill to the capacity (1M) or 10M keys.
-//! The lock-based contenders insert a quarter of that (they are 3-15x
+//! The lock-based contenders insert a tenth of that (they are 3-15x
 //! slower, and would otherwise take most of the time); their cost per key
 //! does not depend on the fill.
+//!
+//! The `Sectorized` layout's per-key rows come last in each size, and its
+//! ratios to the same `Blocked` rows are measured as pairs too (with no
+//! target: they say whether it wins), beside both layouts' bits per key at
+//! the same target rate.
 //!
 //! Last come the "sizing" lines: how long `Sizing::for_rate` takes for
 //! each layout over a grid of item counts and rates, against a target of
@@ -194,12 +199,13 @@ fn repeat(times: usize, mut measure: impl FnMut() -> f64) -> Vec<f64> {
     results
 }
 
-/// A ratio of two rows; `target` marks the ones with a target,
-/// which are measured as pairs.
+/// A ratio of two rows; `target` marks the ones with a target, which
+/// are measured as pairs, as are the `paired` ones.
 struct Ratio {
     what: &'static str,
     num: &'static str,
     den: &'static str,
+    paired: bool,
     target: Option<f64>,
 }
 
@@ -208,16 +214,25 @@ const fn ratio(what: &'static str, num: &'static str, den: &'static str) -> Rati
         what,
         num,
         den,
+        paired: false,
         target: None,
+    }
+}
+
+/// A ratio measured as pairs, with no target: a comparison that decides
+/// something (a layout against another) rather than a goal.
+const fn paired(what: &'static str, num: &'static str, den: &'static str) -> Ratio {
+    Ratio {
+        paired: true,
+        ..ratio(what, num, den)
     }
 }
 
 const fn target(what: &'static str, num: &'static str, den: &'static str, at_least: f64) -> Ratio {
     Ratio {
-        what,
-        num,
-        den,
+        paired: true,
         target: Some(at_least),
+        ..ratio(what, num, den)
     }
 }
 
@@ -254,6 +269,10 @@ const FETCH_OR_PF_2T: &str = "probe: one random fetch_or, prefetched, 2 threads"
 const GROUP_PF_1T: &str = "probe: 4 fetch_ors in one line, prefetched, 1 thread";
 const GROUP_PF_2T: &str = "probe: 4 fetch_ors in one line, prefetched, 2 threads";
 const WORD_BULK_2T: &str = "Word layout par_insert, 2 threads";
+const SECTOR_INSERT_1T: &str = "Sectorized layout insert, per key, 1 thread";
+const SECTOR_INSERT_2T: &str = "Sectorized layout insert, per key, 2 threads";
+const SECTOR_CONTAINS_1T: &str = "Sectorized layout contains hit, per key, 1 thread";
+const SECTOR_MISS_1T: &str = "Sectorized layout contains miss, per key, 1 thread";
 
 /// The per-key targets, the same for both sizes: inserts of new keys
 /// against fastbloom and the per-bit reference, duplicates against
@@ -402,6 +421,53 @@ const RATIOS_BOTH: &[Ratio] = &[
     ratio("per-key contains 1T / load probe 1T", CONTAINS_1T, LOAD_1T),
 ];
 
+/// The `Sectorized` layout against the default, `Blocked`, at the same
+/// target rate: whether it wins on per-key inserts and queries.
+const RATIOS_LAYOUTS: &[Ratio] = &[
+    paired(
+        "Sectorized / Blocked: per-key insert 1T",
+        SECTOR_INSERT_1T,
+        INSERT_1T,
+    ),
+    paired(
+        "Sectorized / Blocked: per-key insert 2T",
+        SECTOR_INSERT_2T,
+        INSERT_2T,
+    ),
+    paired(
+        "Sectorized / Blocked: per-key contains hit 1T",
+        SECTOR_CONTAINS_1T,
+        CONTAINS_1T,
+    ),
+    // Unpaired, to keep the run under 90 s: misses cost what hits cost.
+    ratio(
+        "Sectorized / Blocked: per-key contains miss 1T",
+        SECTOR_MISS_1T,
+        MISS_1T,
+    ),
+    // Against the peers of the per-key insert targets, unpaired likewise.
+    ratio(
+        "Sectorized insert 1T / fastbloom insert 1T",
+        SECTOR_INSERT_1T,
+        FASTBLOOM_1T,
+    ),
+    ratio(
+        "Sectorized insert 2T / fastbloom insert 2T",
+        SECTOR_INSERT_2T,
+        FASTBLOOM_2T,
+    ),
+    ratio(
+        "Sectorized insert 1T / per-bit reference insert 1T",
+        SECTOR_INSERT_1T,
+        PER_BIT_1T,
+    ),
+    ratio(
+        "Sectorized insert 2T / per-bit reference insert 2T",
+        SECTOR_INSERT_2T,
+        PER_BIT_2T,
+    ),
+];
+
 /// Item counts and rates `sizing_times` sizes filters for.
 const SIZING_ITEMS: [usize; 6] = [1, 100, 10_000, 1_000_000, 100_000_000, 10_000_000_000];
 const SIZING_RATES: [f64; 8] = [0.5, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-9, 1e-12];
@@ -463,10 +529,10 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         // duplicate costs.
         let inserts = ops.min(items);
         // Per-key calls, ours and the peers' alike: the filter's capacity
-        // at 1M, a quarter of `ops` at 100M (each key there is a cache miss,
+        // at 1M, a fifth of `ops` at 100M (each key there is a cache miss,
         // and the pairs below run every such row ten times).
-        let per_key = (ops / 4).min(items);
-        let slow_inserts = inserts / 4;
+        let per_key = (ops / 5).min(items);
+        let slow_inserts = inserts / 10;
         let capacity = items as usize; // at most 100M: no truncation
         let fresh = |layout| {
             AtomicBloom::builder()
@@ -479,6 +545,12 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         let f = fresh(Layout::Blocked);
         let g = fresh(Layout::Blocked);
         let word = fresh(Layout::Word);
+        let sectorized = fresh(Layout::Sectorized);
+        println!(
+            "{label:>5} bits per key at p = {FPP}: Blocked {:.2}, Sectorized {:.2}",
+            f.num_bits() as f64 / items as f64,
+            sectorized.num_bits() as f64 / items as f64
+        );
         let mutex = MutexFilter::new(PlainBlocked::new(capacity, FPP));
         let rwlock = RwLockFilter::new(PlainBlocked::new(capacity, FPP));
         let sharded = Sharded::new(capacity, FPP);
@@ -488,6 +560,8 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         let fill = items.min(20_000_000);
         let filled = fresh(Layout::Blocked);
         filled.par_insert(0..fill);
+        let sectorized_filled = fresh(Layout::Sectorized);
+        sectorized_filled.par_insert(0..fill);
         let q = ops.min(fill);
         let keys: Vec<u64> = (0..q).collect();
         // fastbloom holds the same keys, for its queries.
@@ -649,6 +723,24 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
                 word.par_insert(0..inserts);
             },
         ));
+        table.per_key_inserts(
+            [SECTOR_INSERT_1T, SECTOR_INSERT_2T],
+            per_key,
+            || sectorized.par_clear(),
+            |k| {
+                sectorized.insert(&k);
+            },
+        );
+        table.row(Work::new(SECTOR_CONTAINS_1T, pq, || {
+            assert!((0..pq).all(|k| sectorized_filled.contains(&k)));
+        }));
+        table.row(Work::new(SECTOR_MISS_1T, pq, || {
+            std::hint::black_box(
+                (ABSENT..ABSENT + pq)
+                    .filter(|k| sectorized_filled.contains(k))
+                    .count(),
+            );
+        }));
         rows += table.works.len();
 
         let sized = if label == "1M" {
@@ -661,8 +753,17 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
         let untargeted = RATIOS_BOTH
             .iter()
             .filter(|r| !targets.iter().any(|t| (t.num, t.den) == (r.num, r.den)));
-        for ratio in targets.iter().copied().chain(untargeted) {
+        let ratios = targets
+            .iter()
+            .copied()
+            .chain(RATIOS_LAYOUTS)
+            .chain(untargeted);
+        for ratio in ratios {
             let line = match ratio.target {
+                None if ratio.paired => {
+                    let (median, low, high) = table.paired(ratio.num, ratio.den);
+                    format!("{median:>7.3} {:>13}", format!("{low:.2}-{high:.2}"))
+                }
                 Some(at_least) => {
                     let before = Sample::now();
                     let (median, low, high) = table.paired(ratio.num, ratio.den);

@@ -25,7 +25,7 @@ pub struct Args {
     /// first (stdin and pipes are copied to a temporary file to do so).
     #[arg(long)]
     expected: Option<usize>,
-    /// Where each key's bits go: standard, blocked or word.
+    /// Where each key's bits go: standard, blocked, word or sectorized.
     #[arg(long, default_value_t = Layout::default())]
     layout: Layout,
     /// Seed of the key hasher; readers need not know it (it is in the file).

@@ -24,7 +24,7 @@ pub struct Args {
     /// Target false-positive rate.
     #[arg(long, default_value_t = 0.01)]
     fpp: f64,
-    /// Where each key's bits go: standard, blocked or word.
+    /// Where each key's bits go: standard, blocked, word or sectorized.
     #[arg(long, default_value_t = Layout::default())]
     layout: Layout,
 }

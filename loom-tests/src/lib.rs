@@ -19,7 +19,8 @@ use std::{
 pub struct Case {
     /// The layout under test.
     pub layout: Layout,
-    /// Bits in the filter: two words (one 512-bit block for `Blocked`).
+    /// Bits in the filter: two words (one 512-bit block for `Blocked` and
+    /// `Sectorized`).
     pub num_bits: u64,
     /// A key whose bits span two words (one word for `Word`).
     pub a: u64,
@@ -32,7 +33,7 @@ pub struct Case {
 }
 
 /// Every layout, each with `k = 2`.
-pub const CASES: [Case; 3] = [
+pub const CASES: [Case; 4] = [
     Case {
         layout: Layout::Standard,
         num_bits: 128,
@@ -56,6 +57,14 @@ pub const CASES: [Case; 3] = [
         b: 1,
         x: 0,
         y: 1 << 63,
+    },
+    Case {
+        layout: Layout::Sectorized,
+        num_bits: 512,
+        a: 0,
+        b: 4,
+        x: 0,
+        y: 1,
     },
 ];
 

@@ -49,11 +49,11 @@ fn same_key_two_inserters(layout: Layout) -> BTreeSet<(bool, bool)> {
     })
 }
 
-/// Standard and Blocked: the key's two bits are in two words, so each racer
-/// can be first to set one of them and both get `true`.
+/// Standard, Blocked and Sectorized: the key's two bits are in two words, so
+/// each racer can be first to set one of them and both get `true`.
 #[test]
 fn same_key_two_inserters_spanning_two_words() {
-    for layout in [Layout::Standard, Layout::Blocked] {
+    for layout in [Layout::Standard, Layout::Blocked, Layout::Sectorized] {
         let reached = same_key_two_inserters(layout);
         assert!(
             reached.contains(&(true, true)),

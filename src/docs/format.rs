@@ -8,7 +8,7 @@
 //! |---|---|---|---|
 //! | 0  | 8 | magic | `89 41 42 4C 4F 4F 4D 0A` (`\x89ABLOOM\n`: the high byte catches 7-bit channels, the `\n` newline mangling) |
 //! | 8  | 2 | format version | `1`, u16 LE |
-//! | 10 | 1 | layout id | `0` Standard, `1` Blocked, `2` Word |
+//! | 10 | 1 | layout id | `0` Standard, `1` Blocked, `2` Word, `3` Sectorized |
 //! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes) |
 //! | 12 | 4 | `k` | u32 LE, `1..=MAX_HASHES` |
 //! | 16 | 8 | `m` | u64 LE, bits: `1..=MAX_BITS`, a multiple of 64 (512 for Blocked) |

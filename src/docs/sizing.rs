@@ -4,7 +4,7 @@
 //! `k` that makes it smallest, for which the layout's false-positive model
 //! stays at or below the requested rate with the expected number of items.
 //! Sizes are whole 64-bit words (`Standard`, `Word`) or 512-bit blocks
-//! (`Blocked`).
+//! (`Blocked`, `Sectorized`).
 //!
 //! ## The models
 //!
@@ -37,6 +37,20 @@
 //! which cancels catastrophically for large `k`. A test checks it against
 //! the chain over `X` to 1e-12.
 //!
+//! `Sectorized` draws `ceil(k/2)` bits in one of a block's first four words
+//! and `floor(k/2)` in one of its last four, so each word is a 64-bit block
+//! of its own for the keys that pick it, with the chain above for its rate
+//! given how many did. Those counts are not independent for the two words
+//! an absent key tests: with `λ` keys in the block, `s ~ Poisson(λ/16)`
+//! keys picked both words and `x, y ~ Poisson(3λ/16)` one of them each, so
+//!
+//! ```text
+//! FPR = Σ_s P(s) · (Σ_x P(x) E_first[s + x]) · (Σ_y P(y) E_second[s + y])
+//! ```
+//!
+//! with `E_first[i] = E[(X/64)^ceil(k/2) | i keys]` and `E_second` likewise
+//! for `floor(k/2)`.
+//!
 //! The often-quoted shortcut `(1 - (1 - 1/B)^(ik))^k` plugs in the mean fill
 //! and, by Jensen's inequality, underestimates: by 1-4% for `B = 512` and
 //! 6-25% for `B = 64`, enough for a `Word` filter sized with it to miss its
@@ -48,13 +62,13 @@
 //! For many items, `Sizing::for_rate(layout, 1_000_000, p).bits_per_item(1_000_000)`
 //! gives (checked by the sizing code's tests, so the table cannot drift):
 //!
-//! | target p | Standard | Blocked | Word |
-//! |---|---|---|---|
-//! | 0.1   |  4.8 (k=3)  |  4.8 (k=3)  |  5.0 (k=3)  |
-//! | 0.01  |  9.6 (k=7)  |  9.9 (k=6)  | 12.1 (k=5)  |
-//! | 0.001 | 14.4 (k=10) | 15.5 (k=9)  | 24.0 (k=7)  |
-//! | 1e-4  | 19.2 (k=13) | 22.0 (k=12) | 45.5 (k=9)  |
-//! | 1e-5  | 24.0 (k=17) | 29.7 (k=14) | 86.6 (k=10) |
+//! | target p | Standard | Blocked | Word | Sectorized |
+//! |---|---|---|---|---|
+//! | 0.1   |  4.8 (k=3)  |  4.8 (k=3)  |  5.0 (k=3)  |  4.9 (k=4)  |
+//! | 0.01  |  9.6 (k=7)  |  9.9 (k=6)  | 12.1 (k=5)  | 10.3 (k=6)  |
+//! | 0.001 | 14.4 (k=10) | 15.5 (k=9)  | 24.0 (k=7)  | 17.0 (k=8)  |
+//! | 1e-4  | 19.2 (k=13) | 22.0 (k=12) | 45.5 (k=9)  | 26.0 (k=10) |
+//! | 1e-5  | 24.0 (k=17) | 29.7 (k=14) | 86.6 (k=10) | 38.3 (k=12) |
 //!
 //! (`cargo run --release --example sizing_table` prints it.)
 //!
