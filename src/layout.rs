@@ -54,7 +54,6 @@
 //! rate this code delivers.
 
 use std::fmt;
-use std::ops::Range;
 use std::str::FromStr;
 
 /// Where a key's bits go in the array; chosen when the filter is built.
@@ -247,31 +246,26 @@ pub(crate) fn reduce(hash: u64, count: u64) -> u64 {
     ((u128::from(hash) * u128::from(count)) >> 64) as u64
 }
 
-/// Calls `f` with offsets `range` (`0..k` for a key's first `k`) of the
-/// offsets of `BITS` bits each cut from the stream seeded with `hash`,
-/// `64 / BITS` per stream output. Counted loops, so the common case (every
-/// offset from one output) compiles to a handful of shifts and masks per
-/// offset.
+/// Calls `f` with `num_hashes` (at least 1) offsets of `BITS` bits each,
+/// cut from the stream seeded with `hash`: `64 / BITS` offsets per stream
+/// output. Counted loops, so the common case (`k` offsets from one output)
+/// compiles to a handful of shifts and masks per offset.
 #[inline(always)]
-pub(crate) fn for_each_offset<const BITS: u32>(
-    hash: u64,
-    range: Range<u32>,
-    mut f: impl FnMut(u64),
-) {
+pub(crate) fn for_each_offset<const BITS: u32>(hash: u64, num_hashes: u32, mut f: impl FnMut(u64)) {
     let per_output = 64 / BITS;
-    let mut left = range.len() as u32;
-    let mut j = range.start / per_output;
-    // Offsets of output `j` already passed.
-    let mut skip = range.start % per_output;
-    while left > 0 {
-        let mut output = stream(hash, u64::from(j)) >> (skip * BITS);
-        let n = left.min(per_output - skip);
+    let mut left = num_hashes;
+    let mut j = 0;
+    loop {
+        let mut output = stream(hash, j);
+        let n = left.min(per_output);
         for _ in 0..n {
             f(output & ((1 << BITS) - 1));
             output >>= BITS;
         }
         left -= n;
-        skip = 0;
+        if left == 0 {
+            return;
+        }
         j += 1;
     }
 }
@@ -286,7 +280,7 @@ pub(crate) fn word_index(hash: u64, num_words: u64) -> usize {
 #[inline]
 pub(crate) fn word_mask(hash: u64, num_hashes: u32) -> u64 {
     let mut mask = 0u64;
-    for_each_offset::<6>(hash, 0..num_hashes, |bit| mask |= 1 << bit);
+    for_each_offset::<6>(hash, num_hashes, |bit| mask |= 1 << bit);
     mask
 }
 
@@ -383,7 +377,7 @@ mod tests {
         for h in 0..1000u64 {
             assert!(block_line(mix(h), 3) < 3);
             let mut offsets = 0;
-            for_each_offset::<9>(mix(h), 0..9, |bit| {
+            for_each_offset::<9>(mix(h), 9, |bit| {
                 assert!(bit < 512);
                 used[(bit / 64) as usize] += 1;
                 offsets += 1;
