@@ -29,8 +29,8 @@
 //!   cache-sectorized blocked filter of Lang, Neumann, Kemper and Boncz,
 //!   "Performance-Optimal Filtering: Bloom Overtakes Cuckoo at High
 //!   Throughput" (VLDB 2019), with two sectors of four words. Against
-//!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.4-1.9x faster and
-//!   answers queries at the same speed (0.99-1.05x, one cache miss either
+//!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.1-1.5x faster and
+//!   answers queries at the same speed (1.01-1.04x, one cache miss either
 //!   way; `atomic-bloom bench`, three runs, in the README). It is not the
 //!   default because queries do not win; choose it for insert-heavy work.
 //!
