@@ -11,7 +11,7 @@
 //! | 10 | 1 | layout id | `0` Standard, `1` Blocked, `2` Word, `3` Sectorized |
 //! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes) |
 //! | 12 | 4 | `k` | u32 LE, `1..=MAX_HASHES` |
-//! | 16 | 8 | `m` | u64 LE, bits: `1..=MAX_BITS`, a multiple of 64 (512 for Blocked) |
+//! | 16 | 8 | `m` | u64 LE, bits: `1..=MAX_BITS`, a multiple of 64 (512 for Blocked and Sectorized) |
 //! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers (readers refuse another) |
 //! | 32 | 8 | hasher fingerprint | u64 LE: the hasher's hash of a fixed string, to tell hashers apart |
 //! | 40 | `m / 8` | bits | word `i` (bits `64i..64i+63`) as u64 LE |

@@ -153,6 +153,30 @@ fn build_query_info_merge() {
     assert_eq!(out.status.code(), Some(0), "the union holds every key");
 }
 
+/// Every layout `--layout` names builds a file whose keys all come back
+/// present, and `info` names the layout.
+#[test]
+fn every_layout_builds_and_finds_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path(), "k.txt", (0..2_000).map(|i| format!("k-{i}")));
+    for layout in ["standard", "blocked", "word", "sectorized"] {
+        let filter = dir.path().join(format!("{layout}.bloom"));
+        let out = run(&["build", s(&keys), "-o", s(&filter), "--layout", layout]);
+        assert!(
+            out.status.success(),
+            "{layout}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = run(&["query", "--quiet", s(&filter), s(&keys)]);
+        assert_eq!(out.status.code(), Some(0), "{layout}: a key went missing");
+        let info = stdout(&run(&["info", s(&filter)]));
+        assert!(
+            info.contains(&format!("layout:             {layout}")),
+            "{info}"
+        );
+    }
+}
+
 #[test]
 fn every_failure_is_one_line_and_a_non_zero_exit() {
     let dir = tempfile::tempdir().unwrap();
