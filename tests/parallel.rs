@@ -91,8 +91,10 @@ fn parallel_union_intersect_and_clear_match_sequential() {
         a.par_union(&b).unwrap();
         assert_eq!(a, expected, "{layout}");
         assert!(
-            a.par_union(&empty(Layout::ALL[(layout as usize + 1) % Layout::ALL.len()]))
-                .is_err()
+            a.par_union(&empty(
+                Layout::ALL[(layout as usize + 1) % Layout::ALL.len()]
+            ))
+            .is_err()
         );
         let intersected = a.clone();
         intersected.intersect(&b).unwrap();
