@@ -4,7 +4,9 @@
 //! [`AtomicU64`] words whose lines of eight start on 64-byte boundaries. It knows
 //! nothing of keys or hashes; the layouts (`layout.rs`) say which words and
 //! masks a key touches, and this file turns those into atomic operations.
-//! Every atomic operation of the crate is in this file, each with an
+//! Every atomic operation on bits is in this file (the counting filter's
+//! counters, which live in the same kind of array, are updated in
+//! `counter_array.rs`), each with an
 //! `// ORDERING:` note naming the guarantee it serves (G1-G9 in the crate
 //! docs' `docs::memory_ordering` chapter) and the loom test that checks it.
 //!
@@ -87,8 +89,9 @@ impl BitArray {
 
     // The hot-path accessors index from `offset` with one bounds check;
     // callers derive indices from the array's size, so they stay in use.
+    // `counter_array.rs` updates words through it too.
     #[inline]
-    fn word(&self, index: usize) -> &AtomicU64 {
+    pub(crate) fn word(&self, index: usize) -> &AtomicU64 {
         &self.words[self.offset + index]
     }
 
@@ -152,20 +155,6 @@ impl BitArray {
         self.load_words(range)
             .map(|word| u64::from(word.count_ones()))
             .sum()
-    }
-
-    /// The number of set bits in each cache line, in order.
-    pub(crate) fn line_ones(&self) -> impl Iterator<Item = u32> + '_ {
-        self.padded_words()
-            .as_chunks::<WORDS_PER_LINE>()
-            .0
-            .iter()
-            .map(|line| {
-                line.iter()
-                    // ORDERING: Relaxed, as in `load_words` (G8).
-                    .map(|word| word.load(Relaxed).count_ones())
-                    .sum()
-            })
     }
 
     /// Whether every bit of `mask` is set in word `index`.
@@ -300,11 +289,21 @@ impl BitArray {
     /// (`bytes.len()` a multiple of 8, within the array). Takes `&mut self`:
     /// only an array no other thread can see yet is filled this way.
     pub(crate) fn fill_le(&mut self, first: usize, bytes: &[u8]) {
-        let words = self.words_mut().skip(first).take(bytes.len() / 8);
-        for (word, chunk) in words.zip(bytes.chunks_exact(8)) {
-            let mut le = [0u8; 8];
-            le.copy_from_slice(chunk);
-            set_unshared(word, u64::from_le_bytes(le));
+        self.fill(
+            first,
+            bytes.chunks_exact(8).map(|chunk| {
+                let mut le = [0u8; 8];
+                le.copy_from_slice(chunk);
+                u64::from_le_bytes(le)
+            }),
+        );
+    }
+
+    /// Overwrites words `first..` with `values` (at most to the end of the
+    /// array), as `fill_le` does.
+    pub(crate) fn fill(&mut self, first: usize, values: impl Iterator<Item = u64>) {
+        for (word, value) in self.words_mut().skip(first).zip(values) {
+            set_unshared(word, value);
         }
     }
 

@@ -502,14 +502,6 @@ impl<S> AtomicBloom<S> {
         with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).contains(&self.bits))
     }
 
-    fn num_words(&self) -> u64 {
-        self.bits.num_words() as u64
-    }
-
-    fn num_lines(&self) -> u64 {
-        self.num_words() / WORDS_PER_LINE as u64
-    }
-
     /// Removes every key. Keys inserted before the call began are gone when
     /// it returns; keys inserted after it returns are kept; a key inserted
     /// while it runs may be kept in part (some of its bits), so it may or may
@@ -671,14 +663,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn estimated_len(&self) -> Option<u64> {
-        let m = self.sizing.num_bits() as f64;
-        let layout = self.sizing.layout();
-        let per_key =
-            layout.expected_distinct_bits(self.sizing.num_hashes(), self.sizing.num_bits()) / m;
-        let x = self.count_ones() as f64;
-        let n = (-x / m).ln_1p() / (-per_key).ln_1p();
-        // Infinite exactly when every bit is set.
-        n.is_finite().then(|| n.round() as u64)
+        estimate_len(&self.sizing, self.count_ones())
     }
 
     /// The false-positive rate of the filter as it is now: the probability
@@ -695,49 +680,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn estimated_false_positive_rate(&self) -> f64 {
-        // The mean over blocks of (fill of the block)^k; the whole array is
-        // one block for `Standard`.
-        let k = self.sizing.num_hashes() as i32;
-        let layout = self.sizing.layout();
-        let block = layout.block_bits().unwrap_or(self.sizing.num_bits());
-        let rate = |ones: u64, k: i32| (ones as f64 / block as f64).powi(k);
-        let (sum, blocks): (f64, u64) = match layout {
-            Layout::Standard => (rate(self.count_ones(), k), 1),
-            Layout::Blocked => (
-                self.bits
-                    .line_ones()
-                    .map(|ones| rate(u64::from(ones), k))
-                    .sum(),
-                self.num_lines(),
-            ),
-            Layout::Word => (
-                self.words()
-                    .map(|w| rate(u64::from(w.count_ones()), k))
-                    .sum(),
-                self.num_words(),
-            ),
-            // A key tests `ceil(k/2)` bits of one of the block's first four
-            // words and `floor(k/2)` of one of its last four: per block, the
-            // product of the mean rates of the two halves.
-            Layout::Sectorized => {
-                let half = |words: &[u64], k: i32| {
-                    let word_rate = |w: &u64| (f64::from(w.count_ones()) / 64.0).powi(k);
-                    words.iter().map(word_rate).sum::<f64>() / words.len() as f64
-                };
-                let mut words = self.words();
-                let sum = (0..self.num_lines())
-                    .map(|_| {
-                        // Sizes are whole blocks: every line has its 8 words.
-                        let line: [u64; WORDS_PER_LINE] =
-                            std::array::from_fn(|_| words.next().unwrap_or(0));
-                        let (first, second) = line.split_at(WORDS_PER_LINE / 2);
-                        half(first, (k + 1) / 2) * half(second, k / 2)
-                    })
-                    .sum();
-                (sum, self.num_lines())
-            }
-        };
-        sum / blocks as f64
+        rate_of_words(&self.sizing, self.words())
     }
 
     /// The former name of
@@ -921,6 +864,66 @@ impl<T: Hash> FromIterator<T> for AtomicBloom {
         match AtomicBloom::builder().build_from_iter(keys) {
             Ok(filter) => filter,
             Err(e) => panic!("collecting into AtomicBloom: {e}"),
+        }
+    }
+}
+
+/// The estimated number of distinct keys in a filter of `sizing` with
+/// `ones` bits set (see [`AtomicBloom::estimated_len`]); `None` when every
+/// bit is set.
+pub(crate) fn estimate_len(sizing: &Sizing, ones: u64) -> Option<u64> {
+    let m = sizing.num_bits() as f64;
+    let per_key = sizing
+        .layout()
+        .expected_distinct_bits(sizing.num_hashes(), sizing.num_bits())
+        / m;
+    let n = (-(ones as f64) / m).ln_1p() / (-per_key).ln_1p();
+    // Infinite exactly when every bit is set.
+    n.is_finite().then(|| n.round() as u64)
+}
+
+/// The false-positive rate of a filter of `sizing` whose words, in order,
+/// are `words` (see [`AtomicBloom::estimated_false_positive_rate`]): the
+/// mean over blocks of (fill of the block)^k, the whole array being one
+/// block for `Standard`.
+pub(crate) fn rate_of_words(sizing: &Sizing, mut words: impl Iterator<Item = u64>) -> f64 {
+    let k = sizing.num_hashes() as i32;
+    let ones = |w: &u64| u64::from(w.count_ones());
+    let fill_rate = |ones: u64, bits: u64, k: i32| (ones as f64 / bits as f64).powi(k);
+    let num_lines = sizing.num_bits() / 64 / WORDS_PER_LINE as u64;
+    // Sizes of `Blocked` and `Sectorized` are whole lines of 8 words.
+    let mut lines = (0..num_lines).map(|_| {
+        let line: [u64; WORDS_PER_LINE] = std::array::from_fn(|_| words.next().unwrap_or(0));
+        line
+    });
+    match sizing.layout() {
+        Layout::Standard => fill_rate(words.map(|w| ones(&w)).sum(), sizing.num_bits(), k),
+        Layout::Word => {
+            let num_words = sizing.num_bits() / 64;
+            words.map(|w| fill_rate(ones(&w), 64, k)).sum::<f64>() / num_words as f64
+        }
+        Layout::Blocked => {
+            let sum: f64 = lines
+                .by_ref()
+                .map(|line| fill_rate(line.iter().map(ones).sum(), 512, k))
+                .sum();
+            sum / num_lines as f64
+        }
+        // A key tests `ceil(k/2)` bits of one of the block's first four
+        // words and `floor(k/2)` of one of its last four: per block, the
+        // product of the mean rates of the two halves.
+        Layout::Sectorized => {
+            let half = |words: &[u64], k: i32| {
+                words.iter().map(|w| fill_rate(ones(w), 64, k)).sum::<f64>() / words.len() as f64
+            };
+            let sum: f64 = lines
+                .by_ref()
+                .map(|line| {
+                    let (first, second) = line.split_at(WORDS_PER_LINE / 2);
+                    half(first, (k + 1) / 2) * half(second, k / 2)
+                })
+                .sum();
+            sum / num_lines as f64
         }
     }
 }
