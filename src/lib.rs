@@ -33,8 +33,8 @@
 //! it is a *false positive*, which happens for a fraction `p` of the keys
 //! never inserted, `p` being the rate the filter was sized for at its
 //! expected number of items (more items, higher rate). Keys cannot be
-//! removed one by one (that needs a counting filter); [`clear`](AtomicBloom::clear)
-//! removes all. The filter stores no keys, only about `1.44 log2(1/p)` bits
+//! removed one by one: [`AtomicCountingBloom`] can, for four times the
+//! memory; [`clear`](AtomicBloom::clear) removes all. The filter stores no keys, only about `1.44 log2(1/p)` bits
 //! per key for the standard layout, which is why it is used as a cheap
 //! "surely absent" check in front of something expensive.
 //!
@@ -53,6 +53,8 @@
 
 mod batch;
 mod bit_array;
+mod counter_array;
+mod counting;
 pub mod docs;
 mod error;
 mod filter;
@@ -67,6 +69,7 @@ mod probe;
 mod sizing;
 mod sync;
 
+pub use counting::AtomicCountingBloom;
 pub use error::{BuildError, IncompatibleError};
 pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
 pub use hasher::{WyBuildHasher, WyHasher};

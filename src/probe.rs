@@ -86,6 +86,10 @@ pub(crate) trait Probe: Copy {
     fn insert(&self, bits: &BitArray) -> bool;
     /// Asks the CPU to start fetching every line the key's bits are in.
     fn prefetch(&self, bits: &BitArray, access: Access);
+    /// Calls `f` with the index of each of the key's bits in the whole
+    /// array (`0..m`; a bit two probes share may come twice): what the
+    /// counting filter keeps a counter for.
+    fn bits(&self, f: impl FnMut(u64));
 }
 
 /// `Standard`: `k` bits anywhere, re-derived from the hash when used
@@ -125,6 +129,13 @@ impl Probe for StandardProbe {
     fn prefetch(&self, bits: &BitArray, access: Access) {
         for i in 0..self.k {
             bits.prefetch_word(standard_probe(self.hash, i, self.num_bits).0, access);
+        }
+    }
+
+    fn bits(&self, mut f: impl FnMut(u64)) {
+        for i in 0..self.k {
+            let (word, mask) = standard_probe(self.hash, i, self.num_bits);
+            f(word as u64 * 64 + u64::from(mask.trailing_zeros()));
         }
     }
 }
@@ -168,6 +179,11 @@ impl Probe for BlockedProbe {
     fn prefetch(&self, bits: &BitArray, access: Access) {
         bits.prefetch_line(self.line, access);
     }
+
+    fn bits(&self, mut f: impl FnMut(u64)) {
+        let first = self.line as u64 * LINE_BITS;
+        for_each_offset::<9>(self.hash, self.k, |bit| f(first + bit));
+    }
 }
 
 /// `Word`: `k` bits in word `word`, their mask re-derived from the hash
@@ -205,6 +221,10 @@ impl Probe for WordProbe {
     #[inline(always)]
     fn prefetch(&self, bits: &BitArray, access: Access) {
         bits.prefetch_word(self.word, access);
+    }
+
+    fn bits(&self, f: impl FnMut(u64)) {
+        for_each_bit(self.word, word_mask(self.hash, self.k), f);
     }
 }
 
@@ -248,6 +268,23 @@ impl Probe for SectorizedProbe {
     fn prefetch(&self, bits: &BitArray, access: Access) {
         bits.prefetch_line(self.line, access);
     }
+
+    fn bits(&self, mut f: impl FnMut(u64)) {
+        for (word, mask) in self.words {
+            for_each_bit(word, mask, &mut f);
+        }
+    }
+}
+
+/// Bits in one line.
+const LINE_BITS: u64 = 64 * WORDS_PER_LINE as u64;
+
+/// Calls `f` with the array index of each bit of `mask` in word `word`.
+fn for_each_bit(word: usize, mut mask: u64, mut f: impl FnMut(u64)) {
+    while mask != 0 {
+        f(word as u64 * 64 + u64::from(mask.trailing_zeros()));
+        mask &= mask - 1;
+    }
 }
 
 /// Whether all of `hash`'s `k` bits are set in `line` (`Blocked`).
@@ -281,6 +318,27 @@ fn set_standard(bits: &BitArray, hash: u64, num_bits: u64, k: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key's bits, as `bits` lists them, are exactly the bits its insert
+    /// sets in an empty array, in every layout.
+    #[test]
+    fn bits_lists_what_an_insert_sets() {
+        for layout in Layout::ALL {
+            let sizing = Sizing::for_bits(layout, 4096, 9).unwrap();
+            for key in 0..200u64 {
+                let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key;
+                with_probe!(layout, P => {
+                    let probe = P::new(&sizing, hash);
+                    let array = BitArray::zeroed(64).unwrap();
+                    probe.insert(&array);
+                    let mut listed = vec![0u64; 64];
+                    probe.bits(|bit| listed[(bit / 64) as usize] |= 1 << (bit % 64));
+                    let set: Vec<u64> = array.load_words(array.all()).collect();
+                    assert_eq!(listed, set, "{layout}, key {key}");
+                });
+            }
+        }
+    }
 
     /// `with_probe!` picks each layout's own probe type (it tests bits of
     /// the id, so a new layout must be added there too).

@@ -62,6 +62,12 @@ pub mod fault {
         /// `clear` zeroing a word with `fetch_xor` of the value it loaded:
         /// two racing clears bring the bits back.
         ClearByXor,
+        /// Every counter update done as a load and a separate write of the
+        /// new word, instead of a compare-and-swap.
+        SplitCounterUpdate,
+        /// Decrements that do not spare counters at zero: a zero counter
+        /// wraps, borrowing from its neighbour.
+        WrappingDecrement,
     }
 
     std::thread_local! {

@@ -6,7 +6,7 @@
 //! bits each sets are fixed and known; `tests/keys.rs` (a normal test, run
 //! without loom) checks that every key has the bits the models rely on.
 
-use atomic_bloom::{AtomicBloom, Layout};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout, Sizing, WyBuildHasher};
 #[cfg(loom)]
 use std::{
     collections::BTreeSet,
@@ -94,6 +94,19 @@ impl Case {
         }
         f
     }
+}
+
+/// Two keys (hashes) of [`counting_filter`]: their counters share word 14,
+/// `COUNTING_A`'s at lane 6 (counter 230) and `COUNTING_B`'s at lane 7
+/// (counter 231), and they share no counter (`tests/keys.rs` checks it).
+pub const COUNTING_A: u64 = 0;
+/// See [`COUNTING_A`].
+pub const COUNTING_B: u64 = 29;
+
+/// The counting models' filter: 512 counters, `Blocked`, `k = 2`.
+pub fn counting_filter() -> AtomicCountingBloom {
+    let sizing = Sizing::for_bits(Layout::Blocked, 512, 2).expect("a tiny sizing");
+    AtomicCountingBloom::with_sizing(sizing, WyBuildHasher::default()).expect("a tiny filter")
 }
 
 /// The words of a filter.

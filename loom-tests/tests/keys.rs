@@ -3,7 +3,7 @@
 #![cfg(not(loom))]
 
 use atomic_bloom::Layout;
-use loom_tests::{CASES, words};
+use loom_tests::{CASES, COUNTING_A, COUNTING_B, counting_filter, words};
 
 fn nonzero_words(v: &[u64]) -> Vec<usize> {
     v.iter()
@@ -36,4 +36,26 @@ fn hand_picked_keys_have_the_assumed_bits() {
             "{layout}: x {x:x?} y {y:x?}"
         );
     }
+}
+
+/// The counters each of `hashes` has, alone in the counting models' filter.
+fn counters(hash: u64) -> Vec<u64> {
+    let f = counting_filter();
+    f.insert_hash(hash);
+    let bits = f.to_bloom().unwrap();
+    let mut found = Vec::new();
+    for (i, mut word) in bits.words().enumerate() {
+        while word != 0 {
+            found.push(i as u64 * 64 + u64::from(word.trailing_zeros()));
+            word &= word - 1;
+        }
+    }
+    found
+}
+
+#[test]
+fn counting_keys_are_neighbours_in_one_word() {
+    let (a, b) = (counters(COUNTING_A), counters(COUNTING_B));
+    assert!(a.contains(&230) && b.contains(&231), "{a:?} {b:?}");
+    assert!(a.iter().all(|c| !b.contains(c)), "{a:?} {b:?}");
 }

@@ -5,7 +5,8 @@
 //! same time is this chapter.
 //!
 //! The whole concurrency argument, in one place. The filter is an array of
-//! 64-bit atomic words (`src/bit_array.rs` holds every atomic operation,
+//! 64-bit atomic words (`src/bit_array.rs` holds every atomic operation on
+//! bits, `src/counter_array.rs` those on the counting filter's counters,
 //! through the facade `src/sync.rs` that swaps in loom's atomics for model
 //! checking). Between clears a word's bits only ever go from 0 to 1, and
 //! every operation is a load, `fetch_or`, `fetch_and` or `swap` of one word
@@ -37,6 +38,24 @@
 //! | G7 | **`intersect`.** It never clears a bit that `other` holds: every key both filters hold when it returns is kept, whether it was inserted into `self` before, during or after the call. A key `other` lacks that is inserted into `self` meanwhile may be kept or lost. | `fetch_and` per word with `other`'s bits: a racing `fetch_or` of bits `other` holds lands before (and is kept by the mask) or after. | `bulk.rs`: `intersect_racing_insert`, `intersect_racing_an_insert_of_a_shared_key`; negative control `negative.rs`: `split_fetch_and_loses_a_shared_key` |
 //! | G8 | **Counts** (`count_ones`, `estimated_len`, `estimated_false_positive_rate`, `words`, `==`) read each word once: they lie between the values before and after the inserts racing them, and successive counts never decrease. | Coherence per word; bits only grow. | `bulk.rs`: `count_racing_inserts_is_monotone` |
 //! | G9 | **Snapshots** (`try_clone`, `Clone`) hold every key inserted before the call began, and a racing insert whole, in part or not at all. | As G8. | `bulk.rs`: `snapshot_racing_insert` |
+//!
+//! ## The counting filter
+//!
+//! [`AtomicCountingBloom`](crate::AtomicCountingBloom) keeps 4-bit counters,
+//! sixteen to a word (`src/counter_array.rs`). Every change to a word is one
+//! `compare_exchange_weak` from the value it was computed from, retried
+//! (with `crossbeam_utils::Backoff`) when another thread changed the word
+//! first; a key's counters in one word change together, its words one
+//! after another. All `Relaxed`, for the reasons above: each update is a
+//! read-modify-write of one word, and no other memory is published through
+//! the counters.
+//!
+//! | # | guarantee | why `Relaxed` is enough | checked by |
+//! |---|---|---|---|
+//! | C1 | **No lost counts.** Concurrent inserts and removes of any keys, sharing words or not, each change exactly their own counts; once they finish the counters equal a sequential run of the same operations (if no counter saturated or was asked to go below zero). | A compare-and-swap succeeds only on the value its new value was computed from, so each update lands once in the word's modification order. | `loom-tests/tests/counting.rs`: `inserts_sharing_a_word_both_count`, `insert_and_remove_sharing_a_word`; negative control `split_counter_update_loses_a_count`; `tests/counting.rs`: `threads_inserting_and_removing_overlapping_keys_converge` |
+//! | C2 | **No false negative after happens-before.** A key whose inserts outnumber its removes, all happening-before a `contains` (or `count_of`), is found. | Coherence, as G2: the load reads the last update ordered before it or a later one; counters of a key with more inserts than removes stay above zero in every later value, since other keys' removes take only their own counts. | `counting.rs`: `insert_then_query_after_handoff`; `tests/counting.rs`: `agrees_with_a_multiset` |
+//! | C3 | **Saturation and zero are exact.** A counter stops at 15 and is never decremented from there; a counter at zero is never decremented; neither carries into nor borrows from its neighbour, however updates race. | The lanes that may change are computed from the value the compare-and-swap then checks. | `counting.rs`: `racing_increments_saturate_exactly`, `racing_checked_removes_spare_zero_counters`; negative control `wrapping_decrement_creates_a_false_negative` |
+//! | C4 | **`remove_checked`, `clear` and conversion.** `remove_checked`'s check and its decrement are separate steps: two removes of a key's last insert can both pass the check, and the second then finds the key's counters at zero, spares them and returns `false`. `clear` zeroes word by word (as G5): a racing insert survives whole, in part or not at all. `to_bloom`, counts and estimates read each word once (as G8, G9). | As G5 and G8. | `counting.rs`: `racing_checked_removes_spare_zero_counters`, `clear_racing_insert` |
 //!
 //! Every atomic operation in `src/` carries an `// ORDERING:` comment naming
 //! the guarantee above it serves. The loom suite and its run time are

@@ -1,0 +1,177 @@
+//! The counting filter's contract (C1-C4 in `docs::memory_ordering`), and
+//! negative controls: a counter update split into a load and a write, and
+//! a decrement that wraps below zero, each of which loom must catch.
+#![cfg(loom)]
+
+use atomic_bloom::AtomicCountingBloom;
+use atomic_bloom::fault::Fault;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicBool, Ordering};
+use loom_tests::{
+    COUNTING_A as A, COUNTING_B as B, counting_filter as filter, explore, model, with_fault,
+};
+
+/// `filter` after `inserts` on one thread.
+fn filter_with(inserts: &[u64]) -> AtomicCountingBloom {
+    let f = filter();
+    for &h in inserts {
+        f.insert_hash(h);
+    }
+    f
+}
+
+/// `spawned` on a new thread races `main` on the model's own thread.
+fn race<X: Send + 'static, Y>(
+    f: AtomicCountingBloom,
+    spawned: impl FnOnce(&AtomicCountingBloom) -> X + Send + 'static,
+    main: impl FnOnce(&AtomicCountingBloom) -> Y,
+) -> (Arc<AtomicCountingBloom>, X, Y) {
+    let f = Arc::new(f);
+    let handle = {
+        let f = f.clone();
+        loom::thread::spawn(move || spawned(&f))
+    };
+    let mine = main(&f);
+    let theirs = handle.join().unwrap();
+    (f, theirs, mine)
+}
+
+/// Two inserts of keys whose counters share a word: both count (C1).
+fn inserts_sharing_a_word() {
+    model(|| {
+        let (f, _, _) = race(filter(), |f| f.insert_hash(B), |f| f.insert_hash(A));
+        assert!(
+            f.count_of_hash(A) == 1 && f.count_of_hash(B) == 1,
+            "lost a count: A {}, B {}",
+            f.count_of_hash(A),
+            f.count_of_hash(B)
+        );
+        assert_eq!(
+            f.to_bloom().unwrap(),
+            filter_with(&[A, B]).to_bloom().unwrap()
+        );
+    });
+}
+
+#[test]
+fn inserts_sharing_a_word_both_count() {
+    inserts_sharing_a_word();
+}
+
+/// A remove of one key races an insert of another in the same word: the
+/// remove takes exactly its own count, the insert adds exactly its own
+/// (C1).
+#[test]
+fn insert_and_remove_sharing_a_word() {
+    model(|| {
+        let (f, removed, _) = race(
+            filter_with(&[A]),
+            |f| f.remove_hash(A),
+            |f| f.insert_hash(B),
+        );
+        assert!(removed, "A was present when removed");
+        assert_eq!((f.count_of_hash(A), f.count_of_hash(B)), (0, 1));
+        assert!(!f.contains_hash(A) && f.contains_hash(B));
+    });
+}
+
+/// Two inserts race on a key whose counters stand at 14: the counters end
+/// at exactly 15, saturated, and nothing carries into the neighbouring
+/// lane, which is `B`'s (C3).
+#[test]
+fn racing_increments_saturate_exactly() {
+    let mut start = vec![A; 14];
+    start.push(B);
+    model(move || {
+        let (f, _, _) = race(
+            filter_with(&start),
+            |f| f.insert_hash(A),
+            |f| f.insert_hash(A),
+        );
+        assert_eq!(f.count_of_hash(A), 15);
+        assert_eq!(f.count_of_hash(B), 1, "a carry reached the next lane");
+        assert_eq!(f.saturated_counters(), 2);
+    });
+}
+
+/// An insert that happens-before a query (here through a Release/Acquire
+/// flag) is seen (C2).
+#[test]
+fn insert_then_query_after_handoff() {
+    explore(&[false, true], || {
+        let ready = Arc::new(AtomicBool::new(false));
+        let flag = ready.clone();
+        let (_, (), saw_flag) = race(
+            filter(),
+            move |f| {
+                f.insert_hash(A);
+                flag.store(true, Ordering::Release);
+            },
+            |f| {
+                let saw_flag = ready.load(Ordering::Acquire);
+                if saw_flag {
+                    assert!(f.contains_hash(A), "false negative after the handoff");
+                }
+                saw_flag
+            },
+        );
+        saw_flag
+    });
+}
+
+/// Two threads remove the last insert of `A` with `remove_checked`: both
+/// can pass the check (it is not atomic with the decrement), and the second
+/// decrement then finds `A`'s counters at zero. Zero counters are spared,
+/// so `B`, whose counter is the next lane up, stays present (C3, C4), and
+/// each remove reports whether it found all of `A`'s counters above zero.
+fn double_checked_remove() {
+    explore(&[1, 0], || {
+        let (f, theirs, mine) = race(
+            filter_with(&[A, B]),
+            |f| f.remove_checked_hash(A),
+            |f| f.remove_checked_hash(A),
+        );
+        assert!(f.contains_hash(B), "a false negative for B");
+        assert!(!f.contains_hash(A));
+        // How many removes found every counter above zero: one, or none
+        // when both passed the check and each then found one of `A`'s two
+        // counters already taken by the other.
+        assert!(!(theirs && mine), "both removes took a count");
+        usize::from(theirs) + usize::from(mine)
+    });
+}
+
+#[test]
+fn racing_checked_removes_spare_zero_counters() {
+    double_checked_remove();
+}
+
+/// `clear` racing an insert: `B`, in before the clear, is gone; `A`'s
+/// insert may survive whole or not at all (or, with counters in two words,
+/// in part), and never counts twice (C4).
+#[test]
+fn clear_racing_insert() {
+    explore(&[false, true], || {
+        let (f, (), _) = race(filter_with(&[B]), |f| f.clear(), |f| f.insert_hash(A));
+        assert_eq!(f.count_of_hash(B), 0, "a key from before clear survived");
+        assert!(f.count_of_hash(A) <= 1);
+        f.contains_hash(A)
+    });
+}
+
+/// Negative control: counter updates split into a load and a write lose a
+/// count when both inserts load the shared word before either writes.
+#[test]
+#[should_panic(expected = "lost a count")]
+fn split_counter_update_loses_a_count() {
+    with_fault(Fault::SplitCounterUpdate, inserts_sharing_a_word);
+}
+
+/// Negative control: a decrement that does not spare zero counters
+/// borrows from the next lane when both checked removes pass: `B` becomes
+/// a false negative.
+#[test]
+#[should_panic(expected = "a false negative for B")]
+fn wrapping_decrement_creates_a_false_negative() {
+    with_fault(Fault::WrappingDecrement, double_checked_remove);
+}

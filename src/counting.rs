@@ -1,0 +1,450 @@
+//! # The counting filter: keys that can be removed
+//!
+//! A plain Bloom filter cannot forget a key: clearing its bits would erase
+//! other keys that share them. A counting Bloom filter (Fan, Cao, Almeida
+//! and Broder, "Summary Cache", 2000) keeps a small counter where the plain
+//! filter keeps a bit: an insert adds one to each of the key's counters, a
+//! remove takes one away, and a key is present while all of its counters
+//! are above zero.
+//!
+//! [`AtomicCountingBloom`] keeps one 4-bit counter for each bit a plain
+//! [`AtomicBloom`] of the same [`Sizing`] would have, packed sixteen to an
+//! `AtomicU64` (`counter_array.rs`). A key's counters are exactly the bits
+//! it sets in the plain filter, in every layout, so the plain filter's
+//! sizing model holds unchanged (a counter above zero is a set bit), and
+//! [`to_bloom`](AtomicCountingBloom::to_bloom) turns a counting filter into
+//! the plain one that answers every query the same, in a quarter of the
+//! memory, for readers that never remove.
+//!
+//! ## Overflow and underflow
+//!
+//! A counter stops at 15 and is never decremented again: it may stand for
+//! more than 15 keys, and taking one away could leave it at zero while a
+//! key still needs it. So overflow can make a removed key linger (a false
+//! positive), never make a present key vanish. With 4-bit counters and the
+//! optimal `k`, the chance that any counter reaches 16 is at most
+//! `1.37e-15 × m` (Fan et al.), so saturation signals misuse (far more keys
+//! than sized for, or one key inserted over and over);
+//! [`saturated_counters`](AtomicCountingBloom::saturated_counters) counts
+//! them. A counter at zero is never decremented either.
+//!
+//! ## Removing what was never inserted
+//!
+//! [`remove`](AtomicCountingBloom::remove) trusts its caller: it
+//! decrements the key's counters. If the key was never inserted, some of
+//! those counts belong to other keys, and a key sharing them can become a
+//! false negative, the one error a Bloom filter must not make.
+//! [`remove_checked`](AtomicCountingBloom::remove_checked) refuses a key
+//! that is not present; the check and the decrement are separate steps, so
+//! a racing remove of the same key can still slip between them (see the
+//! contract below).
+//!
+//! ## Concurrency
+//!
+//! Every operation takes `&self`, with no lock. Each counter word is
+//! updated by one compare-and-swap that changes all of the key's counters
+//! in that word; a key's counters in different words are updated one word
+//! after another. The `docs::memory_ordering` chapter (C1-C4) states what
+//! that guarantees and names the loom model of each guarantee.
+
+use crate::bit_array::BitArray;
+use crate::counter_array::{
+    COUNTERS_PER_WORD, CounterArray, MAX_COUNT, count, saturated_lanes, zero_lanes,
+};
+use crate::error::BuildError;
+use crate::filter::{AtomicBloom, estimate_len, rate_of_words};
+use crate::hasher::WyBuildHasher;
+use crate::layout::Layout;
+use crate::probe::{Probe, with_probe};
+use crate::sizing::{MAX_HASHES, Sizing};
+use std::fmt;
+use std::hash::{BuildHasher, Hash};
+
+/// A counting Bloom filter that many threads share without a lock: keys
+/// can be removed as well as inserted.
+///
+/// ```
+/// use atomic_bloom::AtomicCountingBloom;
+///
+/// let sessions = AtomicCountingBloom::new(10_000, 0.01)?;
+/// sessions.insert("alice");
+/// sessions.insert("bob");
+/// assert!(sessions.remove("alice"));
+/// assert!(!sessions.contains("alice"));
+/// assert!(sessions.contains("bob"));
+/// // The plain filter of the same keys, for readers: a quarter of the memory.
+/// let snapshot = sessions.to_bloom()?;
+/// assert!(snapshot.contains("bob"));
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+pub struct AtomicCountingBloom<S = WyBuildHasher> {
+    counters: CounterArray,
+    sizing: Sizing,
+    hasher: S,
+}
+
+impl AtomicCountingBloom {
+    /// A counting filter for `expected_items` keys at `false_positive_rate`,
+    /// in the default layout, hashed with wyhash (seed 0): the same sizes
+    /// as [`AtomicBloom::new`], with four bits per counter.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, AtomicCountingBloom};
+    /// let counting = AtomicCountingBloom::new(1_000, 0.01)?;
+    /// let plain = AtomicBloom::new(1_000, 0.01)?;
+    /// assert_eq!(counting.sizing(), plain.sizing());
+    /// assert_eq!(counting.memory_bytes(), 4 * plain.memory_bytes());
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn new(expected_items: usize, false_positive_rate: f64) -> Result<Self, BuildError> {
+        let sizing = Sizing::for_rate(Layout::default(), expected_items, false_positive_rate)?;
+        Self::with_sizing(sizing, WyBuildHasher::default())
+    }
+}
+
+impl<S: BuildHasher> AtomicCountingBloom<S> {
+    /// A counting filter of the given size (a counter per bit of `sizing`)
+    /// hashing with `hasher`.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicCountingBloom, Layout, Sizing, WyBuildHasher};
+    /// let sizing = Sizing::for_rate(Layout::Word, 1_000, 0.01)?;
+    /// let f = AtomicCountingBloom::with_sizing(sizing, WyBuildHasher::with_seed(7))?;
+    /// assert_eq!(f.layout(), Layout::Word);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn with_sizing(sizing: Sizing, hasher: S) -> Result<Self, BuildError> {
+        let num_words = usize::try_from(sizing.num_bits() / COUNTERS_PER_WORD).map_err(|_| {
+            BuildError::TooLarge {
+                requested_bits: u128::from(sizing.num_bits()) * 4,
+                max_bits: usize::MAX as u64,
+            }
+        })?;
+        let counters = CounterArray::zeroed(num_words).ok_or(BuildError::AllocationFailed {
+            bytes: sizing.num_bits() / 2,
+        })?;
+        Ok(AtomicCountingBloom {
+            counters,
+            sizing,
+            hasher,
+        })
+    }
+
+    /// Inserts `key`: adds one to each of its counters (those not
+    /// saturated). Returns `true` if one of them was zero, which is what
+    /// [`AtomicBloom::insert`] returns: this call made the key present.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// assert!(f.insert("apple"));
+    /// assert!(!f.insert("apple")); // counted twice now
+    /// assert_eq!(f.count_of("apple"), 2);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn insert<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.insert_hash(self.hasher.hash_one(key))
+    }
+
+    /// [`insert`](Self::insert) for a key whose 64-bit hash the caller
+    /// holds, as [`AtomicBloom::insert_hash`].
+    pub fn insert_hash(&self, hash: u64) -> bool {
+        let mut was_zero = false;
+        self.for_each_word(hash, |word, lanes| {
+            let old = self.counters.increment(word, lanes);
+            was_zero |= zero_lanes(old) & lanes != 0;
+        });
+        was_zero
+    }
+
+    /// Removes one insert of `key`: takes one from each of its counters
+    /// (those neither zero nor saturated). Returns `true` if every one of
+    /// them was above zero when this call took from it, as it is for a key
+    /// that was inserted more often than removed.
+    ///
+    /// `false` means the key was not present, and its counters that were
+    /// above zero were decremented all the same: those counts belonged to
+    /// other keys, which may now be false negatives. Remove only keys you
+    /// inserted, or use [`remove_checked`](Self::remove_checked).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// f.insert("apple");
+    /// f.insert("apple");
+    /// assert!(f.remove("apple"));
+    /// assert!(f.contains("apple")); // inserted twice, removed once
+    /// assert!(f.remove("apple"));
+    /// assert!(!f.contains("apple"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn remove<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.remove_hash(self.hasher.hash_one(key))
+    }
+
+    /// Removes one insert of `key` if it is present; returns whether it
+    /// was. A key that is absent is left alone, so removing a key that was
+    /// never inserted cannot take counts from other keys.
+    ///
+    /// The check and the decrement are two steps, not one atomic action: if
+    /// two threads remove the last insert of the same key at once, both can
+    /// pass the check, and the second decrement then takes from other keys'
+    /// counts, as [`remove`](Self::remove) of an absent key does. Keys that
+    /// each thread inserted itself, or removes of a key serialized by the
+    /// caller, are safe.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// f.insert("apple");
+    /// assert!(!f.remove_checked("pear")); // never inserted: nothing changes
+    /// assert!(f.remove_checked("apple"));
+    /// assert!(!f.remove_checked("apple"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn remove_checked<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.remove_checked_hash(self.hasher.hash_one(key))
+    }
+
+    /// [`remove_checked`](Self::remove_checked) by hash.
+    pub fn remove_checked_hash(&self, hash: u64) -> bool {
+        self.contains_hash(hash) && self.remove_hash(hash)
+    }
+
+    /// Whether `key` may be present: all of its counters are above zero.
+    /// `false` is certain for a key inserted more often than removed.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// f.insert(&42u64);
+    /// assert!(f.contains(&42u64));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+
+    /// How many times `key` was inserted, at most: the smallest of its
+    /// counters (0 if absent; 15 if saturated, which stands for 15 or
+    /// more). Other keys that share every one of its counters raise it, so
+    /// it is an upper bound of inserts minus removes, exact for most keys
+    /// of a filter within its capacity.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// for _ in 0..3 { f.insert("apple"); }
+    /// assert_eq!(f.count_of("apple"), 3);
+    /// assert_eq!(f.count_of("pear"), 0);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn count_of<T: Hash + ?Sized>(&self, key: &T) -> u8 {
+        self.count_of_hash(self.hasher.hash_one(key))
+    }
+
+    /// [`count_of`](Self::count_of) by hash.
+    pub fn count_of_hash(&self, hash: u64) -> u8 {
+        let mut least = MAX_COUNT;
+        self.for_each_word(hash, |word, lanes| {
+            let value = self.counters.load(word);
+            let mut lanes = lanes;
+            while lanes != 0 {
+                least = least.min(count(value, u64::from(lanes.trailing_zeros() / 4)));
+                lanes &= lanes - 1;
+            }
+        });
+        least
+    }
+
+    /// [`remove`](Self::remove) by hash.
+    pub fn remove_hash(&self, hash: u64) -> bool {
+        let mut all_present = true;
+        self.for_each_word(hash, |word, lanes| {
+            let old = self.counters.decrement(word, lanes);
+            all_present &= zero_lanes(old) & lanes == 0;
+        });
+        all_present
+    }
+
+    /// [`contains`](Self::contains) by hash.
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let mut present = true;
+        self.for_each_word(hash, |word, lanes| {
+            present &= zero_lanes(self.counters.load(word)) & lanes == 0;
+        });
+        present
+    }
+
+    /// Calls `f(word, lanes)` for each counter word holding some of the
+    /// key's counters, once, with the lane mask of those counters.
+    fn for_each_word(&self, hash: u64, mut f: impl FnMut(usize, u64)) {
+        // At most `k` counters; sorted, so a word's lanes are adjacent, and
+        // a counter two probes share comes once.
+        let mut counters = [0u64; MAX_HASHES as usize];
+        let mut len = 0;
+        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).bits(|bit| {
+            counters[len] = bit;
+            len += 1;
+        }));
+        let counters = &mut counters[..len];
+        counters.sort_unstable();
+        let mut i = 0;
+        while i < counters.len() {
+            let word = counters[i] / COUNTERS_PER_WORD;
+            let mut lanes = 0;
+            while i < counters.len() && counters[i] / COUNTERS_PER_WORD == word {
+                lanes |= 1 << (4 * (counters[i] % COUNTERS_PER_WORD));
+                i += 1;
+            }
+            f(word as usize, lanes);
+        }
+    }
+}
+
+impl<S> AtomicCountingBloom<S> {
+    /// Sets every counter to zero, word by word: keys inserted before the
+    /// call began are gone when it returns, keys inserted after it returns
+    /// are kept, and an insert or remove racing it may be kept in part.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// f.insert("apple");
+    /// f.clear();
+    /// assert!(!f.contains("apple"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn clear(&self) {
+        self.counters.clear();
+    }
+
+    /// How many counters are saturated (at 15, stuck there). Above zero
+    /// only when far more keys went in than the filter was sized for, or
+    /// one key went in many times; each such counter may keep a removed key
+    /// reported present.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// for _ in 0..20 { f.insert("hot key"); }
+    /// assert_eq!(f.saturated_counters(), u64::from(f.num_hashes()));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn saturated_counters(&self) -> u64 {
+        self.counters
+            .words()
+            .map(|w| u64::from(saturated_lanes(w).count_ones()))
+            .sum()
+    }
+
+    /// The plain-filter words of the counters: bit `i` set iff counter `i`
+    /// is above zero.
+    fn bit_words(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut words = self.counters.words();
+        (0..self.sizing.num_bits() / 64).map(move |_| {
+            (0..4).fold(0u64, |bits, quarter| {
+                let nonzero = !zero_lanes(words.next().unwrap_or(0));
+                (0..16).fold(bits, |bits, lane| {
+                    bits | ((nonzero >> (4 * lane)) & 1) << (16 * quarter + lane)
+                })
+            })
+        })
+    }
+
+    /// Estimated number of distinct keys present, from the number of
+    /// counters above zero, as [`AtomicBloom::estimated_len`] estimates it
+    /// from set bits; `None` once every counter is above zero.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(10_000, 0.01)?;
+    /// for i in 0..5_000u64 { f.insert(&i); }
+    /// for i in 0..1_000u64 { f.remove(&i); }
+    /// let n = f.estimated_len().unwrap();
+    /// assert!((3_900..4_100).contains(&n), "{n}");
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn estimated_len(&self) -> Option<u64> {
+        let nonzero = self.bit_words().map(|w| u64::from(w.count_ones())).sum();
+        estimate_len(&self.sizing, nonzero)
+    }
+
+    /// The false-positive rate as the counters stand now, as
+    /// [`AtomicBloom::estimated_false_positive_rate`] computes it from set
+    /// bits (a counter above zero is a set bit).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(10_000, 0.01)?;
+    /// for i in 0..10_000u64 { f.insert(&i); }
+    /// let p = f.estimated_false_positive_rate();
+    /// assert!((0.008..0.0105).contains(&p), "{p}");
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn estimated_false_positive_rate(&self) -> f64 {
+        rate_of_words(&self.sizing, self.bit_words())
+    }
+
+    /// Counters in the array (`m`): one per bit of the plain filter.
+    pub fn num_counters(&self) -> u64 {
+        self.sizing.num_bits()
+    }
+
+    /// Counters per key (`k`).
+    pub fn num_hashes(&self) -> u32 {
+        self.sizing.num_hashes()
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.sizing.layout()
+    }
+
+    /// The sizing: the plain filter's, a counter for each of its bits.
+    pub fn sizing(&self) -> Sizing {
+        self.sizing
+    }
+
+    /// The hasher.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Bytes of memory the counters take: four bits each, rounded up to
+    /// whole cache lines.
+    pub fn memory_bytes(&self) -> usize {
+        self.counters.memory_bytes()
+    }
+}
+
+impl<S: BuildHasher + Clone> AtomicCountingBloom<S> {
+    /// The plain filter of the same sizing and hasher whose bit `i` is set
+    /// iff counter `i` is above zero: it answers `contains` as this filter
+    /// does, in a quarter of the memory. Each counter word is read once; an
+    /// insert or remove racing the call may be seen in part.
+    ///
+    /// ```
+    /// let counting = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// counting.insert("a");
+    /// counting.insert("b");
+    /// counting.remove("a");
+    /// let plain = counting.to_bloom()?;
+    /// assert!(plain.contains("b"));
+    /// assert_eq!(plain.contains("a"), counting.contains("a"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn to_bloom(&self) -> Result<AtomicBloom<S>, BuildError> {
+        let num_words = self.counters.num_words() / 4;
+        let mut bits = BitArray::zeroed(num_words).ok_or(BuildError::AllocationFailed {
+            bytes: self.sizing.num_bits() / 8,
+        })?;
+        bits.fill(0, self.bit_words());
+        Ok(AtomicBloom::from_parts(
+            bits,
+            self.sizing,
+            self.hasher.clone(),
+        ))
+    }
+}
+
+impl<S> fmt::Debug for AtomicCountingBloom<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AtomicCountingBloom")
+            .field("layout", &self.layout())
+            .field("num_counters", &self.num_counters())
+            .field("num_hashes", &self.num_hashes())
+            .finish_non_exhaustive()
+    }
+}
