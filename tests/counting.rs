@@ -199,3 +199,9 @@ fn threads_inserting_and_removing_overlapping_keys_converge() {
         }
     }
 }
+
+#[test]
+fn is_send_and_sync() {
+    fn shared_across_threads<T: Send + Sync>() {}
+    shared_across_threads::<AtomicCountingBloom>();
+}
