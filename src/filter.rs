@@ -886,44 +886,49 @@ pub(crate) fn estimate_len(sizing: &Sizing, ones: u64) -> Option<u64> {
 /// are `words` (see [`AtomicBloom::estimated_false_positive_rate`]): the
 /// mean over blocks of (fill of the block)^k, the whole array being one
 /// block for `Standard`.
-pub(crate) fn rate_of_words(sizing: &Sizing, mut words: impl Iterator<Item = u64>) -> f64 {
+pub(crate) fn rate_of_words(sizing: &Sizing, words: impl Iterator<Item = u64>) -> f64 {
     let k = sizing.num_hashes() as i32;
-    let ones = |w: &u64| u64::from(w.count_ones());
-    let fill_rate = |ones: u64, bits: u64, k: i32| (ones as f64 / bits as f64).powi(k);
-    let num_lines = sizing.num_bits() / 64 / WORDS_PER_LINE as u64;
-    // Sizes of `Blocked` and `Sectorized` are whole lines of 8 words.
-    let mut lines = (0..num_lines).map(|_| {
-        let line: [u64; WORDS_PER_LINE] = std::array::from_fn(|_| words.next().unwrap_or(0));
-        line
-    });
+    // The rate of one block of `bits` bits with `ones` of them set.
+    let rate = |ones: u64, bits: u64, k: i32| (ones as f64 / bits as f64).powi(k);
+    let ones = |words: &[u64]| words.iter().map(|w| u64::from(w.count_ones())).sum();
     match sizing.layout() {
-        Layout::Standard => fill_rate(words.map(|w| ones(&w)).sum(), sizing.num_bits(), k),
-        Layout::Word => {
-            let num_words = sizing.num_bits() / 64;
-            words.map(|w| fill_rate(ones(&w), 64, k)).sum::<f64>() / num_words as f64
-        }
-        Layout::Blocked => {
-            let sum: f64 = lines
-                .by_ref()
-                .map(|line| fill_rate(line.iter().map(ones).sum(), 512, k))
-                .sum();
-            sum / num_lines as f64
-        }
+        Layout::Standard => rate(
+            words.map(|w| u64::from(w.count_ones())).sum(),
+            sizing.num_bits(),
+            k,
+        ),
+        Layout::Word => mean(words.map(|w| rate(u64::from(w.count_ones()), 64, k))),
+        Layout::Blocked => mean(lines(words).map(|line| rate(ones(&line), 512, k))),
         // A key tests `ceil(k/2)` bits of one of the block's first four
         // words and `floor(k/2)` of one of its last four: per block, the
         // product of the mean rates of the two halves.
-        Layout::Sectorized => {
-            let half = |words: &[u64], k: i32| {
-                words.iter().map(|w| fill_rate(ones(w), 64, k)).sum::<f64>() / words.len() as f64
+        Layout::Sectorized => mean(lines(words).map(|line| {
+            let half = |words: &[u64], k| {
+                mean(words.iter().map(|w| rate(u64::from(w.count_ones()), 64, k)))
             };
-            let sum: f64 = lines
-                .by_ref()
-                .map(|line| {
-                    let (first, second) = line.split_at(WORDS_PER_LINE / 2);
-                    half(first, (k + 1) / 2) * half(second, k / 2)
-                })
-                .sum();
-            sum / num_lines as f64
-        }
+            let (first, second) = line.split_at(WORDS_PER_LINE / 2);
+            half(first, (k + 1) / 2) * half(second, k / 2)
+        })),
     }
+}
+
+/// `words` in lines of eight (the sizes of `Blocked` and `Sectorized` are
+/// whole lines).
+fn lines(mut words: impl Iterator<Item = u64>) -> impl Iterator<Item = [u64; WORDS_PER_LINE]> {
+    std::iter::from_fn(move || {
+        let first = words.next()?;
+        Some(std::array::from_fn(|i| {
+            if i == 0 {
+                first
+            } else {
+                words.next().unwrap_or(0)
+            }
+        }))
+    })
+}
+
+/// The mean of `values` (0 for none).
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0u64), |(sum, n), v| (sum + v, n + 1));
+    if n == 0 { 0.0 } else { sum / n as f64 }
 }

@@ -257,18 +257,19 @@ pub fn with_fault(fault: atomic_bloom::fault::Fault, scenario: impl FnOnce()) {
     scenario();
 }
 
-/// One race on one filter: `spawned` runs on a new thread while `main` runs
-/// on the model's own; returns the filter once both are done, with their
-/// results. Give `main` the side that loads a word and then writes it (an
+/// One race on one filter (plain or counting): `spawned` runs on a new
+/// thread while `main` runs on the model's own; returns the filter once
+/// both are done, with their results. Give `main` the side that loads a word and then writes it (an
 /// insert) where the other side only reads: see [`model`] for the loom quirk
 /// this avoids.
 #[cfg(loom)]
-pub fn race<A, B>(
-    filter: AtomicBloom,
-    spawned: impl FnOnce(&AtomicBloom) -> A + Send + 'static,
-    main: impl FnOnce(&AtomicBloom) -> B,
-) -> (loom::sync::Arc<AtomicBloom>, A, B)
+pub fn race<F, A, B>(
+    filter: F,
+    spawned: impl FnOnce(&F) -> A + Send + 'static,
+    main: impl FnOnce(&F) -> B,
+) -> (loom::sync::Arc<F>, A, B)
 where
+    F: Send + Sync + 'static,
     A: Send + 'static,
 {
     let filter = loom::sync::Arc::new(filter);

@@ -8,7 +8,7 @@ use atomic_bloom::fault::Fault;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering};
 use loom_tests::{
-    COUNTING_A as A, COUNTING_B as B, counting_filter as filter, explore, model, with_fault,
+    COUNTING_A as A, COUNTING_B as B, counting_filter as filter, explore, model, race, with_fault,
 };
 
 /// `filter` after `inserts` on one thread.
@@ -18,22 +18,6 @@ fn filter_with(inserts: &[u64]) -> AtomicCountingBloom {
         f.insert_hash(h);
     }
     f
-}
-
-/// `spawned` on a new thread races `main` on the model's own thread.
-fn race<X: Send + 'static, Y>(
-    f: AtomicCountingBloom,
-    spawned: impl FnOnce(&AtomicCountingBloom) -> X + Send + 'static,
-    main: impl FnOnce(&AtomicCountingBloom) -> Y,
-) -> (Arc<AtomicCountingBloom>, X, Y) {
-    let f = Arc::new(f);
-    let handle = {
-        let f = f.clone();
-        loom::thread::spawn(move || spawned(&f))
-    };
-    let mine = main(&f);
-    let theirs = handle.join().unwrap();
-    (f, theirs, mine)
 }
 
 /// Two inserts of keys whose counters share a word: both count (C1).
