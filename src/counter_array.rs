@@ -70,6 +70,12 @@ impl CounterArray {
         BitArray::zeroed(num_words).map(|words| CounterArray { words })
     }
 
+    /// Counters held in `words` (sixteen to a word, as this array keeps
+    /// them): how a file's body becomes an array.
+    pub(crate) fn from_words(words: BitArray) -> Self {
+        CounterArray { words }
+    }
+
     /// Words in use.
     pub(crate) fn num_words(&self) -> usize {
         self.words.num_words()

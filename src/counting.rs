@@ -52,7 +52,7 @@ use crate::counter_array::{
     COUNTERS_PER_WORD, CounterArray, MAX_COUNT, count, saturated_lanes, zero_lanes,
 };
 use crate::error::BuildError;
-use crate::filter::{AtomicBloom, estimate_len, rate_of_words};
+use crate::filter::{AtomicBloom, Builder, FINGERPRINT_KEY, estimate_len, rate_of_words};
 use crate::hasher::WyBuildHasher;
 use crate::layout::Layout;
 use crate::probe::{Probe, with_probe};
@@ -81,6 +81,8 @@ pub struct AtomicCountingBloom<S = WyBuildHasher> {
     counters: CounterArray,
     sizing: Sizing,
     hasher: S,
+    /// `hasher.hash_one(FINGERPRINT_KEY)`, compared by `eq`.
+    fingerprint: u64,
 }
 
 impl AtomicCountingBloom {
@@ -99,6 +101,58 @@ impl AtomicCountingBloom {
     pub fn new(expected_items: usize, false_positive_rate: f64) -> Result<Self, BuildError> {
         let sizing = Sizing::for_rate(Layout::default(), expected_items, false_positive_rate)?;
         Self::with_sizing(sizing, WyBuildHasher::default())
+    }
+
+    /// A counting filter of `num_counters` counters (rounded up as
+    /// [`AtomicBloom::with_bits`] rounds bits) and `num_hashes` counters per
+    /// key, in the default layout.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::with_counters(1000, 5)?;
+    /// assert_eq!((f.num_counters(), f.num_hashes()), (1024, 5));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn with_counters(num_counters: u64, num_hashes: u32) -> Result<Self, BuildError> {
+        AtomicBloom::builder()
+            .bits(num_counters, num_hashes)
+            .build_counting()
+    }
+
+    /// The plain filter's [`Builder`]: size, layout and hasher are chosen
+    /// the same way, and [`build_counting`](Builder::build_counting) builds
+    /// the counting filter (`bits` there means counters).
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicCountingBloom, Layout};
+    /// let f = AtomicCountingBloom::builder()
+    ///     .capacity(10_000, 0.001)
+    ///     .layout(Layout::Word)
+    ///     .seed(7)
+    ///     .build_counting()?;
+    /// assert_eq!(f.layout(), Layout::Word);
+    /// assert_eq!(f.hasher().seed(), 7);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+}
+
+impl<S: BuildHasher> Builder<S> {
+    /// Validates the parameters and allocates a zeroed
+    /// [`AtomicCountingBloom`]: a counter for each bit the plain filter
+    /// [`build`](Builder::build) would give.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, BuildError};
+    /// let f = AtomicBloom::builder().capacity(1_000, 0.01).build_counting()?;
+    /// assert_eq!(f.sizing(), AtomicBloom::new(1_000, 0.01)?.sizing());
+    /// assert_eq!(AtomicBloom::builder().build_counting().unwrap_err(), BuildError::MissingSize);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn build_counting(self) -> Result<AtomicCountingBloom<S>, BuildError> {
+        let sizing = self.sizing_for(None)?;
+        AtomicCountingBloom::with_sizing(sizing, self.into_hasher())
     }
 }
 
@@ -123,11 +177,18 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         let counters = CounterArray::zeroed(num_words).ok_or(BuildError::AllocationFailed {
             bytes: sizing.num_bits() / 2,
         })?;
-        Ok(AtomicCountingBloom {
+        Ok(Self::from_parts(counters, sizing, hasher))
+    }
+
+    /// The filter of `sizing` and `hasher` holding `counters` (a counter
+    /// per bit of `sizing`).
+    pub(crate) fn from_parts(counters: CounterArray, sizing: Sizing, hasher: S) -> Self {
+        AtomicCountingBloom {
             counters,
             sizing,
+            fingerprint: hasher.hash_one(FINGERPRINT_KEY),
             hasher,
-        })
+        }
     }
 
     /// Inserts `key`: adds one to each of its counters (those not
@@ -436,6 +497,36 @@ impl<S: BuildHasher + Clone> AtomicCountingBloom<S> {
             self.sizing,
             self.hasher.clone(),
         ))
+    }
+}
+
+/// What the file format (`persist/`) needs to see of a counting filter.
+impl<S> AtomicCountingBloom<S> {
+    pub(crate) fn counter_array(&self) -> &CounterArray {
+        &self.counters
+    }
+}
+
+/// Equal when the parameters, the hashers (by fingerprint) and every
+/// counter are equal. Meant for filters no thread is changing: each
+/// counter word is read once.
+///
+/// ```
+/// let a = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+/// let b = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+/// a.insert("x");
+/// assert_ne!(a, b);
+/// b.insert("x");
+/// assert_eq!(a, b);
+/// b.insert("x"); // counted twice in b
+/// assert_ne!(a, b);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+impl<S> PartialEq for AtomicCountingBloom<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.sizing == other.sizing
+            && self.fingerprint == other.fingerprint
+            && self.counters.words().eq(other.counters.words())
     }
 }
 

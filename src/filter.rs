@@ -63,7 +63,9 @@ pub struct AtomicBloom<S = WyBuildHasher> {
     fingerprint: u64,
 }
 
-/// Configures and builds an [`AtomicBloom`]; from [`AtomicBloom::builder`].
+/// Configures and builds an [`AtomicBloom`] (from [`AtomicBloom::builder`]),
+/// or an [`AtomicCountingBloom`](crate::AtomicCountingBloom) of the same
+/// sizing with [`build_counting`](Builder::build_counting).
 ///
 /// A size is required: [`capacity`](Builder::capacity) (items and
 /// false-positive rate) or [`bits`](Builder::bits) (bits and hashes). The
@@ -231,26 +233,37 @@ impl<S: BuildHasher> Builder<S> {
     /// Builds the filter; `keys`, when collecting, is how many keys there
     /// are (sizing a [`false_positive_rate`](Self::false_positive_rate)).
     fn build_for(self, keys: Option<usize>) -> Result<AtomicBloom<S>, BuildError> {
+        let sizing = self.sizing_for(keys)?;
+        AtomicBloom::with_sizing(sizing, self.hasher)
+    }
+
+    /// The sizing the builder's size and layout give; `keys`, when
+    /// collecting, is how many keys there are.
+    pub(crate) fn sizing_for(&self, keys: Option<usize>) -> Result<Sizing, BuildError> {
         let rate_for = |false_positive_rate| {
             let items = keys.ok_or(BuildError::MissingSize)?.max(1);
             Sizing::for_rate(self.layout, items, false_positive_rate)
         };
-        let sizing = match self.size {
-            None if keys.is_some() => rate_for(DEFAULT_FALSE_POSITIVE_RATE)?,
-            None => return Err(BuildError::MissingSize),
+        match self.size {
+            None if keys.is_some() => rate_for(DEFAULT_FALSE_POSITIVE_RATE),
+            None => Err(BuildError::MissingSize),
             Some(Size::Rate {
                 false_positive_rate,
-            }) => rate_for(false_positive_rate)?,
+            }) => rate_for(false_positive_rate),
             Some(Size::Capacity {
                 items,
                 false_positive_rate,
-            }) => Sizing::for_rate(self.layout, items, false_positive_rate)?,
+            }) => Sizing::for_rate(self.layout, items, false_positive_rate),
             Some(Size::Bits {
                 num_bits,
                 num_hashes,
-            }) => Sizing::for_bits(self.layout, num_bits, num_hashes)?,
-        };
-        AtomicBloom::with_sizing(sizing, self.hasher)
+            }) => Sizing::for_bits(self.layout, num_bits, num_hashes),
+        }
+    }
+
+    /// The builder's hasher, taken out.
+    pub(crate) fn into_hasher(self) -> S {
+        self.hasher
     }
 
     /// The hasher the filter will have.
@@ -744,13 +757,9 @@ impl<S> AtomicBloom<S> {
     }
 }
 
-/// What the file format (`persist.rs`) and batches (`batch.rs`) need to
+/// What the file format (`persist/`) and batches (`batch.rs`) need to
 /// see of a filter.
 impl<S> AtomicBloom<S> {
-    pub(crate) fn fingerprint(&self) -> u64 {
-        self.fingerprint
-    }
-
     pub(crate) fn bit_array(&self) -> &BitArray {
         &self.bits
     }

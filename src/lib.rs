@@ -75,7 +75,7 @@ pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::Bytes;
 pub use layout::{Layout, ParseLayoutError};
-pub use persist::{FORMAT_VERSION, HasherId, MAGIC, ReadError, atomic_write};
+pub use persist::{FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, atomic_write};
 pub use sizing::{MAX_BITS, MAX_HASHES, Sizing, hash_floor};
 #[cfg(loom)]
 #[doc(hidden)]

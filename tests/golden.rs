@@ -1,5 +1,5 @@
-//! Golden files: small filters written by format version 1 and committed
-//! under `tests/golden/`. Reading them checks that old files stay readable
+//! Golden files: small filters committed under `tests/golden/`, plain ones
+//! in format version 1 and counting ones in version 2. Reading them checks that old files stay readable
 //! and mean the same keys; writing the same filters today must give the
 //! same bytes. A change that breaks either fails here: it needs a new
 //! format version, not an edited golden file.
@@ -7,7 +7,7 @@
 //! `cargo test --test golden -- --ignored` rewrites them (only for a new
 //! format version, kept beside the old ones).
 
-use atomic_bloom::{AtomicBloom, Layout};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout};
 use std::path::PathBuf;
 
 struct Golden {
@@ -112,10 +112,68 @@ fn golden_files_read_back_with_their_parameters_and_keys() {
     }
 }
 
+/// Counting filters at p = 1%, seed 0, one per layout.
+const COUNTING_GOLDEN: [(&str, Layout); 4] = [
+    ("v2-counting-standard.abf", Layout::Standard),
+    ("v2-counting-blocked.abf", Layout::Blocked),
+    ("v2-counting-word.abf", Layout::Word),
+    ("v2-counting-sectorized.abf", Layout::Sectorized),
+];
+
+/// Keys `golden-0..100` inserted, `golden-0..10` a second time, and
+/// `golden-90..100` removed: counters of 0, 1, 2 and more.
+fn build_counting(layout: Layout) -> AtomicCountingBloom {
+    let f = AtomicCountingBloom::builder()
+        .capacity(KEYS, 0.01)
+        .layout(layout)
+        .build_counting()
+        .unwrap();
+    for i in (0..KEYS).chain(0..10) {
+        f.insert(format!("golden-{i}").as_str());
+    }
+    for i in 90..KEYS {
+        assert!(f.remove(format!("golden-{i}").as_str()));
+    }
+    f
+}
+
+#[test]
+fn counting_golden_files_read_back_with_their_counts() {
+    for (file, layout) in COUNTING_GOLDEN {
+        let bytes = std::fs::read(path(file)).unwrap();
+        let f = AtomicCountingBloom::from_bytes(&bytes).unwrap();
+        let plain = AtomicBloom::builder()
+            .capacity(KEYS, 0.01)
+            .layout(layout)
+            .build()
+            .unwrap();
+        assert_eq!(f.sizing(), plain.sizing(), "{file}");
+        assert!(
+            (0..10).all(|i| f.count_of(format!("golden-{i}").as_str()) >= 2),
+            "{file}: a count is missing"
+        );
+        assert!(
+            (0..90).all(|i| f.contains(format!("golden-{i}").as_str())),
+            "{file}: key missing"
+        );
+        // Keys map to the same counters as when the file was written, and
+        // today's writer produces the same bytes.
+        assert_eq!(f, build_counting(layout), "{file}: counters differ");
+        assert_eq!(
+            build_counting(layout).to_bytes().unwrap(),
+            bytes,
+            "{file}: writer output changed"
+        );
+    }
+}
+
 #[test]
 #[ignore = "rewrites tests/golden/: only for a new format version"]
 fn regenerate_golden_files() {
     for g in &GOLDEN {
         build(g).save(path(g.file)).unwrap();
+    }
+    for (file, layout) in COUNTING_GOLDEN {
+        build_counting(layout).save(path(file)).unwrap();
     }
 }

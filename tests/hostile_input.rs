@@ -1,6 +1,6 @@
-//! A million mutated and forged inputs to the reader: it never panics,
-//! never allocates beyond what the input holds, and returns either an error
-//! or exactly the filter the bytes describe.
+//! A million mutated and forged inputs to the readers of both filter
+//! kinds: they never panic, never allocate beyond what the input holds,
+//! and return either an error or exactly the filter the bytes describe.
 //!
 //! The process's allocator is capped (`cap`) around each read: from a byte
 //! slice the reader may allocate at most the input's length plus 256 bytes
@@ -12,7 +12,7 @@
 
 mod common;
 
-use atomic_bloom::{AtomicBloom, Layout, ReadError};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout, ReadError};
 use cap::Cap;
 use proptest::prelude::RngExt;
 use proptest::test_runner::{RngAlgorithm, TestRng};
@@ -63,8 +63,20 @@ fn mutate(rng: &mut TestRng, original: &[u8]) -> (Vec<u8>, bool) {
             } else {
                 rng.random::<u64>()
             };
-            let (at, width) = [(8, 2), (10, 1), (11, 1), (12, 4), (16, 8), (24, 8), (32, 8)]
-                [rng.random_range(0..7usize)];
+            // Version 2's kind byte and reserved bytes too (in a version 1
+            // file, the body's first bytes).
+            let fields = [
+                (8, 2),
+                (10, 1),
+                (11, 1),
+                (12, 4),
+                (16, 8),
+                (24, 8),
+                (32, 8),
+                (40, 1),
+                (41, 7),
+            ];
+            let (at, width) = fields[rng.random_range(0..fields.len())];
             bytes[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
             common::reseal(&mut bytes);
             resealed = true;
@@ -80,7 +92,8 @@ fn mutate(rng: &mut TestRng, original: &[u8]) -> (Vec<u8>, bool) {
         }
         // Changed bits, checksum recomputed: a valid, different filter.
         _ => {
-            let at = 40 + rng.random_range(0..bytes.len() - 48);
+            let header = if original[8] == 2 { 48 } else { 40 };
+            let at = header + rng.random_range(0..bytes.len() - header - 8);
             bytes[at] ^= 1 << rng.random_range(0..8u8);
             common::reseal(&mut bytes);
             resealed = true;
@@ -89,19 +102,93 @@ fn mutate(rng: &mut TestRng, original: &[u8]) -> (Vec<u8>, bool) {
     (bytes, resealed)
 }
 
-fn originals() -> Vec<AtomicBloom> {
+/// A filter the readers are given damaged copies of.
+enum Original {
+    Plain(AtomicBloom),
+    Counting(AtomicCountingBloom),
+}
+
+fn originals() -> Vec<Original> {
     let sizes = [(50, 0), (2_000, 9)];
-    Layout::ALL
-        .into_iter()
-        .flat_map(|layout| sizes.map(|(items, seed)| common::filled(layout, items, 0.01, seed)))
-        .collect()
+    let plain = Layout::ALL.into_iter().flat_map(|layout| {
+        sizes.map(|(items, seed)| Original::Plain(common::filled(layout, items, 0.01, seed)))
+    });
+    let counting = Layout::ALL.into_iter().map(|layout| {
+        let f = AtomicCountingBloom::builder()
+            .capacity(300, 0.01)
+            .layout(layout)
+            .seed(3)
+            .build_counting()
+            .unwrap();
+        for key in (0..300u64).chain(0..30) {
+            f.insert(&key);
+        }
+        Original::Counting(f)
+    });
+    plain.chain(counting).collect()
+}
+
+/// What reading a mutated input gave.
+enum Outcome {
+    Rejected,
+    Accepted,
+}
+
+/// Reads `input` with the slice reader of `F` (and, for one input in
+/// sixteen, the stream reader) under the allocation caps, and checks the
+/// result against the original it was mutated from.
+fn judge<F: PartialEq + std::fmt::Debug>(
+    n: usize,
+    input: &[u8],
+    resealed: bool,
+    (original, encoded): (&F, &[u8]),
+    from_bytes: fn(&[u8]) -> Result<F, ReadError>,
+    read_from: fn(&[u8]) -> Result<F, ReadError>,
+    to_bytes: fn(&F) -> Vec<u8>,
+) -> Outcome {
+    let result = capped(input.len() + 256, || from_bytes(input));
+    if n.is_multiple_of(16) {
+        let streamed = capped(3 * input.len() + 256, || read_from(input));
+        assert_eq!(
+            streamed.is_ok(),
+            result.is_ok(),
+            "stream and slice disagree on input {n}"
+        );
+    }
+    match result {
+        Err(ReadError::AllocationFailed(e)) => {
+            panic!("input {n}: tried to allocate more than it holds: {e}")
+        }
+        Err(_) => Outcome::Rejected,
+        Ok(filter) => {
+            if resealed {
+                // A consistent forgery is a valid file: it must describe
+                // exactly this filter.
+                assert_eq!(
+                    to_bytes(&filter),
+                    input,
+                    "input {n}: accepted bytes do not round-trip"
+                );
+            } else {
+                assert_eq!(input, encoded, "input {n}: damaged input accepted");
+                assert_eq!(&filter, original);
+            }
+            Outcome::Accepted
+        }
+    }
 }
 
 #[test]
 fn a_million_hostile_inputs() {
     const INPUTS: usize = 1_000_000;
     let originals = originals();
-    let encoded: Vec<Vec<u8>> = originals.iter().map(|f| f.to_bytes().unwrap()).collect();
+    let encoded: Vec<Vec<u8>> = originals
+        .iter()
+        .map(|f| match f {
+            Original::Plain(f) => f.to_bytes().unwrap(),
+            Original::Counting(f) => f.to_bytes().unwrap(),
+        })
+        .collect();
     // The cap bites: a valid filter given too small a budget fails.
     let starved = capped(64, || AtomicBloom::from_bytes(&encoded[1]));
     assert!(
@@ -111,39 +198,35 @@ fn a_million_hostile_inputs() {
     // A fixed seed: every run mutates the same way.
     let mut rng = TestRng::deterministic_rng(RngAlgorithm::XorShift);
     let (mut rejected, mut accepted) = (0usize, 0usize);
+    let mut counting_accepted = 0usize;
     for n in 0..INPUTS {
         let which = rng.random_range(0..originals.len());
         let (input, resealed) = mutate(&mut rng, &encoded[which]);
-        let result = capped(input.len() + 256, || AtomicBloom::from_bytes(&input));
-        if n % 16 == 0 {
-            let streamed = capped(3 * input.len() + 256, || {
-                AtomicBloom::read_from(input.as_slice())
-            });
-            assert_eq!(
-                streamed.is_ok(),
-                result.is_ok(),
-                "stream and slice disagree on input {n}"
-            );
-        }
-        match result {
-            Err(ReadError::AllocationFailed(e)) => {
-                panic!("input {n}: tried to allocate more than it holds: {e}")
-            }
-            Err(_) => rejected += 1,
-            Ok(filter) => {
+        let outcome = match &originals[which] {
+            Original::Plain(f) => judge(
+                n,
+                &input,
+                resealed,
+                (f, &encoded[which]),
+                AtomicBloom::from_bytes,
+                |b| AtomicBloom::read_from(b),
+                |f| f.to_bytes().unwrap(),
+            ),
+            Original::Counting(f) => judge(
+                n,
+                &input,
+                resealed,
+                (f, &encoded[which]),
+                AtomicCountingBloom::from_bytes,
+                |b| AtomicCountingBloom::read_from(b),
+                |f| f.to_bytes().unwrap(),
+            ),
+        };
+        match outcome {
+            Outcome::Rejected => rejected += 1,
+            Outcome::Accepted => {
                 accepted += 1;
-                if resealed {
-                    // A consistent forgery is a valid file: it must describe
-                    // exactly this filter.
-                    assert_eq!(
-                        filter.to_bytes().unwrap(),
-                        input,
-                        "input {n}: accepted bytes do not round-trip"
-                    );
-                } else {
-                    assert_eq!(input, encoded[which], "input {n}: damaged input accepted");
-                    assert_eq!(filter, originals[which]);
-                }
+                counting_accepted += usize::from(matches!(originals[which], Original::Counting(_)));
             }
         }
     }
@@ -152,4 +235,8 @@ fn a_million_hostile_inputs() {
     // and harmless header changes are accepted.
     assert!(rejected > INPUTS / 2, "only {rejected} rejected");
     assert!(accepted > INPUTS / 10, "only {accepted} accepted");
+    assert!(
+        counting_accepted > INPUTS / 40,
+        "only {counting_accepted} counting files accepted"
+    );
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use atomic_bloom::{AtomicBloom, BuildError, Layout, ReadError};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, BuildError, Layout, ReadError};
 use cap::Cap;
 use std::alloc::System;
 
@@ -57,4 +57,36 @@ fn refused_allocations_are_errors() {
     // With room, each works: the cap, not the code, refused.
     assert_eq!(AtomicBloom::read_from(bytes.as_slice()).unwrap(), filter);
     assert_eq!(filter.to_bytes().unwrap(), bytes);
+
+    // The counting filter: building, copying to a plain filter, writing and
+    // reading are each refused as errors.
+    let refused = capped(64 << 10, || AtomicCountingBloom::new(1_000_000, 0.01));
+    assert!(
+        matches!(refused, Err(BuildError::AllocationFailed { .. })),
+        "{refused:?}"
+    );
+    let counting = AtomicCountingBloom::new(1_000_000, 0.01).unwrap(); // 4.8 MiB
+    counting.insert("k");
+    let refused = capped(64 << 10, || counting.to_bloom());
+    assert!(
+        matches!(refused, Err(BuildError::AllocationFailed { .. })),
+        "{refused:?}"
+    );
+    let refused = capped(64 << 10, || counting.to_bytes());
+    assert!(
+        matches!(refused, Err(BuildError::AllocationFailed { .. })),
+        "{refused:?}"
+    );
+    let counting_bytes = counting.to_bytes().unwrap();
+    let refused = capped(64 << 10, || {
+        AtomicCountingBloom::from_bytes(&counting_bytes)
+    });
+    assert!(
+        matches!(refused, Err(ReadError::AllocationFailed(_))),
+        "{refused:?}"
+    );
+    assert_eq!(
+        AtomicCountingBloom::from_bytes(&counting_bytes).unwrap(),
+        counting
+    );
 }

@@ -1,31 +1,51 @@
 //! # The file format: versioned, and never trusted
 //!
 //! A batch loader builds a filter in one process and serves it from
-//! another, on another machine, years later. The format is fixed-size
-//! header, the bit array as little-endian words, and a checksum:
+//! another, on another machine, years later. The format is a fixed-size
+//! header, the filter's array as little-endian words, and a checksum:
 //!
 //! | offset | bytes | field | value |
 //! |---|---|---|---|
 //! | 0  | 8 | magic | `89 41 42 4C 4F 4F 4D 0A` (`\x89ABLOOM\n`: the high byte catches 7-bit channels, the `\n` newline mangling) |
-//! | 8  | 2 | format version | `1`, u16 LE |
+//! | 8  | 2 | format version | `1` or `2`, u16 LE (below) |
 //! | 10 | 1 | layout id | `0` Standard, `1` Blocked, `2` Word, `3` Sectorized |
 //! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes) |
 //! | 12 | 4 | `k` | u32 LE, `1..=MAX_HASHES` |
-//! | 16 | 8 | `m` | u64 LE, bits: `1..=MAX_BITS`, a multiple of 64 (512 for Blocked and Sectorized) |
+//! | 16 | 8 | `m` | u64 LE, cells (bits, or counters): `1..=MAX_BITS`, a multiple of 64 (512 for Blocked and Sectorized) |
 //! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers (readers refuse another) |
 //! | 32 | 8 | hasher fingerprint | u64 LE: the hasher's hash of a fixed string, to tell hashers apart |
-//! | 40 | `m / 8` | bits | word `i` (bits `64i..64i+63`) as u64 LE |
-//! | 40 + `m / 8` | 8 | checksum | xxh3-64 of everything before it, u64 LE |
+//! | 40 | 1 | filter kind (version 2 only) | `0` plain ([`AtomicBloom`](crate::AtomicBloom)), `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)) |
+//! | 41 | 7 | reserved (version 2 only) | zero (readers refuse another) |
+//! | `h` = 40 or 48 | `m w / 8` | cells | word `i` as u64 LE; a cell is `w` bits: 1 for plain, 4 for counting |
+//! | `h + m w / 8` | 8 | checksum | xxh3-64 of everything before it, u64 LE |
 //!
-//! Ids are append-only: a new layout or hasher gets a new number, and a
-//! reader rejects numbers it does not know. A change to the meaning of any
-//! field, or to how keys map to bits, bumps the format version; the golden
-//! files in `tests/golden/` fail CI if that happens by accident.
+//! Cell `i` of a plain filter is bit `i % 64` of word `i / 64`; counter `i`
+//! of a counting filter is bits `4 (i % 16)` to `4 (i % 16) + 3` of word
+//! `i / 16`, a count from 0 to 15 (15: saturated). A key's cells are the
+//! same in both kinds, so a counting file and the plain file of the same
+//! keys agree on every key.
+//!
+//! **Versions.** Version 1 holds plain filters only: its header ends at
+//! byte 40. Version 2 adds the filter-kind byte and seven reserved bytes.
+//! A writer uses the oldest version that holds its filter
+//! ([`FilterKind::format_version`](crate::FilterKind::format_version)), so
+//! plain filters are still written as version 1, byte for byte what
+//! earlier releases wrote and read; readers take both. A reader of one
+//! kind given a file of the other says so
+//! ([`ReadError::WrongKind`](crate::ReadError::WrongKind)), once the
+//! checksum has matched.
+//!
+//! Ids are append-only: a new layout, hasher or filter kind gets a new
+//! number, and a reader rejects numbers it does not know. A change to the
+//! meaning of any field, or to how keys map to cells, bumps the format
+//! version; the golden files in `tests/golden/` (`v1-*` plain, `v2-*`
+//! counting) fail CI if that happens by accident.
 //!
 //! ## Validation before allocation, checksum before meaning
 //!
-//! A reader first checks the *frame*: magic, version, layout and `m` (its
-//! range, and a whole number of the layout's words or blocks). Those fix
+//! A reader first checks the *frame*: magic, version, filter kind, layout
+//! and `m` (its range, and a whole number of the layout's words or
+//! blocks). Those fix
 //! the input's length and so where the checksum is. It then checks that
 //! the input holds exactly the bytes `m` implies, and only then allocates.
 //! A forged `m` therefore costs nothing: from a byte slice or a file the
@@ -37,7 +57,8 @@
 //! process's allocations to prove both bounds on a million mutated and
 //! forged inputs, and `tests/out_of_memory.rs` that a refusal is an error.
 //!
-//! Everything else the header says (`k`, hasher id, seed, fingerprint) is
+//! Everything else the header says (`k`, hasher id, seed, fingerprint,
+//! reserved bytes, and whether the kind is the reader's) is
 //! interpreted only after the checksum over the whole file has matched, in
 //! every reader: a damaged byte anywhere under the checksum is reported as
 //! a checksum mismatch, the same way by `from_bytes`, `read_from` and
@@ -64,3 +85,5 @@
 //! does (Memory ordering, G9): the file holds every key inserted before the
 //! write began, and a key inserted meanwhile whole, in part or not at all.
 //! The checksum covers the bytes actually written, so the file is valid.
+//! A counting filter's file likewise holds every count that stood before
+//! the write began and was not removed meanwhile.

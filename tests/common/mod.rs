@@ -4,6 +4,7 @@ use atomic_bloom::{AtomicBloom, Layout};
 
 /// A filter of `layout` sized for `items` keys at `fpp`, hashed with `seed`,
 /// holding the keys `0..items` (as `u64`).
+#[allow(dead_code)] // not every test crate that includes this module needs it
 pub fn filled(layout: Layout, items: usize, fpp: f64, seed: u64) -> AtomicBloom {
     let filter = AtomicBloom::builder()
         .capacity(items, fpp)

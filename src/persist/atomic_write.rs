@@ -1,0 +1,124 @@
+//! # Saving atomically
+//!
+//! [`atomic_write`]: a file is replaced whole or not at all, whatever
+//! kind of filter it holds.
+
+use super::CHUNK;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// Writes what `write` writes to `path`, the primitive under
+/// every filter's `save` ([`AtomicBloom::save`](crate::AtomicBloom::save)). A regular file (or a new one) is replaced so that
+/// a crash or an error at any point leaves either the old file or the
+/// complete new one, never a torn one; a device or FIFO, which cannot be
+/// replaced, is written as a stream. Public so that a caller can wrap the
+/// writer (to report progress, or to stop on a signal: an error from
+/// `write` removes the temporary file and leaves `path` as it was).
+///
+/// What `path` names decides how it is written:
+/// - nothing, or a regular file: `write` fills a temporary file in the same
+///   directory, which is flushed, `fsync`ed, given the replaced file's
+///   permissions (`0644` for a new file, on Unix), renamed over `path`, and
+///   the directory `fsync`ed;
+/// - a symbolic link: the link is followed to its final target (which may
+///   not exist yet), and that is written as above, beside the target; the
+///   link stays;
+/// - a device, FIFO or socket (`/dev/stdout`, a named pipe): written in
+///   place as a stream, since it cannot be replaced; a write error (such as
+///   `/dev/full`'s) is returned;
+/// - a directory: an error of kind [`io::ErrorKind::IsADirectory`].
+///
+/// ```
+/// use std::io::Write;
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("data");
+/// atomic_bloom::atomic_write(&path, |out| out.write_all(b"hello"))?;
+/// assert_eq!(std::fs::read(&path)?, b"hello");
+/// // A failed write leaves the old file and no temporary file.
+/// let failed = atomic_bloom::atomic_write(&path, |out| {
+///     out.write_all(b"half")?;
+///     Err(std::io::Error::other("stopped"))
+/// });
+/// assert!(failed.is_err());
+/// assert_eq!(std::fs::read(&path)?, b"hello");
+/// assert_eq!(std::fs::read_dir(dir.path())?.count(), 1);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn atomic_write(
+    path: impl AsRef<Path>,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let path = path.as_ref();
+    // What the path names once the kernel has followed every link (the
+    // magic links of `/proc` included, which cannot be followed by hand).
+    let existing = match std::fs::metadata(path) {
+        Ok(metadata) => Some(metadata),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(metadata) = &existing {
+        if metadata.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                format!("{} is a directory", path.display()),
+            ));
+        }
+        if !metadata.is_file() {
+            let device = std::fs::OpenOptions::new().write(true).open(path)?;
+            let mut out = BufWriter::with_capacity(CHUNK, device);
+            write(&mut out)?;
+            return out.flush();
+        }
+    }
+    // A regular file or nothing: replaced or created where the links lead.
+    let path = follow_links(path)?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut out = BufWriter::with_capacity(CHUNK, temp.as_file_mut());
+    write(&mut out)?;
+    out.flush()?;
+    drop(out);
+    // A temporary file is created readable by its owner only; give the
+    // result the permissions of the file it replaces, or the usual ones of
+    // a data file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let permissions =
+            existing.map_or(std::fs::Permissions::from_mode(0o644), |m| m.permissions());
+        temp.as_file().set_permissions(permissions)?;
+    }
+    temp.as_file().sync_all()?;
+    temp.persist(&path).map_err(|e| e.error)?;
+    #[cfg(unix)]
+    File::open(dir)?.sync_all()?;
+    Ok(())
+}
+
+/// `path` with symbolic links in its last component followed to the final
+/// target, which need not exist (up to 40 links, as Linux allows).
+fn follow_links(path: &Path) -> io::Result<std::path::PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            Ok(_) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(path),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{}: too many levels of symbolic links", path.display()),
+    ))
+}

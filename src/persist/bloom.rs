@@ -1,0 +1,250 @@
+//! # The plain filter's readers and writers
+//!
+//! [`AtomicBloom`] in the format: a bit per cell, written as version 1.
+
+use super::{
+    FilterKind, Header, ReadError, Stored, atomic_write, decode, load_file, read_stream,
+    stored_bytes, write_stored,
+};
+use crate::bit_array::BitArray;
+use crate::error::BuildError;
+use crate::filter::AtomicBloom;
+use crate::sizing::Sizing;
+use std::hash::BuildHasher;
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+impl<S> Stored<S> for AtomicBloom<S>
+where
+    S: BuildHasher,
+{
+    const KIND: FilterKind = FilterKind::Bloom;
+
+    fn from_stored(words: BitArray, sizing: Sizing, hasher: S) -> Self {
+        AtomicBloom::from_parts(words, sizing, hasher)
+    }
+
+    fn sizing(&self) -> Sizing {
+        AtomicBloom::sizing(self)
+    }
+
+    fn hasher(&self) -> &S {
+        AtomicBloom::hasher(self)
+    }
+
+    fn stored_words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words()
+    }
+
+    fn num_stored_words(&self) -> usize {
+        self.bit_array().num_words()
+    }
+}
+
+impl<S: BuildHasher + 'static> AtomicBloom<S> {
+    /// Writes the filter in the [format](crate::docs::format). Other threads may insert
+    /// meanwhile: the output holds every key inserted before the call began.
+    /// Writes in 1 MiB pieces; wrap an unbuffered writer in a `BufWriter`
+    /// only if it is slow with large writes.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicBloom;
+    /// let f = AtomicBloom::new(1000, 0.01)?;
+    /// f.insert("saved");
+    /// let mut out = Vec::new();
+    /// f.write_to(&mut out)?;
+    /// let back = AtomicBloom::read_from(out.as_slice())?;
+    /// assert!(back.contains("saved"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to(&self, output: impl Write) -> io::Result<()> {
+        write_stored(self, output)
+    }
+
+    /// The filter in the [format](crate::docs::format), as bytes; an error only if the
+    /// allocator refuses the buffer.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, MAGIC};
+    /// let bytes = AtomicBloom::with_bits(1024, 3)?.to_bytes()?;
+    /// assert_eq!(bytes.len(), 40 + 128 + 8);
+    /// assert_eq!(bytes[..8], MAGIC);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
+        stored_bytes(self)
+    }
+
+    /// Saves to `path` with [`atomic_write`]: a crash at any point leaves
+    /// either the old file or the new one under `path`, never a torn one. A
+    /// symbolic link at `path` is followed (its target is replaced, the link
+    /// kept); a device or FIFO is written to as a stream; a directory is an
+    /// error.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicBloom;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("seen.bloom");
+    /// let f = AtomicBloom::new(1000, 0.01)?;
+    /// f.insert("k");
+    /// f.save(&path)?;
+    /// assert!(AtomicBloom::load(&path)?.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        atomic_write(path, |out| self.write_to(out))
+    }
+
+    /// Reads a filter written with a custom hasher, which must be the same
+    /// hasher (it is checked by fingerprint).
+    ///
+    /// ```
+    /// use std::hash::BuildHasherDefault;
+    /// use std::collections::hash_map::DefaultHasher;
+    /// use atomic_bloom::{AtomicBloom, ReadError};
+    ///
+    /// let hasher = BuildHasherDefault::<DefaultHasher>::default();
+    /// let f = AtomicBloom::builder().bits(4096, 4).hasher(hasher.clone()).build()?;
+    /// f.insert("k");
+    /// let bytes = f.to_bytes()?;
+    /// assert!(AtomicBloom::from_bytes_with_hasher(&bytes, hasher)?.contains("k"));
+    /// // Not readable as a default-hasher filter.
+    /// assert!(matches!(AtomicBloom::from_bytes(&bytes), Err(ReadError::HasherMismatch { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, ReadError> {
+        decode(bytes, |_| Ok(hasher))
+    }
+
+    /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
+    /// stream.
+    ///
+    /// ```
+    /// use std::hash::RandomState;
+    /// use atomic_bloom::AtomicBloom;
+    /// let hasher = RandomState::new();
+    /// let f = AtomicBloom::builder().bits(4096, 4).hasher(hasher.clone()).build()?;
+    /// let back = AtomicBloom::read_from_with_hasher(f.to_bytes()?.as_slice(), hasher)?;
+    /// assert_eq!(back.num_bits(), 4096);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from_with_hasher(input: impl Read, hasher: S) -> Result<Self, ReadError> {
+        read_stream(input, |_| Ok(hasher))
+    }
+
+    /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
+    /// file, by the fast path of [`load`](AtomicBloom::load).
+    ///
+    /// ```
+    /// use std::hash::RandomState;
+    /// use atomic_bloom::AtomicBloom;
+    /// let dir = tempfile::tempdir()?;
+    /// let hasher = RandomState::new();
+    /// let f = AtomicBloom::builder().bits(4096, 4).hasher(hasher.clone()).build()?;
+    /// f.save(dir.path().join("f"))?;
+    /// assert!(AtomicBloom::load_with_hasher(dir.path().join("f"), hasher).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load_with_hasher(path: impl AsRef<Path>, hasher: S) -> Result<Self, ReadError> {
+        load_file(path.as_ref(), |_| Ok(hasher))
+    }
+}
+
+impl AtomicBloom {
+    /// Reads a filter written with the default hasher from bytes. Validates
+    /// everything before allocating; see [`docs::format`](crate::docs::format).
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicBloom;
+    /// let f = AtomicBloom::builder().capacity(100, 0.01).seed(7).build()?;
+    /// f.insert(&1u64);
+    /// let back = AtomicBloom::from_bytes(&f.to_bytes()?)?;
+    /// assert_eq!(back, f);
+    /// assert_eq!(back.hasher().seed(), 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+        decode(bytes, Header::wyhash)
+    }
+
+    /// Reads a filter written with the default hasher from a stream that
+    /// holds exactly one filter (bytes after it are an error). Buffers the
+    /// input before building the filter; for files, [`load`](Self::load)
+    /// needs half the memory.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, ReadError};
+    /// assert!(matches!(AtomicBloom::read_from(&b"not a filter"[..]), Err(ReadError::BadMagic)));
+    /// ```
+    pub fn read_from(input: impl Read) -> Result<Self, ReadError> {
+        read_stream(input, Header::wyhash)
+    }
+
+    /// Loads a filter file written with the default hasher: checks the
+    /// header against the file's length, allocates the bit array once and
+    /// reads the body straight into it, verifying the checksum as it goes.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, ReadError};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.bloom");
+    /// let f = AtomicBloom::new(1000, 0.01)?;
+    /// f.insert("k");
+    /// f.save(&path)?;
+    /// assert_eq!(AtomicBloom::load(&path)?, f);
+    /// assert!(matches!(AtomicBloom::load(dir.path().join("missing")), Err(ReadError::Io(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
+        load_file(path.as_ref(), Header::wyhash)
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    //! `serde` support: a filter serializes as one byte string holding the
+    //! format above, and deserializes through the same validation.
+
+    use super::AtomicBloom;
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::{Deserialize, Serialize, Serializer};
+    use std::hash::BuildHasher;
+
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    impl<S: BuildHasher + 'static> Serialize for AtomicBloom<S> {
+        fn serialize<T: Serializer>(&self, serializer: T) -> Result<T::Ok, T::Error> {
+            let bytes = self.to_bytes().map_err(serde::ser::Error::custom)?;
+            serializer.serialize_bytes(&bytes)
+        }
+    }
+
+    struct BytesVisitor;
+
+    impl<'de> Visitor<'de> for BytesVisitor {
+        type Value = AtomicBloom;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an atomic-bloom filter as bytes")
+        }
+
+        fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<AtomicBloom, E> {
+            AtomicBloom::from_bytes(bytes).map_err(E::custom)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AtomicBloom, A::Error> {
+            // The length hint may be forged: grow with the elements that come.
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(byte) = seq.next_element()? {
+                bytes.push(byte);
+            }
+            self.visit_bytes(&bytes)
+        }
+    }
+
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    impl<'de> Deserialize<'de> for AtomicBloom {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_bytes(BytesVisitor)
+        }
+    }
+}

@@ -1,0 +1,717 @@
+//! # Persistence: readers and writers of the file format
+//!
+//! The format, byte by byte, and the order in which readers check it, are
+//! the [`format`](crate::docs::format) chapter. Here: the header and its
+//! frame, and the three readers (bytes, stream, file) and the writer, each
+//! written once for every filter kind ([`Stored`]). The kinds' public
+//! methods are in `bloom.rs` and `counting.rs`; [`atomic_write`], the atomic
+//! save under every `save`, in `atomic_write.rs`.
+
+mod atomic_write;
+mod bloom;
+mod counting;
+
+pub use atomic_write::atomic_write;
+
+use crate::bit_array::BitArray;
+use crate::error::BuildError;
+use crate::filter::FINGERPRINT_KEY;
+use crate::hasher::WyBuildHasher;
+use crate::layout::Layout;
+use crate::sizing::Sizing;
+use std::any::Any;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use thiserror::Error;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+
+/// The first eight bytes of every filter file.
+pub const MAGIC: [u8; 8] = *b"\x89ABLOOM\n";
+/// The newest format version this crate reads and writes. Each file is
+/// written in the oldest version that can hold it ([`FilterKind::format_version`]):
+/// a plain filter in version 1, which every release reads, a counting
+/// filter in version 2, which adds the filter-kind byte.
+pub const FORMAT_VERSION: u16 = 2;
+
+/// Header bytes of version 1 (plain filters only).
+const V1_HEADER_LEN: usize = 40;
+/// Header bytes of version 2: version 1's, a filter-kind byte and seven
+/// reserved zero bytes.
+const V2_HEADER_LEN: usize = 48;
+const CHECKSUM_LEN: usize = 8;
+/// Bytes read at a time when streaming a body.
+const CHUNK: usize = 1 << 20;
+
+const HASHER_CUSTOM: u8 = 0;
+const HASHER_WYHASH: u8 = 1;
+
+/// Why a filter could not be read.
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, ReadError};
+///
+/// let mut bytes = AtomicBloom::new(100, 0.01)?.to_bytes()?;
+/// bytes.truncate(50);
+/// assert!(matches!(AtomicBloom::from_bytes(&bytes), Err(ReadError::Truncated { .. })));
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// Reading the input failed (the I/O error is the [`source`](std::error::Error::source)).
+    #[error("cannot read the filter")]
+    Io(#[from] io::Error),
+    /// The input does not start with [`MAGIC`]: it is not a filter file.
+    #[error("not an atomic-bloom filter (bad magic bytes)")]
+    BadMagic,
+    /// Written by a newer (or unknown) format version.
+    #[error("unsupported format version {0}; this build reads versions 1 to {FORMAT_VERSION}")]
+    UnsupportedVersion(u16),
+    /// The filter-kind id is not one this build knows.
+    #[error("unknown filter kind id {0}")]
+    UnknownKind(u8),
+    /// The file holds another kind of filter than the reader's type: read
+    /// it with the reader of the kind it names.
+    #[error("the file holds {written}, not {reading}: read it with {}::load or from_bytes", written.type_name())]
+    WrongKind {
+        /// The kind the file holds.
+        written: FilterKind,
+        /// The kind of the type reading it.
+        reading: FilterKind,
+    },
+    /// A version 2 header's reserved bytes (41 to 47) are not zero: no
+    /// writer produces such a header.
+    #[error("the header's reserved bytes are not zero")]
+    ReservedBytes,
+    /// The layout id is not one this build knows.
+    #[error("unknown layout id {0}")]
+    UnknownLayout(u8),
+    /// The hasher id is not one this build knows.
+    #[error("unknown hasher id {0}")]
+    UnknownHasher(u8),
+    /// `k` or `m` is out of range.
+    #[error("invalid filter parameters: {0}")]
+    InvalidParameters(BuildError),
+    /// `m` is not a whole number of the layout's words (blocks for
+    /// `Blocked`): no writer produces such a header.
+    #[error(
+        "invalid filter parameters: {num_bits} bits is not a multiple of {granule}, the {layout} layout's unit"
+    )]
+    UnalignedBits {
+        /// The header's `m`.
+        num_bits: u64,
+        /// The header's layout.
+        layout: Layout,
+        /// The multiple of bits the layout sizes its array in.
+        granule: u64,
+    },
+    /// The input ends before the filter does.
+    #[error("truncated: the filter needs {expected} bytes, the input has {actual}")]
+    Truncated {
+        /// Bytes the header implies.
+        expected: u64,
+        /// Bytes the input has.
+        actual: u64,
+    },
+    /// The input goes on after the filter ends.
+    #[error("trailing bytes: the filter is {expected} bytes, the input is longer")]
+    TrailingBytes {
+        /// Bytes the header implies.
+        expected: u64,
+    },
+    /// The checksum does not match: the bytes were changed or damaged.
+    #[error("checksum mismatch: stored {stored:#018x}, computed {computed:#018x}")]
+    ChecksumMismatch {
+        /// The checksum in the file.
+        stored: u64,
+        /// The checksum of the bytes read.
+        computed: u64,
+    },
+    /// The file records another hasher or seed than the reader's.
+    #[error(
+        "the filter was written with {written}, and is being read with {reading}{}",
+        reread_hint(written)
+    )]
+    HasherMismatch {
+        /// The hasher the file records.
+        written: HasherId,
+        /// The hasher the reader was given.
+        reading: HasherId,
+    },
+    /// The header records a custom hasher with a seed other than 0, which
+    /// no writer produces: a custom hasher's state is not in the file.
+    #[error(
+        "the header records a custom hasher with seed {0}; writers record 0 for custom hashers"
+    )]
+    CustomHasherSeed(u64),
+    /// The file records the same kind of hasher as the reader's, but its
+    /// fingerprint (the hasher's hash of a fixed string) differs: another
+    /// custom hasher type, or one in another state.
+    #[error(
+        "the filter's hasher fingerprint is {written:#018x}, the reader's hasher gives \
+         {reading:#018x}: read it with the hasher it was written with"
+    )]
+    FingerprintMismatch {
+        /// The fingerprint the file records.
+        written: u64,
+        /// The reader's hasher's fingerprint.
+        reading: u64,
+    },
+    /// The allocator refused the filter's array.
+    #[error("could not allocate the filter's array: {0}")]
+    AllocationFailed(BuildError),
+}
+
+/// What a filter file holds: which filter type reads it.
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind, ReadError};
+/// let counting = AtomicCountingBloom::new(100, 0.01)?;
+/// let err = AtomicBloom::from_bytes(&counting.to_bytes()?).unwrap_err();
+/// assert!(matches!(err, ReadError::WrongKind { written: FilterKind::Counting, .. }));
+/// assert_eq!(FilterKind::Counting.format_version(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FilterKind {
+    /// An [`AtomicBloom`](crate::AtomicBloom): a bit per cell.
+    Bloom,
+    /// An [`AtomicCountingBloom`](crate::AtomicCountingBloom): a 4-bit
+    /// counter per cell.
+    Counting,
+}
+
+impl FilterKind {
+    /// The id a version 2 header records.
+    fn id(self) -> u8 {
+        match self {
+            FilterKind::Bloom => 0,
+            FilterKind::Counting => 1,
+        }
+    }
+
+    fn from_id(id: u8) -> Option<FilterKind> {
+        match id {
+            0 => Some(FilterKind::Bloom),
+            1 => Some(FilterKind::Counting),
+            _ => None,
+        }
+    }
+
+    /// Bits of the body per cell (per bit of `m`).
+    fn cell_bits(self) -> u64 {
+        match self {
+            FilterKind::Bloom => 1,
+            FilterKind::Counting => 4,
+        }
+    }
+
+    /// The format version files of this kind are written in: the oldest
+    /// that can hold them.
+    pub fn format_version(self) -> u16 {
+        match self {
+            FilterKind::Bloom => 1,
+            FilterKind::Counting => 2,
+        }
+    }
+
+    fn type_name(self) -> &'static str {
+        match self {
+            FilterKind::Bloom => "AtomicBloom",
+            FilterKind::Counting => "AtomicCountingBloom",
+        }
+    }
+}
+
+impl std::fmt::Display for FilterKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FilterKind::Bloom => "a Bloom filter",
+            FilterKind::Counting => "a counting Bloom filter",
+        })
+    }
+}
+
+/// A hasher as a file header records it: its id and seed.
+///
+/// ```
+/// use atomic_bloom::HasherId;
+/// assert_eq!(HasherId::Default { seed: 7 }.to_string(), "the default hasher (wyhash, seed 7)");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HasherId {
+    /// [`WyBuildHasher`] with this seed.
+    Default {
+        /// The seed.
+        seed: u64,
+    },
+    /// A hasher of the caller's (its seed field is 0).
+    Custom,
+}
+
+impl std::fmt::Display for HasherId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HasherId::Default { seed } => write!(f, "the default hasher (wyhash, seed {seed})"),
+            HasherId::Custom => f.write_str("a custom hasher"),
+        }
+    }
+}
+
+impl HasherId {
+    /// The id and seed a header records for `hasher`.
+    fn of<S: 'static>(hasher: &S) -> HasherId {
+        match (hasher as &dyn Any).downcast_ref::<WyBuildHasher>() {
+            Some(wyhash) => HasherId::Default {
+                seed: wyhash.seed(),
+            },
+            None => HasherId::Custom,
+        }
+    }
+
+    /// Decodes the header's hasher id and seed fields.
+    fn decode(id: u8, seed: u64) -> Result<HasherId, ReadError> {
+        match (id, seed) {
+            (HASHER_WYHASH, seed) => Ok(HasherId::Default { seed }),
+            (HASHER_CUSTOM, 0) => Ok(HasherId::Custom),
+            (HASHER_CUSTOM, seed) => Err(ReadError::CustomHasherSeed(seed)),
+            (id, _) => Err(ReadError::UnknownHasher(id)),
+        }
+    }
+
+    fn encode(self) -> (u8, u64) {
+        match self {
+            HasherId::Default { seed } => (HASHER_WYHASH, seed),
+            HasherId::Custom => (HASHER_CUSTOM, 0),
+        }
+    }
+}
+
+/// What to do when a file's hasher is not the reader's.
+fn reread_hint(written: &HasherId) -> &'static str {
+    match written {
+        HasherId::Custom => {
+            "; read it with the *_with_hasher functions and the hasher it was written with \
+             (a custom hasher's file records 0 as its seed)"
+        }
+        HasherId::Default { .. } => "; read it with from_bytes, read_from or load",
+    }
+}
+
+/// The bytes of a header, as long as the longest version's; a version 1
+/// header uses the first [`V1_HEADER_LEN`].
+type HeaderBytes = [u8; V2_HEADER_LEN];
+
+/// The fixed-size header, decoded and validated.
+struct Header {
+    kind: FilterKind,
+    sizing: Sizing,
+    hasher: HasherId,
+    fingerprint: u64,
+}
+
+/// What a reader checks before the checksum: the magic and version (is
+/// this a filter at all), and the kind, layout and `m`, which fix the
+/// input's length and so where the checksum is. Everything else in the
+/// header is interpreted only once the checksum has vouched for it.
+struct Frame {
+    header_len: usize,
+    kind: FilterKind,
+    layout: Layout,
+    num_bits: u64,
+}
+
+impl Frame {
+    /// The header's length, from the magic and version at its start.
+    fn header_len(start: &[u8; V1_HEADER_LEN]) -> Result<usize, ReadError> {
+        if start[0..8] != MAGIC {
+            return Err(ReadError::BadMagic);
+        }
+        match u16::from_le_bytes([start[8], start[9]]) {
+            1 => Ok(V1_HEADER_LEN),
+            2 => Ok(V2_HEADER_LEN),
+            version => Err(ReadError::UnsupportedVersion(version)),
+        }
+    }
+
+    /// The frame of a whole header (`header_len` bytes of `bytes`).
+    fn of(bytes: &HeaderBytes, header_len: usize) -> Result<Frame, ReadError> {
+        let kind = if header_len == V1_HEADER_LEN {
+            FilterKind::Bloom
+        } else {
+            FilterKind::from_id(bytes[40]).ok_or(ReadError::UnknownKind(bytes[40]))?
+        };
+        let layout = Layout::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
+        let num_bits = u64_at(bytes, 16);
+        // Any valid k will do here: only m is checked.
+        let sizing = Sizing::for_bits(layout, num_bits, 1).map_err(ReadError::InvalidParameters)?;
+        if sizing.num_bits() != num_bits {
+            // `for_bits` rounds up to whole words or blocks, as writers do:
+            // a header that needed rounding is forged.
+            return Err(ReadError::UnalignedBits {
+                num_bits,
+                layout,
+                granule: layout.granule_bits(),
+            });
+        }
+        Ok(Frame {
+            header_len,
+            kind,
+            layout,
+            num_bits,
+        })
+    }
+
+    /// Bytes of the body: `m` cells of the kind's width (`m` is a multiple
+    /// of 64 and at most 2^43, so a whole number of words, with no overflow).
+    fn body_len(&self) -> u64 {
+        self.num_bits * self.kind.cell_bits() / 8
+    }
+
+    /// Bytes of the whole file.
+    fn file_len(&self) -> u64 {
+        self.header_len as u64 + self.body_len() + CHECKSUM_LEN as u64
+    }
+
+    /// Whether an input of `actual` bytes holds exactly this filter.
+    fn check_len(&self, actual: u64) -> Result<(), ReadError> {
+        let expected = self.file_len();
+        match actual.cmp(&expected) {
+            std::cmp::Ordering::Less => Err(ReadError::Truncated { expected, actual }),
+            std::cmp::Ordering::Greater => Err(ReadError::TrailingBytes { expected }),
+            std::cmp::Ordering::Equal => Ok(()),
+        }
+    }
+
+    /// Zeroed words for the body.
+    fn words(&self) -> Result<BitArray, ReadError> {
+        let words = usize::try_from(self.body_len() / 8).ok();
+        words
+            .and_then(BitArray::zeroed)
+            .ok_or(ReadError::AllocationFailed(BuildError::AllocationFailed {
+                bytes: self.body_len(),
+            }))
+    }
+}
+
+fn u64_at(bytes: &HeaderBytes, at: usize) -> u64 {
+    let mut le = [0u8; 8];
+    le.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(le)
+}
+
+impl Header {
+    fn of<F: Stored<S>, S: BuildHasher + 'static>(filter: &F) -> Header {
+        let hasher = filter.hasher();
+        Header {
+            kind: F::KIND,
+            sizing: filter.sizing(),
+            hasher: HasherId::of(hasher),
+            fingerprint: hasher.hash_one(FINGERPRINT_KEY),
+        }
+    }
+
+    /// The header's bytes: all of them in version 2, the first
+    /// [`V1_HEADER_LEN`] in version 1.
+    fn encode(&self) -> (HeaderBytes, usize) {
+        let mut out = [0u8; V2_HEADER_LEN];
+        let version = self.kind.format_version();
+        out[0..8].copy_from_slice(&MAGIC);
+        out[8..10].copy_from_slice(&version.to_le_bytes());
+        let (hasher_id, seed) = self.hasher.encode();
+        out[10] = self.sizing.layout().id();
+        out[11] = hasher_id;
+        out[12..16].copy_from_slice(&self.sizing.num_hashes().to_le_bytes());
+        out[16..24].copy_from_slice(&self.sizing.num_bits().to_le_bytes());
+        out[24..32].copy_from_slice(&seed.to_le_bytes());
+        out[32..40].copy_from_slice(&self.fingerprint.to_le_bytes());
+        if version == 1 {
+            (out, V1_HEADER_LEN)
+        } else {
+            out[40] = self.kind.id();
+            (out, V2_HEADER_LEN)
+        }
+    }
+
+    /// Interprets a header whose checksum has been verified (its frame
+    /// already checked).
+    fn decode(bytes: &HeaderBytes, frame: &Frame) -> Result<Header, ReadError> {
+        if frame.header_len == V2_HEADER_LEN && bytes[41..].iter().any(|&b| b != 0) {
+            return Err(ReadError::ReservedBytes);
+        }
+        let num_hashes = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+        let sizing = Sizing::for_bits(frame.layout, frame.num_bits, num_hashes)
+            .map_err(ReadError::InvalidParameters)?;
+        Ok(Header {
+            kind: frame.kind,
+            sizing,
+            hasher: HasherId::decode(bytes[11], u64_at(bytes, 24))?,
+            fingerprint: u64_at(bytes, 32),
+        })
+    }
+
+    /// The default hasher this header names, if it names one.
+    fn wyhash(&self) -> Result<WyBuildHasher, ReadError> {
+        match self.hasher {
+            HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
+            HasherId::Custom => Err(ReadError::HasherMismatch {
+                written: HasherId::Custom,
+                reading: HasherId::Default { seed: 0 },
+            }),
+        }
+    }
+
+    /// The filter of type `F` with this header's parameters holding
+    /// `words`, hashing with `hasher`, after checking that the file holds
+    /// that kind of filter and that `hasher` is the one the file records:
+    /// the same id and seed (so that writing the filter back gives the same
+    /// bytes) and the same fingerprint (so that keys map to the same cells).
+    fn filter<F: Stored<S>, S: BuildHasher + 'static>(
+        &self,
+        words: BitArray,
+        hasher: S,
+    ) -> Result<F, ReadError> {
+        if self.kind != F::KIND {
+            return Err(ReadError::WrongKind {
+                written: self.kind,
+                reading: F::KIND,
+            });
+        }
+        let reading = HasherId::of(&hasher);
+        if reading != self.hasher {
+            return Err(ReadError::HasherMismatch {
+                written: self.hasher,
+                reading,
+            });
+        }
+        let fingerprint = hasher.hash_one(FINGERPRINT_KEY);
+        if fingerprint != self.fingerprint {
+            return Err(ReadError::FingerprintMismatch {
+                written: self.fingerprint,
+                reading: fingerprint,
+            });
+        }
+        Ok(F::from_stored(words, self.sizing, hasher))
+    }
+}
+
+/// A filter kind the format stores: its kind id, its parameters, and its
+/// words (the body, in order, as the file holds them).
+pub(crate) trait Stored<S>: Sized {
+    /// What the header records.
+    const KIND: FilterKind;
+    /// The filter of `sizing` and `hasher` holding `words`, the body of a
+    /// verified file (as many words as the frame implies).
+    fn from_stored(words: BitArray, sizing: Sizing, hasher: S) -> Self;
+    /// The sizing the header records.
+    fn sizing(&self) -> Sizing;
+    /// The hasher the header records.
+    fn hasher(&self) -> &S;
+    /// The body's words, each read once.
+    fn stored_words(&self) -> impl Iterator<Item = u64> + '_;
+    /// How many words the body has.
+    fn num_stored_words(&self) -> usize;
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn read_full(mut input: impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Reads the header at the start of `input` and checks its frame; returns
+/// its raw bytes (for the checksum, and to decode once it is verified).
+fn read_header(mut input: impl Read) -> Result<(HeaderBytes, Frame), ReadError> {
+    let mut bytes = [0u8; V2_HEADER_LEN];
+    let got = read_full(&mut input, &mut bytes[..V1_HEADER_LEN])?;
+    let start = bytes.first_chunk().filter(|_| got == V1_HEADER_LEN);
+    let header_len = Frame::header_len(start.ok_or_else(|| short_header(&bytes[..got], 0))?)?;
+    let got = got + read_full(&mut input, &mut bytes[V1_HEADER_LEN..header_len])?;
+    if got < header_len {
+        return Err(short_header(&bytes[..got], header_len));
+    }
+    Ok((bytes, Frame::of(&bytes, header_len)?))
+}
+
+/// The error for an input that ended inside a header of `header_len`
+/// bytes (0 if the version was not reached): not a filter at all if what
+/// there is does not start like [`MAGIC`], else truncated.
+fn short_header(prefix: &[u8], header_len: usize) -> ReadError {
+    if prefix.iter().zip(&MAGIC).any(|(a, b)| a != b) {
+        ReadError::BadMagic
+    } else {
+        ReadError::Truncated {
+            expected: header_len.max(V1_HEADER_LEN) as u64,
+            actual: prefix.len() as u64,
+        }
+    }
+}
+
+/// Compares the stored checksum (8 little-endian bytes) with the computed one.
+fn check_sum(stored: &[u8], computed: u64) -> Result<(), ReadError> {
+    let stored = u64::from_le_bytes(stored.try_into().unwrap_or([0; 8]));
+    if stored == computed {
+        Ok(())
+    } else {
+        Err(ReadError::ChecksumMismatch { stored, computed })
+    }
+}
+
+/// Decodes a whole file held in memory: frame, length, checksum, and only
+/// then the header's meaning; `hasher` picks the hasher from it.
+fn decode<F: Stored<S>, S: BuildHasher + 'static>(
+    bytes: &[u8],
+    hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
+) -> Result<F, ReadError> {
+    let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
+    let header_len = Frame::header_len(start)?;
+    let mut header_bytes = [0u8; V2_HEADER_LEN];
+    let head = bytes
+        .get(..header_len)
+        .ok_or_else(|| short_header(bytes, header_len))?;
+    header_bytes[..header_len].copy_from_slice(head);
+    let frame = Frame::of(&header_bytes, header_len)?;
+    frame.check_len(bytes.len() as u64)?;
+    let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    check_sum(stored, xxh3_64(covered))?;
+    let header = Header::decode(&header_bytes, &frame)?;
+    let mut words = frame.words()?;
+    words.fill_le(0, &covered[header_len..]);
+    header.filter(words, hasher(&header)?)
+}
+
+/// Reads a whole file from a stream into memory, growing the buffer only as
+/// bytes arrive (never by what the header claims, and never past what the
+/// allocator grants), then decodes it.
+fn read_stream<F: Stored<S>, S: BuildHasher + 'static>(
+    mut input: impl Read,
+    hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
+) -> Result<F, ReadError> {
+    let (header_bytes, frame) = read_header(&mut input)?;
+    let expected = frame.file_len();
+    let mut bytes = header_bytes[..frame.header_len].to_vec();
+    // A stack buffer: nothing is allocated until bytes actually arrive.
+    let mut chunk = [0u8; 8192];
+    // One byte past the end tells trailing garbage from a clean end.
+    let mut remaining = expected + 1 - frame.header_len as u64;
+    while remaining > 0 {
+        let want = chunk
+            .len()
+            .min(usize::try_from(remaining).unwrap_or(usize::MAX));
+        let n = read_full(&mut input, &mut chunk[..want])?;
+        bytes.try_reserve(n).map_err(|_| {
+            ReadError::AllocationFailed(BuildError::AllocationFailed {
+                bytes: (bytes.len() + n) as u64,
+            })
+        })?;
+        bytes.extend_from_slice(&chunk[..n]);
+        remaining -= n as u64;
+        if n < want {
+            break;
+        }
+    }
+    decode(&bytes, hasher)
+}
+
+/// Loads a file: its length is checked against the frame before the array
+/// is allocated, then the body streams straight into the array, and the
+/// header is interpreted once the checksum over it all has matched.
+fn load_file<F: Stored<S>, S: BuildHasher + 'static>(
+    path: &Path,
+    hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
+) -> Result<F, ReadError> {
+    let mut file = File::open(path)?;
+    let actual = file.metadata()?.len();
+    let (header_bytes, frame) = read_header(&mut file)?;
+    frame.check_len(actual)?;
+    let expected = frame.file_len();
+    let mut words = frame.words()?;
+    let mut digest = Xxh3::new();
+    digest.update(&header_bytes[..frame.header_len]);
+    let mut chunk = vec![0u8; CHUNK.min(frame.body_len() as usize)];
+    let mut word = 0;
+    let mut remaining = frame.body_len();
+    while remaining > 0 {
+        let want = chunk.len().min(remaining as usize);
+        let n = read_full(&mut file, &mut chunk[..want])?;
+        if n < want {
+            // The file shrank after we measured it.
+            return Err(ReadError::Truncated {
+                expected,
+                actual: expected - remaining + n as u64,
+            });
+        }
+        digest.update(&chunk[..n]);
+        words.fill_le(word, &chunk[..n]);
+        word += n / 8;
+        remaining -= n as u64;
+    }
+    let mut trailer = [0u8; CHECKSUM_LEN + 1];
+    match read_full(&mut file, &mut trailer)? {
+        CHECKSUM_LEN => {}
+        n if n < CHECKSUM_LEN => {
+            return Err(ReadError::Truncated {
+                expected,
+                actual: expected - (CHECKSUM_LEN - n) as u64,
+            });
+        }
+        _ => return Err(ReadError::TrailingBytes { expected }),
+    }
+    check_sum(&trailer[..CHECKSUM_LEN], digest.digest())?;
+    let header = Header::decode(&header_bytes, &frame)?;
+    header.filter(words, hasher(&header)?)
+}
+
+/// Writes `filter` in the format: header, words, checksum, in 1 MiB pieces.
+/// Each word is read once, as a snapshot reads it.
+fn write_stored<F: Stored<S>, S: BuildHasher + 'static>(
+    filter: &F,
+    mut output: impl Write,
+) -> io::Result<()> {
+    let (header, header_len) = Header::of(filter).encode();
+    let header = &header[..header_len];
+    let mut digest = Xxh3::new();
+    digest.update(header);
+    output.write_all(header)?;
+    let mut chunk = Vec::with_capacity(CHUNK.min(filter.num_stored_words() * 8));
+    let mut flush = |chunk: &mut Vec<u8>| {
+        digest.update(chunk);
+        let written = output.write_all(chunk);
+        chunk.clear();
+        written
+    };
+    for word in filter.stored_words() {
+        chunk.extend_from_slice(&word.to_le_bytes());
+        if chunk.len() >= CHUNK {
+            flush(&mut chunk)?;
+        }
+    }
+    flush(&mut chunk)?;
+    output.write_all(&digest.digest().to_le_bytes())
+}
+
+/// `filter` in the format, as bytes; an error only if the allocator
+/// refuses the buffer.
+fn stored_bytes<F: Stored<S>, S: BuildHasher + 'static>(filter: &F) -> Result<Vec<u8>, BuildError> {
+    let (_, header_len) = Header::of(filter).encode();
+    let len = header_len + filter.num_stored_words() * 8 + CHECKSUM_LEN;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| BuildError::AllocationFailed { bytes: len as u64 })?;
+    if let Err(e) = write_stored(filter, &mut out) {
+        unreachable!("writing to a Vec with room cannot fail: {e}");
+    }
+    Ok(out)
+}
