@@ -1,5 +1,9 @@
 //! # Batches: hash ahead, prefetch, then operate
 //!
+//! (The pipeline here serves both filter kinds: a [`Stage`] says what to
+//! prefetch and do for a key; the plain filter's stage and batch methods
+//! are here, the counting filter's in `counting_bulk.rs`.)
+//!
 //! A single `insert` or `contains` on a filter much larger than the cache
 //! spends most of its time waiting for one cache miss. A batch hides that
 //! wait: it hashes each key as it arrives, asks the CPU to prefetch the
@@ -30,7 +34,7 @@ use std::marker::PhantomData;
 /// were no faster for `insert_batch` or `contains_batch` on 100M keys.
 pub(crate) const PREFETCH_DISTANCE: usize = 16;
 
-/// What a pipeline does to each key.
+/// What a pipeline does to each key of a plain filter.
 #[derive(Clone, Copy)]
 pub(crate) enum Op {
     Insert,
@@ -54,25 +58,29 @@ impl Op {
     }
 }
 
-/// A sliding window of hashes whose lines have been prefetched and that
-/// wait their turn, for filters whose probes are of type `P`.
-pub(crate) struct Pipeline<'a, S, P> {
+/// What a pipeline does with a key's hash: asks for its lines when the key
+/// enters the window, and operates on it when the key leaves.
+pub(crate) trait Stage {
+    /// Asks the CPU to start fetching the lines the key's operation touches.
+    fn prefetch(&self, hash: u64);
+    /// Operates on the key; the result is the per-key call's.
+    fn apply(&self, hash: u64) -> bool;
+}
+
+/// A plain filter's stage, for filters whose probes are of type `P`.
+pub(crate) struct BloomStage<'a, S, P> {
     filter: &'a AtomicBloom<S>,
     op: Op,
-    window: [u64; PREFETCH_DISTANCE],
-    pushed: usize,
     probe: PhantomData<P>,
 }
 
-impl<'a, S, P: Probe> Pipeline<'a, S, P> {
-    /// A pipeline over `filter`, whose layout's probe type must be `P`
-    /// (pick it with `with_probe!`).
+impl<'a, S, P: Probe> BloomStage<'a, S, P> {
+    /// A stage over `filter`, whose layout's probe type must be `P` (pick
+    /// it with `with_probe!`).
     pub(crate) fn new(filter: &'a AtomicBloom<S>, op: Op) -> Self {
-        Pipeline {
+        BloomStage {
             filter,
             op,
-            window: [0; PREFETCH_DISTANCE],
-            pushed: 0,
             probe: PhantomData,
         }
     }
@@ -85,6 +93,14 @@ impl<'a, S, P: Probe> Pipeline<'a, S, P> {
     fn probe(&self, hash: u64) -> P {
         P::new(&self.filter.sizing(), hash)
     }
+}
+
+impl<S, P: Probe> Stage for BloomStage<'_, S, P> {
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        self.probe(hash)
+            .prefetch(self.filter.bit_array(), self.op.access());
+    }
 
     #[inline(always)]
     fn apply(&self, hash: u64) -> bool {
@@ -94,28 +110,63 @@ impl<'a, S, P: Probe> Pipeline<'a, S, P> {
             Op::Contains => self.probe(hash).contains(bits),
         }
     }
+}
+
+/// A sliding window of hashes whose lines have been prefetched and that
+/// wait their turn.
+pub(crate) struct Pipeline<T> {
+    stage: T,
+    window: [u64; PREFETCH_DISTANCE],
+    pushed: usize,
+}
+
+impl<T: Stage> Pipeline<T> {
+    pub(crate) fn new(stage: T) -> Self {
+        Pipeline {
+            stage,
+            window: [0; PREFETCH_DISTANCE],
+            pushed: 0,
+        }
+    }
 
     /// Prefetches `hash`'s lines and queues it; returns the result for the
     /// hash pushed `PREFETCH_DISTANCE` pushes ago, if any.
     #[inline]
     pub(crate) fn push(&mut self, hash: u64) -> Option<bool> {
-        self.probe(hash)
-            .prefetch(self.filter.bit_array(), self.op.access());
+        self.stage.prefetch(hash);
         let slot = self.pushed % PREFETCH_DISTANCE;
-        let result = (self.pushed >= PREFETCH_DISTANCE).then(|| self.apply(self.window[slot]));
+        let result =
+            (self.pushed >= PREFETCH_DISTANCE).then(|| self.stage.apply(self.window[slot]));
         self.window[slot] = hash;
         self.pushed += 1;
         result
     }
 
     /// The results for the hashes still queued, in order.
-    pub(crate) fn finish(self) -> impl Iterator<Item = bool> + 'a
-    where
-        S: 'a,
-        P: 'a,
-    {
+    pub(crate) fn finish(self) -> impl Iterator<Item = bool> {
         let queued = self.pushed.saturating_sub(PREFETCH_DISTANCE)..self.pushed;
-        queued.map(move |i| self.apply(self.window[i % PREFETCH_DISTANCE]))
+        queued.map(move |i| self.stage.apply(self.window[i % PREFETCH_DISTANCE]))
+    }
+
+    /// How many of `hashes` the stage reports `true` for (new keys, for an
+    /// insert), in order.
+    pub(crate) fn count(mut self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        let mut hits = 0;
+        for hash in hashes {
+            hits += usize::from(self.push(hash) == Some(true));
+        }
+        hits + self.finish().filter(|&hit| hit).count()
+    }
+
+    /// The stage's result for each of `hashes`, in order.
+    pub(crate) fn collect(mut self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
+        let hashes = hashes.into_iter();
+        let mut out = Vec::with_capacity(hashes.size_hint().0);
+        for hash in hashes {
+            out.extend(self.push(hash));
+        }
+        out.extend(self.finish());
+        out
     }
 }
 
@@ -131,12 +182,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
         with_probe!(self.layout(), P => {
-            let mut pipeline = Pipeline::<S, P>::new(self, Op::Insert);
-            let mut new = 0;
-            for hash in hashes {
-                new += usize::from(pipeline.push(hash) == Some(true));
-            }
-            new + pipeline.finish().filter(|&n| n).count()
+            Pipeline::new(BloomStage::<S, P>::new(self, Op::Insert)).count(hashes)
         })
     }
 }
@@ -152,16 +198,9 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
-        let hashes = hashes.into_iter();
-        let mut out = Vec::with_capacity(hashes.size_hint().0);
         with_probe!(self.layout(), P => {
-            let mut pipeline = Pipeline::<S, P>::new(self, Op::Contains);
-            for hash in hashes {
-                out.extend(pipeline.push(hash));
-            }
-            out.extend(pipeline.finish());
-        });
-        out
+            Pipeline::new(BloomStage::<S, P>::new(self, Op::Contains)).collect(hashes)
+        })
     }
 }
 
@@ -242,7 +281,7 @@ mod tests {
                 let hash = filter.hash(&key);
                 let prefetched: BTreeSet<usize> = recorded_prefetches(|| {
                     with_probe!(layout, P => {
-                        let mut pipeline = Pipeline::<_, P>::new(&filter, Op::Insert);
+                        let mut pipeline = Pipeline::new(BloomStage::<_, P>::new(&filter, Op::Insert));
                         for _ in 0..PREFETCH_DISTANCE {
                             pipeline.push(hash);
                         }

@@ -26,6 +26,7 @@
 //! [`decrement`]: CounterArray::decrement
 
 use crate::bit_array::BitArray;
+use crate::hints::Access;
 use crate::sync::Ordering::Relaxed;
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
@@ -84,6 +85,20 @@ impl CounterArray {
     /// Bytes of the words in use, rounded up to whole cache lines.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.words.memory_bytes()
+    }
+
+    /// Asks the CPU to start fetching word `index`'s cache line.
+    #[inline]
+    pub(crate) fn prefetch(&self, index: usize, access: Access) {
+        self.words.prefetch_word(index, access);
+    }
+
+    /// The address of word `index`'s line, divided by 64 (tests compare it
+    /// with the addresses prefetched).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn line_address(&self, index: usize) -> usize {
+        self.words
+            .line_address(index / crate::bit_array::WORDS_PER_LINE)
     }
 
     /// The current value of word `index`.

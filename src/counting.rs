@@ -54,6 +54,7 @@ use crate::counter_array::{
 use crate::error::BuildError;
 use crate::filter::{AtomicBloom, Builder, FINGERPRINT_KEY, estimate_len, rate_of_words};
 use crate::hasher::WyBuildHasher;
+use crate::hints::Access;
 use crate::layout::Layout;
 use crate::probe::{Probe, with_probe};
 use crate::sizing::{MAX_HASHES, Sizing};
@@ -330,6 +331,15 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
             present &= zero_lanes(self.counters.load(word)) & lanes == 0;
         });
         present
+    }
+
+    /// Asks the CPU to start fetching the lines of the key's counters (for
+    /// the batch pipeline, `counting_bulk.rs`).
+    #[inline]
+    pub(crate) fn prefetch_hash(&self, hash: u64, access: Access) {
+        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).bits(|counter| {
+            self.counters.prefetch((counter / COUNTERS_PER_WORD) as usize, access);
+        }));
     }
 
     /// Calls `f(word, lanes)` for each counter word holding some of the

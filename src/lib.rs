@@ -55,6 +55,7 @@ mod batch;
 mod bit_array;
 mod counter_array;
 mod counting;
+mod counting_bulk;
 pub mod docs;
 mod error;
 mod filter;

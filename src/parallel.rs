@@ -23,7 +23,7 @@
 //! block or word is the hash scaled to the array (multiply-shift), which
 //! keeps order (`tests/parallel.rs`: `hash_halves_are_array_halves`).
 
-use crate::batch::{Op, Pipeline};
+use crate::batch::{BloomStage, Op, Pipeline};
 use crate::bit_array::BitArray;
 use crate::error::{BuildError, IncompatibleError};
 use crate::filter::{AtomicBloom, Builder};
@@ -65,7 +65,7 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         with_probe!(self.layout(), P => keys
             .into_par_iter()
             .fold(
-                || (Box::new(Pipeline::<S, P>::new(self, Op::Insert)), 0usize),
+                || (Box::new(Pipeline::new(BloomStage::<S, P>::new(self, Op::Insert))), 0usize),
                 |(mut pipeline, new), key| {
                     let now = usize::from(pipeline.push(self.hash(&key)) == Some(true));
                     (pipeline, new + now)

@@ -1,0 +1,323 @@
+//! # The counting filter's bulk operations
+//!
+//! Batches of inserts, removes and queries run through the plain filter's
+//! prefetch pipeline (`batch.rs`): a key's counter lines are requested
+//! when it enters the window and its counters updated `PREFETCH_DISTANCE`
+//! keys later. Results are exactly those of the per-key calls in the same
+//! order. With the `rayon` feature, `par_*` forms split the keys over
+//! rayon's threads, each running a pipeline, with the same guarantees as
+//! threads calling the per-key methods (memory ordering, C1-C4).
+
+use crate::batch::{Pipeline, Stage};
+use crate::counting::AtomicCountingBloom;
+use crate::hints::Access;
+use std::hash::{BuildHasher, Hash};
+
+/// What a pipeline does to each key of a counting filter.
+#[derive(Clone, Copy)]
+enum CountingOp {
+    Insert,
+    Remove,
+    Contains,
+}
+
+/// A counting filter's stage of the batch pipeline.
+struct CountingStage<'a, S> {
+    filter: &'a AtomicCountingBloom<S>,
+    op: CountingOp,
+}
+
+impl<S: BuildHasher> Stage for CountingStage<'_, S> {
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        // Updates need the lines exclusively, queries a shared copy (as
+        // the plain filter's `Op::access` explains).
+        let access = match self.op {
+            CountingOp::Insert | CountingOp::Remove => Access::Write,
+            CountingOp::Contains => Access::Read,
+        };
+        self.filter.prefetch_hash(hash, access);
+    }
+
+    #[inline(always)]
+    fn apply(&self, hash: u64) -> bool {
+        match self.op {
+            CountingOp::Insert => self.filter.insert_hash(hash),
+            CountingOp::Remove => self.filter.remove_hash(hash),
+            CountingOp::Contains => self.filter.contains_hash(hash),
+        }
+    }
+}
+
+impl<S: BuildHasher> AtomicCountingBloom<S> {
+    fn pipeline(&self, op: CountingOp) -> Pipeline<CountingStage<'_, S>> {
+        Pipeline::new(CountingStage { filter: self, op })
+    }
+
+    /// Inserts every key, prefetching ahead; returns how many of the
+    /// per-key [`insert`](Self::insert) calls it stands for would have
+    /// returned `true` (made their key present).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// assert_eq!(f.insert_batch(["a", "b", "a"]), 2); // the repeat counts, but is not new
+    /// assert_eq!(f.count_of("a"), 2);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn insert_batch<I>(&self, keys: I) -> usize
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
+        self.pipeline(CountingOp::Insert).count(hashes)
+    }
+
+    /// Removes one insert of every key, prefetching ahead; returns how many
+    /// of the per-key [`remove`](Self::remove) calls it stands for would
+    /// have returned `true` (found every counter above zero). As with
+    /// `remove`, remove only keys that were inserted.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// f.insert_batch(0..100u32);
+    /// assert_eq!(f.remove_batch(0..50u32), 50);
+    /// assert_eq!(f.contains_batch([10u32, 60]), [false, true]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn remove_batch<I>(&self, keys: I) -> usize
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
+        self.pipeline(CountingOp::Remove).count(hashes)
+    }
+
+    /// Queries every key, prefetching ahead; returns
+    /// [`contains`](Self::contains) for each, in order.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// f.insert_batch(0..10u32);
+    /// assert_eq!(f.contains_batch([3u32, 1_000, 9]), [true, false, true]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn contains_batch<I>(&self, keys: I) -> Vec<bool>
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
+        self.pipeline(CountingOp::Contains).collect(hashes)
+    }
+}
+
+#[cfg(feature = "rayon")]
+mod parallel {
+    use super::{CountingOp, CountingStage};
+    use crate::batch::Pipeline;
+    use crate::counting::AtomicCountingBloom;
+    use rayon::prelude::*;
+    use std::hash::{BuildHasher, Hash};
+
+    /// Keys per parallel task for indexed queries, as for the plain filter.
+    const KEYS_PER_TASK: usize = 1 << 14;
+
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+    impl<S: BuildHasher + Sync> AtomicCountingBloom<S> {
+        /// Runs `op` over `keys` on all of rayon's threads, a pipeline per
+        /// split of the work; returns how many keys it reported `true` for.
+        fn par_count<I>(&self, keys: I, op: CountingOp) -> usize
+        where
+            I: IntoParallelIterator,
+            I::Item: Hash,
+        {
+            // Boxed, because `fold` moves its state through every step and
+            // the pipeline's window is 128 bytes.
+            keys.into_par_iter()
+                .fold(
+                    || {
+                        (
+                            Box::new(Pipeline::new(CountingStage { filter: self, op })),
+                            0,
+                        )
+                    },
+                    |(mut pipeline, hits), key| {
+                        let hash = self.hasher().hash_one(&key);
+                        let now = usize::from(pipeline.push(hash) == Some(true));
+                        (pipeline, hits + now)
+                    },
+                )
+                .map(|(pipeline, hits)| hits + pipeline.finish().filter(|&hit| hit).count())
+                .sum()
+        }
+
+        /// [`insert_batch`](Self::insert_batch) on all of rayon's threads.
+        ///
+        /// ```
+        /// let f = atomic_bloom::AtomicCountingBloom::new(100_000, 0.01)?;
+        /// let new = f.par_insert(0..50_000u64);
+        /// assert!((49_900..=50_000).contains(&new)); // false positives are not new
+        /// # Ok::<(), atomic_bloom::BuildError>(())
+        /// ```
+        pub fn par_insert<I>(&self, keys: I) -> usize
+        where
+            I: IntoParallelIterator,
+            I::Item: Hash,
+        {
+            self.par_count(keys, CountingOp::Insert)
+        }
+
+        /// [`remove_batch`](Self::remove_batch) on all of rayon's threads.
+        ///
+        /// ```
+        /// let f = atomic_bloom::AtomicCountingBloom::new(100_000, 0.01)?;
+        /// f.par_insert(0..50_000u64);
+        /// assert_eq!(f.par_remove(0..25_000u64), 25_000);
+        /// assert!(f.contains(&30_000u64));
+        /// # Ok::<(), atomic_bloom::BuildError>(())
+        /// ```
+        pub fn par_remove<I>(&self, keys: I) -> usize
+        where
+            I: IntoParallelIterator,
+            I::Item: Hash,
+        {
+            self.par_count(keys, CountingOp::Remove)
+        }
+
+        /// [`contains_batch`](Self::contains_batch) on all of rayon's
+        /// threads, in the keys' order. Takes any indexed parallel iterator.
+        ///
+        /// ```
+        /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+        /// f.par_insert(0..100u32);
+        /// assert_eq!(f.par_contains(&[5u32, 99, 5_000]), [true, true, false]);
+        /// # Ok::<(), atomic_bloom::BuildError>(())
+        /// ```
+        pub fn par_contains<I>(&self, keys: I) -> Vec<bool>
+        where
+            I: IntoParallelIterator,
+            I::Iter: IndexedParallelIterator,
+            I::Item: Hash,
+        {
+            keys.into_par_iter()
+                .chunks(KEYS_PER_TASK)
+                .flat_map_iter(|chunk| self.contains_batch(chunk))
+                .collect()
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{CountingOp, CountingStage};
+    use crate::batch::{PREFETCH_DISTANCE, Stage};
+    use crate::counting::AtomicCountingBloom;
+    use crate::hints::recorded_prefetches;
+    use crate::layout::Layout;
+    use std::collections::BTreeSet;
+    use std::hash::BuildHasher;
+
+    /// For every layout, the lines a counting batch prefetches for a key
+    /// are exactly the lines inserting that key into an empty filter
+    /// writes: a prefetch of the wrong line changes only timing, so nothing
+    /// else would notice.
+    #[test]
+    fn batches_prefetch_the_lines_inserts_touch() {
+        for layout in Layout::ALL {
+            let filter = AtomicCountingBloom::builder()
+                .capacity(20_000, 0.001)
+                .layout(layout)
+                .build_counting()
+                .unwrap();
+            let counters = filter.counter_array();
+            for key in 0..300u64 {
+                let hash = filter.hasher().hash_one(key);
+                let stage = CountingStage {
+                    filter: &filter,
+                    op: CountingOp::Insert,
+                };
+                let prefetched: BTreeSet<usize> = recorded_prefetches(|| stage.prefetch(hash))
+                    .into_iter()
+                    .map(|address| address / 64)
+                    .collect();
+                filter.clear();
+                let before: Vec<u64> = counters.words().collect();
+                assert!(filter.insert_hash(hash));
+                let written: BTreeSet<usize> = counters
+                    .words()
+                    .zip(&before)
+                    .enumerate()
+                    .filter(|(_, (now, was))| now != *was)
+                    .map(|(i, _)| counters.line_address(i))
+                    .collect();
+                assert_eq!(prefetched, written, "{layout}: key {key}");
+            }
+        }
+    }
+
+    /// Every batch length, shorter and longer than the prefetch window, and
+    /// every layout, gets exactly the results and the counters per-key
+    /// calls would.
+    #[test]
+    fn batches_do_what_per_key_calls_would() {
+        for layout in Layout::ALL {
+            for len in [
+                0,
+                1,
+                PREFETCH_DISTANCE as u64,
+                2 * PREFETCH_DISTANCE as u64 + 3,
+            ] {
+                let build = || {
+                    AtomicCountingBloom::builder()
+                        .capacity(1000, 0.01)
+                        .layout(layout)
+                        .build_counting()
+                        .unwrap()
+                };
+                let (batched, single) = (build(), build());
+                // Each key twice: the repeat counts, but is not new.
+                let keys: Vec<u64> = (0..len).chain(0..len).collect();
+                let new = keys.iter().filter(|k| single.insert(k)).count();
+                assert_eq!(batched.insert_batch(&keys), new, "{layout} len {len}");
+                let halves: Vec<u64> = (0..len / 2).collect();
+                let removed = halves.iter().filter(|k| single.remove(k)).count();
+                assert_eq!(batched.remove_batch(&halves), removed, "{layout} len {len}");
+                let per_key: Vec<bool> = keys.iter().map(|k| single.contains(k)).collect();
+                assert_eq!(batched.contains_batch(&keys), per_key, "{layout} len {len}");
+                assert_eq!(batched, single, "{layout} len {len}");
+            }
+        }
+    }
+
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn parallel_forms_end_where_sequential_ones_do() {
+        for layout in Layout::ALL {
+            let build = || {
+                AtomicCountingBloom::builder()
+                    .capacity(50_000, 0.01)
+                    .layout(layout)
+                    .build_counting()
+                    .unwrap()
+            };
+            let (parallel, sequential) = (build(), build());
+            let keys: Vec<u64> = (0..50_000).chain(0..5_000).collect();
+            parallel.par_insert(&keys);
+            sequential.insert_batch(&keys);
+            assert_eq!(
+                parallel.par_remove(0..20_000u64),
+                sequential.remove_batch(0..20_000u64),
+                "{layout}"
+            );
+            assert_eq!(parallel, sequential, "{layout}");
+            assert_eq!(
+                parallel.par_contains(&keys),
+                sequential.contains_batch(&keys),
+                "{layout}"
+            );
+            assert!((20_000..50_000u64).all(|k| parallel.contains(&k)));
+        }
+    }
+}
