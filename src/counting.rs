@@ -35,9 +35,13 @@
 //! those counts belong to other keys, and a key sharing them can become a
 //! false negative, the one error a Bloom filter must not make.
 //! [`remove_checked`](AtomicCountingBloom::remove_checked) refuses a key
-//! that is not present; the check and the decrement are separate steps, so
-//! a racing remove of the same key can still slip between them (see the
-//! contract below).
+//! the filter reports absent, which is every key never inserted except the
+//! false positives: a fraction `p` of them (the filter's current rate)
+//! passes the check and takes counts all the same, each zeroing at most `k`
+//! counters and so losing at most `k` other keys. The check narrows the
+//! hazard to that rate; only removing keys that were inserted removes it.
+//! The check and the decrement are also separate steps, so a racing remove
+//! of the same key can slip between them (see the contract below).
 //!
 //! ## Concurrency
 //!
@@ -49,7 +53,7 @@
 
 use crate::bit_array::BitArray;
 use crate::counter_array::{
-    COUNTERS_PER_WORD, CounterArray, MAX_COUNT, count, saturated_lanes, zero_lanes,
+    ALL_LANES, COUNTERS_PER_WORD, CounterArray, MAX_COUNT, count, saturated_lanes, zero_lanes,
 };
 use crate::error::BuildError;
 use crate::filter::{AtomicBloom, Builder, FINGERPRINT_KEY, estimate_len, rate_of_words};
@@ -243,8 +247,12 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     }
 
     /// Removes one insert of `key` if it is present; returns whether it
-    /// was. A key that is absent is left alone, so removing a key that was
-    /// never inserted cannot take counts from other keys.
+    /// was. A key reported absent is left alone, so most keys that were
+    /// never inserted take nothing from other keys; but a key never
+    /// inserted that is a false positive (a fraction `p` of them, the
+    /// current [rate](Self::estimated_false_positive_rate)) passes the
+    /// check, and its decrement takes counts from other keys as
+    /// [`remove`](Self::remove) would.
     ///
     /// The check and the decrement are two steps, not one atomic action: if
     /// two threads remove the last insert of the same key at once, both can
@@ -256,7 +264,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// ```
     /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
     /// f.insert("apple");
-    /// assert!(!f.remove_checked("pear")); // never inserted: nothing changes
+    /// assert!(!f.remove_checked("pear")); // reported absent: nothing changes
     /// assert!(f.remove_checked("apple"));
     /// assert!(!f.remove_checked("apple"));
     /// # Ok::<(), atomic_bloom::BuildError>(())
@@ -429,8 +437,25 @@ impl<S> AtomicCountingBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn estimated_len(&self) -> Option<u64> {
-        let nonzero = self.bit_words().map(|w| u64::from(w.count_ones())).sum();
-        estimate_len(&self.sizing, nonzero)
+        estimate_len(&self.sizing, self.nonzero_counters())
+    }
+
+    /// How many counters are above zero: the bits the plain filter of the
+    /// same keys would have set ([`AtomicBloom::count_ones`]).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::with_counters(1024, 3)?;
+    /// f.insert("a");
+    /// f.insert("a");
+    /// assert!((1..=3).contains(&f.nonzero_counters()));
+    /// assert_eq!(f.nonzero_counters(), f.to_bloom()?.count_ones());
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn nonzero_counters(&self) -> u64 {
+        self.counters
+            .words()
+            .map(|w| u64::from((!zero_lanes(w) & ALL_LANES).count_ones()))
+            .sum()
     }
 
     /// The false-positive rate as the counters stand now, as

@@ -18,6 +18,7 @@ use std::hash::{BuildHasher, Hash};
 enum CountingOp {
     Insert,
     Remove,
+    RemoveChecked,
     Contains,
 }
 
@@ -33,7 +34,7 @@ impl<S: BuildHasher> Stage for CountingStage<'_, S> {
         // Updates need the lines exclusively, queries a shared copy (as
         // the plain filter's `Op::access` explains).
         let access = match self.op {
-            CountingOp::Insert | CountingOp::Remove => Access::Write,
+            CountingOp::Insert | CountingOp::Remove | CountingOp::RemoveChecked => Access::Write,
             CountingOp::Contains => Access::Read,
         };
         self.filter.prefetch_hash(hash, access);
@@ -44,6 +45,7 @@ impl<S: BuildHasher> Stage for CountingStage<'_, S> {
         match self.op {
             CountingOp::Insert => self.filter.insert_hash(hash),
             CountingOp::Remove => self.filter.remove_hash(hash),
+            CountingOp::RemoveChecked => self.filter.remove_checked_hash(hash),
             CountingOp::Contains => self.filter.contains_hash(hash),
         }
     }
@@ -92,6 +94,27 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     {
         let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
         self.pipeline(CountingOp::Remove).count(hashes)
+    }
+
+    /// [`remove_checked`](Self::remove_checked) of every key, in order,
+    /// prefetching ahead; returns how many keys were present and removed.
+    /// A key repeated in the batch is checked again before each remove, so
+    /// it is never removed more often than it is present.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// f.insert("a");
+    /// assert_eq!(f.remove_checked_batch(["a", "a", "never inserted"]), 1);
+    /// assert!(!f.contains("a"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn remove_checked_batch<I>(&self, keys: I) -> usize
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
+        self.pipeline(CountingOp::RemoveChecked).count(hashes)
     }
 
     /// Queries every key, prefetching ahead; returns
@@ -184,6 +207,54 @@ mod parallel {
             I::Item: Hash,
         {
             self.par_count(keys, CountingOp::Remove)
+        }
+
+        /// [`remove_checked_batch`](Self::remove_checked_batch) on all of
+        /// rayon's threads; returns how many keys were present and removed.
+        ///
+        /// The keys are hashed in parallel and split by hash, so that every
+        /// occurrence of a key goes to the same task, which checks and
+        /// removes them one after another in input order: a key listed
+        /// twice but inserted once is removed once, however the work is
+        /// split (two `remove_checked` calls racing on other threads could
+        /// both pass the check). Buffers the hashes, 8 bytes per key.
+        ///
+        /// ```
+        /// let f = atomic_bloom::AtomicCountingBloom::new(100_000, 0.01)?;
+        /// f.par_insert(0..10_000u64);
+        /// let twice: Vec<u64> = (0..10_000).chain(0..10_000).collect();
+        /// assert_eq!(f.par_remove_checked(&twice), 10_000);
+        /// assert_eq!(f.estimated_len(), Some(0));
+        /// # Ok::<(), atomic_bloom::BuildError>(())
+        /// ```
+        pub fn par_remove_checked<I>(&self, keys: I) -> usize
+        where
+            I: IntoParallelIterator,
+            I::Item: Hash,
+        {
+            let mut hashes: Vec<u64> = keys
+                .into_par_iter()
+                .map(|key| self.hasher().hash_one(&key))
+                .collect();
+            // A bucket per top bits of the hash, a few per thread to
+            // balance. A stable sort by bucket keeps each bucket's keys in
+            // input order, and puts every occurrence of a hash in one bucket.
+            let buckets = (4 * rayon::current_num_threads()).next_power_of_two() as u64;
+            let bucket_of = |hash: u64| ((u128::from(hash) * u128::from(buckets)) >> 64) as u64;
+            hashes.par_sort_by_key(|&hash| bucket_of(hash));
+            let hashes = &hashes;
+            (0..buckets)
+                .into_par_iter()
+                .map(|bucket| {
+                    let start = hashes.partition_point(|&h| bucket_of(h) < bucket);
+                    let end = hashes.partition_point(|&h| bucket_of(h) <= bucket);
+                    Pipeline::new(CountingStage {
+                        filter: self,
+                        op: CountingOp::RemoveChecked,
+                    })
+                    .count(hashes[start..end].iter().copied())
+                })
+                .sum()
         }
 
         /// [`contains_batch`](Self::contains_batch) on all of rayon's
@@ -318,6 +389,63 @@ mod tests {
                 "{layout}"
             );
             assert!((20_000..50_000u64).all(|k| parallel.contains(&k)));
+        }
+    }
+
+    /// Checked removes, batched or parallel, remove a key as often as it is
+    /// present and no more, however often it is listed: the counters end
+    /// as the sequential per-key calls leave them.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn checked_removes_never_remove_a_key_more_often_than_it_is_present() {
+        for layout in Layout::ALL {
+            let build = || {
+                let f = AtomicCountingBloom::builder()
+                    .capacity(20_000, 0.01)
+                    .layout(layout)
+                    .build_counting()
+                    .unwrap();
+                f.insert_batch((0..20_000u64).chain(0..1_000));
+                f
+            };
+            let (batched, parallel, single) = (build(), build(), build());
+            // Keys 0..1000 are in twice and listed twice, 1000..3000 in
+            // once and listed once: each is present when checked, in any
+            // order of the removes.
+            let keys: Vec<u64> = (0..1_000).chain(0..3_000).collect();
+            let removed = keys.iter().filter(|k| single.remove_checked(k)).count();
+            assert_eq!(removed, 4_000);
+            assert_eq!(parallel.par_remove_checked(&keys), removed, "{layout}");
+            assert_eq!(parallel, single, "{layout}");
+            // In input order, the batch is the per-key calls exactly, with
+            // keys listed more often than inserted and keys never inserted
+            // (whose checks pass when they are false positives).
+            let keys: Vec<u64> = (0..1_000)
+                .chain(0..3_000)
+                .chain(0..1_000)
+                .chain(30_000..31_000)
+                .collect();
+            let single = build();
+            let removed = keys.iter().filter(|k| single.remove_checked(k)).count();
+            assert_eq!(batched.remove_checked_batch(&keys), removed, "{layout}");
+            assert_eq!(batched, single, "{layout}");
+            // In a sparse filter, where false positives are all but
+            // impossible, keys listed three times but inserted once are
+            // removed once each, however the parallel work is split.
+            let sparse = AtomicCountingBloom::builder()
+                .capacity(1_000_000, 0.001)
+                .layout(layout)
+                .build_counting()
+                .unwrap();
+            sparse.insert_batch(0..1_000u64);
+            let thrice: Vec<u64> = (0..3_000).map(|i| i % 1_000).collect();
+            assert_eq!(sparse.par_remove_checked(&thrice), 1_000, "{layout}");
+            assert_eq!(sparse.saturated_counters(), 0);
+            assert_eq!(sparse.estimated_len(), Some(0), "{layout}");
+            assert!(
+                (3_000..20_000u64).all(|k| parallel.contains(&k)),
+                "{layout}"
+            );
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `build`: keys in, filter file out, every core inserting.
 
+use crate::filter_file::Filter;
 use crate::keys::Inputs;
 use crate::{keys, output};
 use anyhow::{Context, Result};
@@ -31,6 +32,11 @@ pub struct Args {
     /// Seed of the key hasher; readers need not know it (it is in the file).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Build a counting filter, from which `remove` can take keys again:
+    /// a 4-bit counter per bit, four times the size of a plain filter, with
+    /// the same false-positive rate.
+    #[arg(long)]
+    counting: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -42,29 +48,40 @@ pub fn run(args: Args) -> Result<()> {
             .unwrap_or(usize::MAX)
             .max(1),
     };
-    let filter = AtomicBloom::builder()
+    let builder = AtomicBloom::builder()
         .capacity(expected, args.fpp)
         .layout(args.layout)
-        .seed(args.seed)
-        .build()
-        .context("invalid filter parameters")?;
+        .seed(args.seed);
+    let filter = if args.counting {
+        builder.build_counting().map(Filter::Counting)
+    } else {
+        builder.build().map(Filter::Plain)
+    }
+    .context("invalid filter parameters")?;
     let bar = keys::progress(inputs.total_bytes(), "inserting");
     let mut new = 0;
     let read = inputs.for_each_chunk(&bar, |chunk| {
-        new += filter.par_insert(chunk.par_iter());
+        new += match &filter {
+            Filter::Plain(f) => f.par_insert(chunk.par_iter()),
+            Filter::Counting(f) => f.par_insert(chunk.par_iter()),
+        };
         Ok(())
     })?;
     bar.finish_and_clear();
     output::save(&filter, &args.output)?;
-    let estimated_false_positive_rate = filter.estimated_false_positive_rate();
+    let (kind, sizing, estimated_false_positive_rate) = match &filter {
+        Filter::Plain(f) => ("", f.sizing(), f.estimated_false_positive_rate()),
+        Filter::Counting(f) => ("counting, ", f.sizing(), f.estimated_false_positive_rate()),
+    };
     eprintln!(
-        "built {}: {read} keys read, {new} new; {} layout, {} bits ({:.2} per expected key), k = {}; \
+        "built {}: {read} keys read, {new} new; {kind}{} layout, {} {} ({:.2} per expected key), k = {}; \
          estimated false-positive rate now {estimated_false_positive_rate:.3e}; {:.1} s{}",
         args.output.display(),
-        filter.layout(),
-        filter.num_bits(),
-        filter.num_bits() as f64 / expected as f64,
-        filter.num_hashes(),
+        sizing.layout(),
+        sizing.num_bits(),
+        if args.counting { "counters" } else { "bits" },
+        sizing.num_bits() as f64 / expected as f64,
+        sizing.num_hashes(),
         start.elapsed().as_secs_f64(),
         peak_memory()
             .map(|kib| format!(", peak memory {} MiB", kib / 1024))

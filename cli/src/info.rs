@@ -1,7 +1,8 @@
 //! `info`: what a filter file holds.
 
+use crate::filter_file::Filter;
 use anyhow::Result;
-use atomic_bloom::{AtomicBloom, FORMAT_VERSION};
+use atomic_bloom::FilterKind;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -19,31 +20,62 @@ pub struct Args {
 pub const FULLEST_AT_CAPACITY: f64 = 0.56;
 
 pub fn run(args: Args) -> Result<()> {
-    let filter = crate::load(&args.filter)?;
-    let ones = filter.par_count_ones();
-    let fill = ones as f64 / filter.num_bits() as f64;
+    let filter = Filter::load(&args.filter)?;
+    let (kind, sizing, hasher) = match &filter {
+        Filter::Plain(f) => (FilterKind::Bloom, f.sizing(), f.hasher()),
+        Filter::Counting(f) => (FilterKind::Counting, f.sizing(), f.hasher()),
+    };
     println!("file:               {}", args.filter.display());
-    println!("format version:     {FORMAT_VERSION}");
-    println!("layout:             {}", filter.layout());
-    println!("bits (m):           {}", filter.num_bits());
-    println!("hashes per key (k): {}", filter.num_hashes());
-    println!(
-        "hasher:             wyhash, seed {}",
-        filter.hasher().seed()
-    );
-    println!("memory:             {} bytes", filter.memory_bytes());
-    println!("bits set:           {ones} ({:.2}%)", 100.0 * fill);
-    println!("estimated keys:     {}", describe_len(&filter));
-    println!(
-        "estimated fpr:      {:.3e}",
-        filter.estimated_false_positive_rate()
-    );
+    println!("format version:     {}", kind.format_version());
+    match &filter {
+        Filter::Plain(_) => println!("kind:               plain"),
+        Filter::Counting(_) => println!("kind:               counting (4-bit counters)"),
+    }
+    println!("layout:             {}", sizing.layout());
+    let (fill, len, rate) = match &filter {
+        Filter::Plain(f) => {
+            println!("bits (m):           {}", f.num_bits());
+            println!("hashes per key (k): {}", f.num_hashes());
+            println!("hasher:             wyhash, seed {}", hasher.seed());
+            println!("memory:             {} bytes", f.memory_bytes());
+            let ones = f.par_count_ones();
+            let fill = ones as f64 / f.num_bits() as f64;
+            println!("bits set:           {ones} ({:.2}%)", 100.0 * fill);
+            (fill, f.estimated_len(), f.estimated_false_positive_rate())
+        }
+        Filter::Counting(f) => {
+            println!("counters (m):       {}", f.num_counters());
+            println!("counters per key:   {}", f.num_hashes());
+            println!("hasher:             wyhash, seed {}", hasher.seed());
+            println!("memory:             {} bytes", f.memory_bytes());
+            let ones = f.nonzero_counters();
+            let fill = ones as f64 / f.num_counters() as f64;
+            println!("counters above 0:   {ones} ({:.2}%)", 100.0 * fill);
+            let saturated = f.saturated_counters();
+            println!(
+                "saturated counters: {saturated}{}",
+                if saturated > 0 {
+                    " (stuck at 15: keys on them are never removed)"
+                } else {
+                    ""
+                }
+            );
+            (fill, f.estimated_len(), f.estimated_false_positive_rate())
+        }
+    };
+    println!("estimated keys:     {}", describe_len(len));
+    println!("estimated fpr:      {rate:.3e}");
     if fill > FULLEST_AT_CAPACITY {
         println!(
-            "capacity:           OVER: {:.0}% of the bits are set, more than any filter sized for a \
+            "capacity:           OVER: {:.0}% of the {} are set, more than any filter sized for a \
              false-positive rate of 0.1 or below has at its expected keys ({:.0}%); rebuild it with a \
              larger --expected",
             100.0 * fill,
+            if kind == FilterKind::Counting {
+                "counters"
+            } else {
+                "bits"
+            },
             100.0 * FULLEST_AT_CAPACITY
         );
     }
@@ -51,8 +83,8 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// The estimated number of keys, or why there is none.
-pub fn describe_len(filter: &AtomicBloom) -> String {
-    match filter.estimated_len() {
+pub fn describe_len(estimated_len: Option<u64>) -> String {
+    match estimated_len {
         Some(n) => format!("about {n} keys"),
         None => "unknown: every bit is set (saturated: every query answers present)".to_string(),
     }

@@ -8,21 +8,21 @@
 mod bench;
 mod build;
 mod demo;
+mod filter_file;
 mod info;
 mod keys;
 mod load;
 mod merge;
 mod output;
 mod query;
+mod remove;
 
-use anyhow::Context;
-use atomic_bloom::AtomicBloom;
 use clap::{Parser, Subcommand};
-use std::path::Path;
 use std::process::ExitCode;
 
 /// Lock-free concurrent Bloom filters: build them from key files on every
-/// core, query them in pipelines, inspect and merge them.
+/// core, query them in pipelines, inspect and merge them; counting filters
+/// (`build --counting`) can have keys removed.
 ///
 /// A key is one line of input, without its line ending (`\n` or `\r\n`),
 /// hashed by the library's byte encoding (`contains_bytes(line)` from Rust
@@ -40,6 +40,8 @@ struct Cli {
 enum Command {
     /// Build a filter from newline-delimited keys (files, or stdin).
     Build(build::Args),
+    /// Remove keys from a counting filter (built with `build --counting`).
+    Remove(remove::Args),
     /// Test keys against a filter; exit 0 if all are present, 1 if not.
     Query(query::Args),
     /// Describe a filter file: parameters, fill and estimated contents.
@@ -50,11 +52,6 @@ enum Command {
     Demo(demo::Args),
     /// The headline benchmark: this filter against locks, fastbloom and hardware limits.
     Bench(bench::Args),
-}
-
-/// Loads a filter file, naming the file in the error.
-fn load(path: &Path) -> anyhow::Result<AtomicBloom> {
-    AtomicBloom::load(path).with_context(|| format!("cannot load {}", path.display()))
 }
 
 fn main() -> ExitCode {
@@ -70,6 +67,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Build(args) => build::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Remove(args) => remove::run(args).map(|()| ExitCode::SUCCESS),
         Command::Query(args) => query::run(args),
         Command::Info(args) => info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => merge::run(args).map(|()| ExitCode::SUCCESS),

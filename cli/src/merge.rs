@@ -1,5 +1,6 @@
 //! `merge`: the union of compatible filter files.
 
+use crate::filter_file::Filter;
 use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 
@@ -17,9 +18,9 @@ pub fn run(args: Args) -> Result<()> {
     let Some((first, rest)) = args.inputs.split_first() else {
         bail!("no input files");
     };
-    let union = crate::load(first)?;
+    let union = Filter::load_plain(first, "merge")?;
     for path in rest {
-        let other = crate::load(path)?;
+        let other = Filter::load_plain(path, "merge")?;
         union.par_union(&other).with_context(|| {
             format!(
                 "cannot merge {} into {} (build every filter to merge with the same --expected, \
@@ -29,13 +30,16 @@ pub fn run(args: Args) -> Result<()> {
             )
         })?;
     }
-    crate::output::save(&union, &args.output)?;
+    let summary = format!(
+        "{} bits set, {}",
+        union.par_count_ones(),
+        crate::info::describe_len(union.estimated_len())
+    );
+    crate::output::save(&Filter::Plain(union), &args.output)?;
     eprintln!(
-        "merged {} filters into {}: {} bits set, {}",
+        "merged {} filters into {}: {summary}",
         args.inputs.len(),
         args.output.display(),
-        union.par_count_ones(),
-        crate::info::describe_len(&union)
     );
     Ok(())
 }

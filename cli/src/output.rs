@@ -16,8 +16,8 @@
 //! state decides which case a signal is in, so a signal and the start of a
 //! save cannot both believe they came first.
 
+use crate::filter_file::Filter;
 use anyhow::{Context, Result};
-use atomic_bloom::AtomicBloom;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU8, Ordering::SeqCst};
@@ -61,7 +61,7 @@ pub fn handle_signals() -> Result<()> {
 }
 
 /// Writes `filter` to `path` (`-`: stdout), as the module docs say.
-pub fn save(filter: &AtomicBloom, path: &Path) -> Result<()> {
+pub fn save(filter: &Filter, path: &Path) -> Result<()> {
     if STATE
         .compare_exchange(IDLE, SAVING, SeqCst, SeqCst)
         .is_err()
@@ -72,10 +72,10 @@ pub fn save(filter: &AtomicBloom, path: &Path) -> Result<()> {
     let written = if path.as_os_str() == "-" {
         let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
         filter
-            .write_to(StopOnSignal(&mut out))
+            .write_to(&mut StopOnSignal(&mut out))
             .and_then(|()| out.flush())
     } else {
-        atomic_bloom::atomic_write(path, |out| filter.write_to(StopOnSignal(out)))
+        atomic_bloom::atomic_write(path, |out| filter.write_to(&mut StopOnSignal(out)))
     };
     // A signal after the last write found the save complete: it stands.
     if STATE.swap(IDLE, SeqCst) == STOPPING && written.is_err() {

@@ -1,5 +1,6 @@
 //! `query`: which keys may be in a filter, as text for pipelines.
 
+use crate::filter_file::Filter;
 use crate::keys::{self, Inputs};
 use anyhow::Result;
 use std::io::{self, BufWriter, Write};
@@ -8,7 +9,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The filter file.
+    /// The filter file (plain or counting).
     filter: PathBuf,
     /// Files of newline-delimited keys, `-` for stdin; none reads stdin.
     inputs: Vec<PathBuf>,
@@ -26,7 +27,7 @@ pub struct Args {
 /// Without `--present`, `--absent` or `--quiet`, each key is printed as
 /// `present<TAB>key` or `absent<TAB>key`.
 pub fn run(args: Args) -> Result<ExitCode> {
-    let filter = crate::load(&args.filter)?;
+    let filter = Filter::load(&args.filter)?;
     let inputs = Inputs::new(&args.inputs);
     let bar = keys::progress(inputs.total_bytes(), "querying");
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());

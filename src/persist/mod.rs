@@ -201,6 +201,34 @@ impl FilterKind {
         }
     }
 
+    /// The kind of filter a file holds, from its first bytes (the first 48
+    /// suffice; a shorter file gives what its bytes allow): for a program
+    /// that reads files of either kind, such as a command-line tool. Only
+    /// the magic, the version and the kind byte are checked: whether the
+    /// rest of the file is intact, the kind's reader says.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind, ReadError};
+    /// let plain = AtomicBloom::new(100, 0.01)?.to_bytes()?;
+    /// let counting = AtomicCountingBloom::new(100, 0.01)?.to_bytes()?;
+    /// assert_eq!(FilterKind::of_header(&plain)?, FilterKind::Bloom);
+    /// assert_eq!(FilterKind::of_header(&counting[..48])?, FilterKind::Counting);
+    /// assert!(matches!(FilterKind::of_header(b"text"), Err(ReadError::BadMagic)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn of_header(start: &[u8]) -> Result<FilterKind, ReadError> {
+        let first = start.first_chunk().ok_or_else(|| short_header(start, 0))?;
+        match Frame::header_len(first)? {
+            V1_HEADER_LEN => Ok(FilterKind::Bloom),
+            header_len => {
+                let id = *start
+                    .get(V1_HEADER_LEN)
+                    .ok_or_else(|| short_header(start, header_len))?;
+                FilterKind::from_id(id).ok_or(ReadError::UnknownKind(id))
+            }
+        }
+    }
+
     /// Bits of the body per cell (per bit of `m`).
     fn cell_bits(self) -> u64 {
         match self {

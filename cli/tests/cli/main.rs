@@ -177,6 +177,156 @@ fn every_layout_builds_and_finds_its_keys() {
     }
 }
 
+/// A counting filter: built with `--counting`, queried like a plain one,
+/// keys removed (checked by default: keys reported absent are left alone),
+/// `info` showing its counters, and plain and counting files each refused
+/// where they do not fit.
+#[test]
+fn counting_filters_build_query_remove_and_describe() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = keys_file(dir.path(), "all.txt", (0..20_000).map(|i| format!("s-{i}")));
+    let gone = keys_file(dir.path(), "gone.txt", (0..5_000).map(|i| format!("s-{i}")));
+    let kept = keys_file(
+        dir.path(),
+        "kept.txt",
+        (5_000..20_000).map(|i| format!("s-{i}")),
+    );
+    let filter = dir.path().join("c.bloom");
+    let out = run(&[
+        "build",
+        "--counting",
+        s(&all),
+        "-o",
+        s(&filter),
+        "--fpp",
+        "0.001",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("20000 keys read") && err.contains("counting"),
+        "{err}"
+    );
+    let bytes = std::fs::read(&filter).unwrap();
+    assert_eq!((bytes[8], bytes[40]), (2, 1), "version 2, counting kind");
+    let out = run(&["query", "--quiet", s(&filter), s(&all)]);
+    assert_eq!(out.status.code(), Some(0));
+
+    // Removing inserted keys loses no other key.
+    let out = run(&["remove", s(&filter), s(&gone)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("5000 keys read, 5000 removed, 0 not present"),
+        "{err}"
+    );
+    let out = run(&["query", "--quiet", s(&filter), s(&kept)]);
+    assert_eq!(out.status.code(), Some(0), "a kept key went missing");
+    let out = run(&["query", "--present", s(&filter), s(&gone)]);
+    let still = stdout(&out).lines().count();
+    assert!(
+        still < 30,
+        "{still} removed keys still present at p = 0.001"
+    );
+
+    // Removed keys listed again, and keys never inserted: the check refuses
+    // all but the false positives, and each of those loses at most k keys.
+    let again = keys_file(
+        dir.path(),
+        "again.txt",
+        (0..5_000)
+            .map(|i| format!("s-{i}"))
+            .chain((0..5_000).map(|i| format!("never-{i}"))),
+    );
+    let out = run(&["remove", s(&filter), s(&again)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let removed: usize = err
+        .split(", ")
+        .find(|part| part.ends_with(" removed"))
+        .and_then(|part| part.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {err}"));
+    assert!(
+        removed < 50,
+        "{removed} of 10000 absent keys removed at p = 0.001: {err}"
+    );
+    assert!(err.contains("false-positive rate"), "{err}");
+    let out = run(&["query", "--absent", s(&filter), s(&kept)]);
+    let lost = stdout(&out).lines().count();
+    let info = stdout(&run(&["info", s(&filter)]));
+    let k: usize = info
+        .lines()
+        .find(|l| l.starts_with("counters per key:"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{info}"));
+    assert!(
+        lost <= k * removed,
+        "{lost} kept keys lost to {removed} false positives"
+    );
+
+    let info = stdout(&run(&["info", s(&filter)]));
+    assert!(info.contains("kind:               counting"), "{info}");
+    assert!(info.contains("format version:     2"), "{info}");
+    assert!(info.contains("saturated counters: 0\n"), "{info}");
+    let estimated: u64 = info
+        .lines()
+        .find(|l| l.starts_with("estimated keys:"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{info}"));
+    assert!((14_600..15_400).contains(&estimated), "{estimated}");
+    // A key inserted 20 times saturates its counters: info says so.
+    let hot = keys_file(dir.path(), "hot.txt", (0..20).map(|_| "hot".to_string()));
+    let hot_filter = dir.path().join("hot.bloom");
+    let out = run(&[
+        "build",
+        "--counting",
+        "--expected",
+        "100",
+        s(&hot),
+        "-o",
+        s(&hot_filter),
+    ]);
+    assert!(out.status.success());
+    let info = stdout(&run(&["info", s(&hot_filter)]));
+    assert!(info.contains("(stuck at 15"), "{info}");
+
+    // --unchecked with -o: the original stays, the output lacks the keys.
+    let copy = dir.path().join("copy.bloom");
+    let before = std::fs::read(&filter).unwrap();
+    let out = run(&[
+        "remove",
+        "--unchecked",
+        s(&filter),
+        s(&kept),
+        "-o",
+        s(&copy),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&filter).unwrap(), before);
+    let out = run(&["info", s(&copy)]);
+    assert!(
+        stdout(&out).contains("counters above 0:   0 "),
+        "{}",
+        stdout(&out)
+    );
+
+    // Plain files cannot lose keys; counting files do not merge.
+    let plain = dir.path().join("plain.bloom");
+    assert!(run(&["build", s(&all), "-o", s(&plain)]).status.success());
+    assert_fails(&run(&["remove", s(&plain), s(&gone)]), "build --counting");
+    assert_fails(
+        &run(&["merge", s(&plain), s(&filter), "-o", s(&copy)]),
+        "holds a counting filter; merge takes plain filters",
+    );
+}
+
 #[test]
 fn every_failure_is_one_line_and_a_non_zero_exit() {
     let dir = tempfile::tempdir().unwrap();

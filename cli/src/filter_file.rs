@@ -1,0 +1,56 @@
+//! Filter files of either kind: a plain filter (`build`) or a counting
+//! filter (`build --counting`), told apart by the file's header.
+
+use anyhow::{Context, Result, bail};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind};
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+/// A loaded filter file.
+pub enum Filter {
+    Plain(AtomicBloom),
+    Counting(AtomicCountingBloom),
+}
+
+impl Filter {
+    /// Loads a file of either kind, naming the file in the error.
+    pub fn load(path: &Path) -> Result<Filter> {
+        let context = || format!("cannot load {}", path.display());
+        let mut start = Vec::with_capacity(48);
+        std::fs::File::open(path)
+            .and_then(|file| file.take(48).read_to_end(&mut start))
+            .with_context(context)?;
+        let filter = match FilterKind::of_header(&start).with_context(context)? {
+            FilterKind::Counting => AtomicCountingBloom::load(path).map(Filter::Counting),
+            _ => AtomicBloom::load(path).map(Filter::Plain),
+        };
+        filter.with_context(context)
+    }
+
+    /// Loads a plain filter file; `what` says what needs one.
+    pub fn load_plain(path: &Path, what: &str) -> Result<AtomicBloom> {
+        match Filter::load(path)? {
+            Filter::Plain(filter) => Ok(filter),
+            Filter::Counting(_) => bail!(
+                "{} holds a counting filter; {what} takes plain filters",
+                path.display()
+            ),
+        }
+    }
+
+    /// Which keys may be present, in order, on every core.
+    pub fn par_contains(&self, keys: &[crate::keys::Key<'_>]) -> Vec<bool> {
+        match self {
+            Filter::Plain(f) => f.par_contains(keys),
+            Filter::Counting(f) => f.par_contains(keys),
+        }
+    }
+
+    /// Writes the file.
+    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        match self {
+            Filter::Plain(f) => f.write_to(out),
+            Filter::Counting(f) => f.write_to(out),
+        }
+    }
+}
