@@ -311,13 +311,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// [`count_of`](Self::count_of) by hash.
     pub fn count_of_hash(&self, hash: u64) -> u8 {
         let mut least = MAX_COUNT;
-        self.for_each_word(hash, |word, lanes| {
-            let value = self.counters.load(word);
-            let mut lanes = lanes;
-            while lanes != 0 {
-                least = least.min(count(value, u64::from(lanes.trailing_zeros() / 4)));
-                lanes &= lanes - 1;
-            }
+        self.for_each_counter(hash, |word, lane| {
+            least = least.min(count(word, lane));
         });
         least
     }
@@ -335,10 +330,22 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// [`contains`](Self::contains) by hash.
     pub fn contains_hash(&self, hash: u64) -> bool {
         let mut present = true;
-        self.for_each_word(hash, |word, lanes| {
-            present &= zero_lanes(self.counters.load(word)) & lanes == 0;
+        self.for_each_counter(hash, |word, lane| {
+            present &= count(word, lane) != 0;
         });
         present
+    }
+
+    /// Calls `f(word, lane)` with the current value of the word holding
+    /// each of the key's counters and the counter's lane in it (a counter
+    /// two probes share may come twice). For queries: each load stands
+    /// alone, so nothing is grouped, sorted or buffered.
+    #[inline]
+    fn for_each_counter(&self, hash: u64, mut f: impl FnMut(u64, u64)) {
+        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).bits(|counter| {
+            let word = self.counters.load((counter / COUNTERS_PER_WORD) as usize);
+            f(word, counter % COUNTERS_PER_WORD);
+        }));
     }
 
     /// Asks the CPU to start fetching the lines of the key's counters (for
@@ -351,13 +358,19 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     }
 
     /// Calls `f(word, lanes)` for each counter word holding some of the
-    /// key's counters, once, with the lane mask of those counters.
+    /// key's counters, once, with the lane mask of those counters, having
+    /// asked for all of their lines first (for updates).
     fn for_each_word(&self, hash: u64, mut f: impl FnMut(usize, u64)) {
         // At most `k` counters; sorted, so a word's lanes are adjacent, and
         // a counter two probes share comes once.
         let mut counters = [0u64; MAX_HASHES as usize];
         let mut len = 0;
         with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).bits(|bit| {
+            // Ask for the line now: the compare-and-swaps below are locked
+            // instructions, which take their lines one after another, so a
+            // key's counters in several lines (a Blocked key's 512 counters
+            // span four) would wait for each miss in turn.
+            self.counters.prefetch((bit / COUNTERS_PER_WORD) as usize, Access::Write);
             counters[len] = bit;
             len += 1;
         }));

@@ -1,5 +1,7 @@
 //! What `AtomicBloom` is measured against: a plain (non-atomic) filter of
-//! the same layout behind a `Mutex`, an `RwLock` and 16 sharded mutexes;
+//! the same layout behind a `Mutex`, an `RwLock` and 16 sharded mutexes
+//! (and, for `AtomicCountingBloom`, a plain counting filter behind a
+//! `Mutex`);
 //! fastbloom's `AtomicBloomFilter` with the same hasher; a plain atomic
 //! blocked filter that sets each bit with its own `fetch_or`; and physical-limit
 //! probes that do the least any filter must do per key. Shared by
@@ -39,20 +41,11 @@ impl PlainBlocked {
     }
 
     fn locate(&self, key: &(impl Hash + ?Sized)) -> (usize, [u64; 8]) {
-        let hash = self.hasher.hash_one(key);
-        let lines = self.lines.len() as u64;
-        let line = ((u128::from(hash) * u128::from(lines)) >> 64) as usize;
-        let mut masks = [0u64; 8];
-        let mut r = hash;
-        for i in 0..self.num_hashes {
-            if i % 7 == 0 {
-                r = mix(hash.wrapping_add(u64::from(i / 7 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
-            }
-            let bit = r & 511;
-            masks[(bit >> 6) as usize] |= 1 << (bit & 63);
-            r >>= 9;
-        }
-        (line, masks)
+        locate_blocked(
+            self.hasher.hash_one(key),
+            self.lines.len() as u64,
+            self.num_hashes,
+        )
     }
 
     /// Removes every key.
@@ -159,6 +152,117 @@ struct AtomicLine([AtomicU64; 8]);
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Line([u64; 8]);
+
+/// A key's block among `blocks` 512-bit blocks, and the masks of its `k`
+/// bits in the block's eight words.
+fn locate_blocked(hash: u64, blocks: u64, k: u32) -> (usize, [u64; 8]) {
+    let block = ((u128::from(hash) * u128::from(blocks)) >> 64) as usize;
+    let mut masks = [0u64; 8];
+    let mut r = hash;
+    for i in 0..k {
+        if i % 7 == 0 {
+            r = mix(hash.wrapping_add(u64::from(i / 7 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        }
+        let bit = r & 511;
+        masks[(bit >> 6) as usize] |= 1 << (bit & 63);
+        r >>= 9;
+    }
+    (block, masks)
+}
+
+/// A plain (non-atomic) counting filter with the `Blocked` layout's access
+/// pattern: a key's `k` counters in one block of 512 4-bit counters (four
+/// cache lines), sixteen counters to a `u64`, saturating at 15 and never
+/// below zero, as `AtomicCountingBloom` keeps them. The lock-based
+/// counting baseline, behind a `Mutex`.
+pub struct PlainCounting {
+    words: Vec<u64>,
+    num_hashes: u32,
+    hasher: WyBuildHasher,
+}
+
+/// The plain counting filter behind one `Mutex`.
+pub type MutexCounting = Mutex<PlainCounting>;
+
+impl PlainCounting {
+    /// Sized for `items` keys at rate `fpp`: a counter per bit of the
+    /// `Blocked` filter of that sizing.
+    pub fn new(items: usize, fpp: f64) -> Self {
+        let sizing = Sizing::for_rate(Layout::Blocked, items, fpp).unwrap();
+        PlainCounting {
+            words: vec![0; (sizing.num_bits() / 16) as usize],
+            num_hashes: sizing.num_hashes(),
+            hasher: WyBuildHasher::default(),
+        }
+    }
+
+    /// Calls `f` with the word and lane (0..16) of each of the key's
+    /// counters.
+    fn for_each_counter(&self, key: &(impl Hash + ?Sized), mut f: impl FnMut(usize, u32)) {
+        let blocks = self.words.len() as u64 / 32;
+        let (block, masks) = locate_blocked(self.hasher.hash_one(key), blocks, self.num_hashes);
+        for (w, mut mask) in masks.into_iter().enumerate() {
+            while mask != 0 {
+                let counter = block * 512 + w * 64 + mask.trailing_zeros() as usize;
+                f(counter / 16, (counter % 16) as u32);
+                mask &= mask - 1;
+            }
+        }
+    }
+
+    /// Adds one to each of the key's counters below 15; whether one was zero.
+    pub fn insert(&mut self, key: &(impl Hash + ?Sized)) -> bool {
+        let mut new = false;
+        let mut updates = [(0usize, 0u32); 64];
+        let mut n = 0;
+        self.for_each_counter(key, |word, lane| {
+            updates[n] = (word, lane);
+            n += 1;
+        });
+        for &(word, lane) in &updates[..n] {
+            let count = (self.words[word] >> (4 * lane)) & 0xF;
+            new |= count == 0;
+            if count < 15 {
+                self.words[word] += 1 << (4 * lane);
+            }
+        }
+        new
+    }
+
+    /// Takes one from each of the key's counters between 1 and 14; whether
+    /// all were above zero.
+    pub fn remove(&mut self, key: &(impl Hash + ?Sized)) -> bool {
+        let mut present = true;
+        let mut updates = [(0usize, 0u32); 64];
+        let mut n = 0;
+        self.for_each_counter(key, |word, lane| {
+            updates[n] = (word, lane);
+            n += 1;
+        });
+        for &(word, lane) in &updates[..n] {
+            let count = (self.words[word] >> (4 * lane)) & 0xF;
+            present &= count > 0;
+            if count > 0 && count < 15 {
+                self.words[word] -= 1 << (4 * lane);
+            }
+        }
+        present
+    }
+
+    /// Whether all of the key's counters are above zero.
+    pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
+        let mut present = true;
+        self.for_each_counter(key, |word, lane| {
+            present &= (self.words[word] >> (4 * lane)) & 0xF != 0;
+        });
+        present
+    }
+
+    /// Zeroes every counter.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+}
 
 /// The splitmix64 finalizer.
 pub fn mix(mut z: u64) -> u64 {
@@ -373,6 +477,36 @@ impl Probe {
 mod tests {
     use super::*;
     use atomic_bloom::AtomicBloom;
+
+    /// The counting baseline counts: a key inserted twice survives one
+    /// remove, removed keys go, the others stay, and a key's counters
+    /// saturate rather than carry.
+    #[test]
+    fn the_counting_baseline_counts() {
+        let mut f = PlainCounting::new(10_000, 0.01);
+        for key in (0..10_000u64).chain(0..100) {
+            f.insert(&key);
+        }
+        assert!((0..100u64).all(|k| f.remove(&k) && f.contains(&k)));
+        assert!((0..100u64).all(|k| f.remove(&k)));
+        assert!((100..10_000u64).all(|k| f.contains(&k)));
+        let gone = (0..100u64).filter(|k| !f.contains(k)).count();
+        assert!(gone > 80, "{gone}");
+        let mut hot = PlainCounting::new(100, 0.01);
+        for _ in 0..40 {
+            hot.insert("hot");
+        }
+        // Every nonzero counter is at 15: nothing carried into a neighbour.
+        let lanes = || {
+            hot.words
+                .iter()
+                .flat_map(|w| (0..16).map(move |l| (w >> (4 * l)) & 0xF))
+        };
+        let nonzero = lanes().filter(|&c| c != 0).count();
+        assert!(nonzero > 0);
+        assert_eq!(lanes().filter(|&c| c == 15).count(), nonzero);
+        assert!(hot.remove("hot") && hot.contains("hot"), "saturated: stays");
+    }
 
     /// The per-bit reference puts a key's bits where `AtomicBloom`'s
     /// `Blocked` layout does, so the two answer every query alike: it

@@ -40,10 +40,23 @@
 //! Last come the "sizing" lines: how long `Sizing::for_rate` takes for
 //! each layout over a grid of item counts and rates, against a target of
 //! 50 µs for the slowest.
+//!
+//! `bench --counting` runs the counting filter's comparison instead
+//! (`counting.rs`), with the same measurement machinery.
 
-/// Takes no options: the comparison is fixed so runs compare.
+/// The comparison is fixed so runs compare; `--counting` picks the
+/// counting filter's instead of the plain filter's.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Compare the counting filter (`AtomicCountingBloom`) with a
+    /// Mutex-wrapped counting filter and with the plain `AtomicBloom`:
+    /// insert, remove and contains, per key and in bulk, 1 and 2 threads,
+    /// 1M and 100M keys (about 1.5 GB of memory).
+    #[arg(long)]
+    counting: bool,
+}
+
+mod counting;
 
 use crate::load::{MAX_OTHERS_SHARE, Sample};
 use atomic_bloom::{AtomicBloom, Layout};
@@ -514,7 +527,88 @@ fn sizing_times() {
     }
 }
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
+/// The lines of `ratios` over `table`'s rows: pairs measured now (with a
+/// verdict for targets), quotients of the rows' best figures otherwise.
+/// Counts in `unreliable` the targets missed while others loaded the machine.
+fn report<'r>(
+    table: &Table<'_>,
+    ratios: impl IntoIterator<Item = &'r Ratio>,
+    unreliable: &mut usize,
+) -> Vec<String> {
+    let mut results = Vec::new();
+    for ratio in ratios {
+        let line = match ratio.target {
+            None if ratio.paired => {
+                let (median, low, high) = table.paired(ratio.num, ratio.den);
+                format!("{median:>7.3} {:>13}", format!("{low:.2}-{high:.2}"))
+            }
+            Some(at_least) => {
+                let before = Sample::now();
+                let (median, low, high) = table.paired(ratio.num, ratio.den);
+                let others = before
+                    .zip(Sample::now())
+                    .map(|(a, b)| b.others_share_since(&a));
+                let loaded = others.is_some_and(|share| share > MAX_OTHERS_SHARE);
+                *unreliable += usize::from(loaded && median < at_least);
+                let verdict = match (median >= at_least, loaded) {
+                    (true, _) => "met".to_string(),
+                    (false, false) => "MISSED".to_string(),
+                    (false, true) => format!(
+                        "UNRELIABLE (others took {:.0}% of the CPUs)",
+                        100.0 * others.unwrap_or(0.0)
+                    ),
+                };
+                format!(
+                    "{median:>7.3} {:>13} >= {at_least:.2} {verdict}",
+                    format!("{low:.2}-{high:.2}")
+                )
+            }
+            None => format!("{:>7.3}", table.quotient(ratio.num, ratio.den)),
+        };
+        results.push(format!(
+            "{:<72} {line}",
+            format!("{}: {}", table.label, ratio.what)
+        ));
+    }
+    results
+}
+
+/// Prints the ratios, how long the run took and how loaded the machine was.
+fn conclude(
+    results: &[String],
+    rows: usize,
+    started: Instant,
+    first: Option<Sample>,
+    unreliable: usize,
+) {
+    println!(
+        "\n{:<72} {:>7} {:>13} target",
+        "ratio (targets: median of paired rounds, and range)", "value", "range"
+    );
+    for line in results {
+        println!("{line}");
+    }
+    println!("\n{rows} rows in {:.0} s", started.elapsed().as_secs_f64());
+    match first.zip(Sample::now()) {
+        Some((a, b)) => println!(
+            "others (other processes and the hypervisor) took {:.1}% of the CPUs during the run",
+            100.0 * b.others_share_since(&a)
+        ),
+        None => println!("this system does not say how loaded it was (no /proc/stat)"),
+    }
+    if unreliable > 0 {
+        eprintln!(
+            "atomic-bloom: warning: {unreliable} target(s) missed while others took more than \
+             {:.0}% of the CPUs: those verdicts say little; run again on an idle machine",
+            100.0 * MAX_OTHERS_SHARE
+        );
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.counting {
+        return counting::run();
+    }
     let started = Instant::now();
     let first = Sample::now();
     let mut unreliable = 0;
@@ -758,60 +852,9 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
             .copied()
             .chain(RATIOS_LAYOUTS)
             .chain(untargeted);
-        for ratio in ratios {
-            let line = match ratio.target {
-                None if ratio.paired => {
-                    let (median, low, high) = table.paired(ratio.num, ratio.den);
-                    format!("{median:>7.3} {:>13}", format!("{low:.2}-{high:.2}"))
-                }
-                Some(at_least) => {
-                    let before = Sample::now();
-                    let (median, low, high) = table.paired(ratio.num, ratio.den);
-                    let others = before
-                        .zip(Sample::now())
-                        .map(|(a, b)| b.others_share_since(&a));
-                    let loaded = others.is_some_and(|share| share > MAX_OTHERS_SHARE);
-                    unreliable += usize::from(loaded && median < at_least);
-                    let verdict = match (median >= at_least, loaded) {
-                        (true, _) => "met".to_string(),
-                        (false, false) => "MISSED".to_string(),
-                        (false, true) => format!(
-                            "UNRELIABLE (others took {:.0}% of the CPUs)",
-                            100.0 * others.unwrap_or(0.0)
-                        ),
-                    };
-                    format!(
-                        "{median:>7.3} {:>13} >= {at_least:.2} {verdict}",
-                        format!("{low:.2}-{high:.2}")
-                    )
-                }
-                None => format!("{:>7.3}", table.quotient(ratio.num, ratio.den)),
-            };
-            results.push(format!("{:<72} {line}", format!("{label}: {}", ratio.what)));
-        }
+        results.extend(report(&table, ratios, &mut unreliable));
     }
     sizing_times();
-    println!(
-        "\n{:<72} {:>7} {:>13} target",
-        "ratio (targets: median of paired rounds, and range)", "value", "range"
-    );
-    for line in &results {
-        println!("{line}");
-    }
-    println!("\n{rows} rows in {:.0} s", started.elapsed().as_secs_f64());
-    match first.zip(Sample::now()) {
-        Some((a, b)) => println!(
-            "others (other processes and the hypervisor) took {:.1}% of the CPUs during the run",
-            100.0 * b.others_share_since(&a)
-        ),
-        None => println!("this system does not say how loaded it was (no /proc/stat)"),
-    }
-    if unreliable > 0 {
-        eprintln!(
-            "atomic-bloom: warning: {unreliable} target(s) missed while others took more than \
-             {:.0}% of the CPUs: those verdicts say little; run again on an idle machine",
-            100.0 * MAX_OTHERS_SHARE
-        );
-    }
+    conclude(&results, rows, started, first, unreliable);
     Ok(())
 }
