@@ -1,9 +1,5 @@
 //! # Batches: hash ahead, prefetch, then operate
 //!
-//! (The pipeline here serves both filter kinds: a [`Stage`] says what to
-//! prefetch and do for a key; the plain filter's stage and batch methods
-//! are here, the counting filter's in `counting_bulk.rs`.)
-//!
 //! A single `insert` or `contains` on a filter much larger than the cache
 //! spends most of its time waiting for one cache miss. A batch hides that
 //! wait: it hashes each key as it arrives, asks the CPU to prefetch the
@@ -18,6 +14,10 @@
 //! within a batch is reported new only the first time, and under races a
 //! batch insert returns per key what `insert` would (`docs::memory_ordering`, G4).
 //! The prefetch is only a hint: it changes timing, never results.
+//!
+//! The pipeline serves both filter kinds: a [`Stage`] says what to prefetch
+//! and do for a key. The plain filter's stage and batch methods are here,
+//! the counting filter's in `counting_bulk.rs`.
 
 use crate::filter::AtomicBloom;
 use crate::hints::Access;

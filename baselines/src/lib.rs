@@ -210,15 +210,22 @@ impl PlainCounting {
         }
     }
 
+    /// The word and lane of each of the key's counters (the first `n` of
+    /// the array), gathered before an update changes the words.
+    fn counters_of(&self, key: &(impl Hash + ?Sized)) -> ([(usize, u32); 64], usize) {
+        let mut counters = [(0usize, 0u32); 64];
+        let mut n = 0;
+        self.for_each_counter(key, |word, lane| {
+            counters[n] = (word, lane);
+            n += 1;
+        });
+        (counters, n)
+    }
+
     /// Adds one to each of the key's counters below 15; whether one was zero.
     pub fn insert(&mut self, key: &(impl Hash + ?Sized)) -> bool {
         let mut new = false;
-        let mut updates = [(0usize, 0u32); 64];
-        let mut n = 0;
-        self.for_each_counter(key, |word, lane| {
-            updates[n] = (word, lane);
-            n += 1;
-        });
+        let (updates, n) = self.counters_of(key);
         for &(word, lane) in &updates[..n] {
             let count = (self.words[word] >> (4 * lane)) & 0xF;
             new |= count == 0;
@@ -233,12 +240,7 @@ impl PlainCounting {
     /// all were above zero.
     pub fn remove(&mut self, key: &(impl Hash + ?Sized)) -> bool {
         let mut present = true;
-        let mut updates = [(0usize, 0u32); 64];
-        let mut n = 0;
-        self.for_each_counter(key, |word, lane| {
-            updates[n] = (word, lane);
-            n += 1;
-        });
+        let (updates, n) = self.counters_of(key);
         for &(word, lane) in &updates[..n] {
             let count = (self.words[word] >> (4 * lane)) & 0xF;
             present &= count > 0;
