@@ -14,7 +14,7 @@
 //!
 //! The two-minute headline table is `atomic-bloom bench` (the CLI).
 
-use atomic_bloom::{AtomicBloom, Layout, Sizing};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout, Sizing};
 use atomic_bloom_baselines::{
     Locked, MutexFilter, PerBitBlocked, PlainBlocked, Probe, RwLockFilter, Sharded,
 };
@@ -289,6 +289,53 @@ fn bench_sizing(c: &mut Criterion) {
     group.finish();
 }
 
+/// The counting filter (Blocked) filled to `items / 2` keys: insert of new
+/// keys and its remove (each iteration inserts fresh keys, then removes
+/// them, so the fill stays put; a key inserted and removed counts as one
+/// element), and queries of present keys, per key and in bulk. Side-by-side ratios against a Mutex and the plain filter are
+/// `atomic-bloom bench --counting`.
+fn bench_counting<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
+    let mut group = group(c, &format!("counting/{label}/{}", K::NAME));
+    let filter = AtomicCountingBloom::builder()
+        .capacity(items as usize, FPP)
+        .build_counting()
+        .unwrap();
+    filter.par_insert((0..items / 2).into_par_iter().map(K::key));
+    let present: Vec<K::Key> = (0..OPS)
+        .map(|i| K::key(i * (items / 2 / OPS).max(1)))
+        .collect();
+    let fresh: Vec<K::Key> = (ABSENT..ABSENT + OPS).map(K::key).collect();
+    group.bench_function("insert-then-remove/1t", |b| {
+        b.iter(|| {
+            fresh.iter().for_each(|k| {
+                filter.insert(k);
+            });
+            fresh.iter().for_each(|k| {
+                filter.remove(k);
+            });
+        })
+    });
+    group.bench_function("insert-then-remove/batch-1t", |b| {
+        b.iter(|| {
+            filter.insert_batch(&fresh);
+            filter.remove_batch(&fresh)
+        })
+    });
+    group.bench_function("insert-then-remove/rayon", |b| {
+        b.iter(|| {
+            filter.par_insert(fresh.as_slice());
+            filter.par_remove(fresh.as_slice())
+        })
+    });
+    group.bench_function("contains-hit/1t", |b| {
+        b.iter(|| present.iter().filter(|k| filter.contains(k)).count())
+    });
+    group.bench_function("contains-hit/batch-1t", |b| {
+        b.iter(|| filter.contains_batch(&present))
+    });
+    group.finish();
+}
+
 fn throughput(c: &mut Criterion) {
     bench_sizing(c);
     for (label, items) in [("1M", 1_000_000u64), ("100M", 100_000_000)] {
@@ -298,6 +345,8 @@ fn throughput(c: &mut Criterion) {
         }
         bench_baselines::<U64Keys>(c, label, items);
         bench_baselines::<StrKeys>(c, label, items);
+        bench_counting::<U64Keys>(c, label, items);
+        bench_counting::<StrKeys>(c, label, items);
         let bytes = AtomicBloom::new(items as usize, FPP)
             .unwrap()
             .memory_bytes();
