@@ -120,6 +120,22 @@ fn the_kinds_never_read_as_each_other() {
             "{err}"
         );
     }
+    // A plain filter dressed as version 2 (kind 0, the header grown by the
+    // eight bytes, resealed) is a second encoding no writer produces, and
+    // refused: every accepted file writes back byte for byte.
+    let mut dressed = plain[..40].to_vec();
+    dressed[8] = 2;
+    dressed.extend_from_slice(&[0; 8]);
+    dressed.extend_from_slice(&plain[40..]);
+    common::reseal(&mut dressed);
+    assert!(matches!(
+        AtomicBloom::from_bytes(&dressed),
+        Err(ReadError::UnknownKind(0))
+    ));
+    assert!(matches!(
+        FilterKind::of_header(&dressed),
+        Err(ReadError::UnknownKind(0))
+    ));
     // A damaged file of the other kind is damaged first: the kind is
     // judged only once the checksum vouches for the header.
     let mut damaged = counting.clone();
@@ -150,10 +166,10 @@ fn each_kind_of_damage_to_a_counting_file_has_its_own_error() {
         ("reserved byte", resealed(45, &[1]), |e| {
             matches!(e, ReadError::ReservedBytes)
         }),
-        // The kind byte flipped to plain: the body is then four times too
-        // long for m, said before anything is allocated.
+        // The kind byte set to 0: not a version 2 kind (plain filters are
+        // version 1), said before anything is allocated.
         ("kind relabelled", resealed(40, &[0]), |e| {
-            matches!(e, ReadError::TrailingBytes { .. })
+            matches!(e, ReadError::UnknownKind(0))
         }),
         // Version 2 relabelled 1: a plain header, far too short a body.
         ("version relabelled", resealed(8, &[1]), |e| {

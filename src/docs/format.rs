@@ -14,7 +14,7 @@
 //! | 16 | 8 | `m` | u64 LE, cells (bits, or counters): `1..=MAX_BITS`, a multiple of 64 (512 for Blocked and Sectorized) |
 //! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers (readers refuse another) |
 //! | 32 | 8 | hasher fingerprint | u64 LE: the hasher's hash of a fixed string, to tell hashers apart |
-//! | 40 | 1 | filter kind (version 2 only) | `0` plain ([`AtomicBloom`](crate::AtomicBloom)), `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)) |
+//! | 40 | 1 | filter kind (version 2 only) | `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)); `0` is not a kind (plain filters, [`AtomicBloom`](crate::AtomicBloom), are version 1 files) |
 //! | 41 | 7 | reserved (version 2 only) | zero (readers refuse another) |
 //! | `h` = 40 or 48 | `m w / 8` | cells | word `i` as u64 LE; a cell is `w` bits: 1 for plain, 4 for counting |
 //! | `h + m w / 8` | 8 | checksum | xxh3-64 of everything before it, u64 LE |
@@ -30,7 +30,9 @@
 //! A writer uses the oldest version that holds its filter
 //! ([`FilterKind::format_version`](crate::FilterKind::format_version)), so
 //! plain filters are still written as version 1, byte for byte what
-//! earlier releases wrote and read; readers take both. A reader of one
+//! earlier releases wrote and read; readers take both versions. Each
+//! filter has one encoding (a version 2 header naming a plain filter is
+//! refused), so every file a reader accepts writes back byte for byte. A reader of one
 //! kind given a file of the other says so
 //! ([`ReadError::WrongKind`](crate::ReadError::WrongKind)), once the
 //! checksum has matched.

@@ -69,7 +69,8 @@ pub enum ReadError {
     /// Written by a newer (or unknown) format version.
     #[error("unsupported format version {0}; this build reads versions 1 to {FORMAT_VERSION}")]
     UnsupportedVersion(u16),
-    /// The filter-kind id is not one this build knows.
+    /// The version 2 filter-kind id is not one this build knows (0 among
+    /// them: plain filters are version 1 files).
     #[error("unknown filter kind id {0}")]
     UnknownKind(u8),
     /// The file holds another kind of filter than the reader's type: read
@@ -185,17 +186,20 @@ pub enum FilterKind {
 }
 
 impl FilterKind {
-    /// The id a version 2 header records.
-    fn id(self) -> u8 {
+    /// The id a version 2 header records, or `None` for a kind written as
+    /// version 1 (plain filters). Id 0 is never written, and read as
+    /// unknown: a plain filter has one encoding, version 1, so that every
+    /// file a reader accepts writes back byte for byte.
+    fn v2_id(self) -> Option<u8> {
         match self {
-            FilterKind::Bloom => 0,
-            FilterKind::Counting => 1,
+            FilterKind::Bloom => None,
+            FilterKind::Counting => Some(1),
         }
     }
 
-    fn from_id(id: u8) -> Option<FilterKind> {
+    /// The kind a version 2 header's id names.
+    fn from_v2_id(id: u8) -> Option<FilterKind> {
         match id {
-            0 => Some(FilterKind::Bloom),
             1 => Some(FilterKind::Counting),
             _ => None,
         }
@@ -224,7 +228,7 @@ impl FilterKind {
                 let id = *start
                     .get(V1_HEADER_LEN)
                     .ok_or_else(|| short_header(start, header_len))?;
-                FilterKind::from_id(id).ok_or(ReadError::UnknownKind(id))
+                FilterKind::from_v2_id(id).ok_or(ReadError::UnknownKind(id))
             }
         }
     }
@@ -240,9 +244,9 @@ impl FilterKind {
     /// The format version files of this kind are written in: the oldest
     /// that can hold them.
     pub fn format_version(self) -> u16 {
-        match self {
-            FilterKind::Bloom => 1,
-            FilterKind::Counting => 2,
+        match self.v2_id() {
+            None => 1,
+            Some(_) => 2,
         }
     }
 
@@ -371,7 +375,7 @@ impl Frame {
         let kind = if header_len == V1_HEADER_LEN {
             FilterKind::Bloom
         } else {
-            FilterKind::from_id(bytes[40]).ok_or(ReadError::UnknownKind(bytes[40]))?
+            FilterKind::from_v2_id(bytes[40]).ok_or(ReadError::UnknownKind(bytes[40]))?
         };
         let layout = Layout::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
         let num_bits = u64_at(bytes, 16);
@@ -457,11 +461,12 @@ impl Header {
         out[16..24].copy_from_slice(&self.sizing.num_bits().to_le_bytes());
         out[24..32].copy_from_slice(&seed.to_le_bytes());
         out[32..40].copy_from_slice(&self.fingerprint.to_le_bytes());
-        if version == 1 {
-            (out, V1_HEADER_LEN)
-        } else {
-            out[40] = self.kind.id();
-            (out, V2_HEADER_LEN)
+        match self.kind.v2_id() {
+            None => (out, V1_HEADER_LEN),
+            Some(id) => {
+                out[40] = id;
+                (out, V2_HEADER_LEN)
+            }
         }
     }
 
