@@ -56,6 +56,15 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         Pipeline::new(CountingStage { filter: self, op })
     }
 
+    /// Each key's hash, as the key arrives.
+    fn hashes<I>(&self, keys: I) -> impl Iterator<Item = u64>
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        keys.into_iter().map(|key| self.hasher().hash_one(&key))
+    }
+
     /// Inserts every key, prefetching ahead; returns how many of the
     /// per-key [`insert`](Self::insert) calls it stands for would have
     /// returned `true` (made their key present).
@@ -71,8 +80,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
-        self.pipeline(CountingOp::Insert).count(hashes)
+        self.pipeline(CountingOp::Insert).count(self.hashes(keys))
     }
 
     /// Removes one insert of every key, prefetching ahead; returns how many
@@ -92,8 +100,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
-        self.pipeline(CountingOp::Remove).count(hashes)
+        self.pipeline(CountingOp::Remove).count(self.hashes(keys))
     }
 
     /// [`remove_checked`](Self::remove_checked) of every key, in order,
@@ -113,8 +120,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
-        self.pipeline(CountingOp::RemoveChecked).count(hashes)
+        self.pipeline(CountingOp::RemoveChecked)
+            .count(self.hashes(keys))
     }
 
     /// Queries every key, prefetching ahead; returns
@@ -131,8 +138,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        let hashes = keys.into_iter().map(|key| self.hasher().hash_one(&key));
-        self.pipeline(CountingOp::Contains).collect(hashes)
+        self.pipeline(CountingOp::Contains)
+            .collect(self.hashes(keys))
     }
 }
 
@@ -141,39 +148,24 @@ mod parallel {
     use super::{CountingOp, CountingStage};
     use crate::batch::Pipeline;
     use crate::counting::AtomicCountingBloom;
+    use crate::parallel::{par_chunked, par_pipeline_count};
     use rayon::prelude::*;
     use std::hash::{BuildHasher, Hash};
 
-    /// Keys per parallel task for indexed queries, as for the plain filter.
-    const KEYS_PER_TASK: usize = 1 << 14;
-
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     impl<S: BuildHasher + Sync> AtomicCountingBloom<S> {
-        /// Runs `op` over `keys` on all of rayon's threads, a pipeline per
-        /// split of the work; returns how many keys it reported `true` for.
+        /// Runs `op` over `keys` on all of rayon's threads; returns how
+        /// many keys it reported `true` for.
         fn par_count<I>(&self, keys: I, op: CountingOp) -> usize
         where
             I: IntoParallelIterator,
             I::Item: Hash,
         {
-            // Boxed, because `fold` moves its state through every step and
-            // the pipeline's window is 128 bytes.
-            keys.into_par_iter()
-                .fold(
-                    || {
-                        (
-                            Box::new(Pipeline::new(CountingStage { filter: self, op })),
-                            0,
-                        )
-                    },
-                    |(mut pipeline, hits), key| {
-                        let hash = self.hasher().hash_one(&key);
-                        let now = usize::from(pipeline.push(hash) == Some(true));
-                        (pipeline, hits + now)
-                    },
-                )
-                .map(|(pipeline, hits)| hits + pipeline.finish().filter(|&hit| hit).count())
-                .sum()
+            par_pipeline_count(
+                keys,
+                |key| self.hasher().hash_one(key),
+                || CountingStage { filter: self, op },
+            )
         }
 
         /// [`insert_batch`](Self::insert_batch) on all of rayon's threads.
@@ -272,10 +264,7 @@ mod parallel {
             I::Iter: IndexedParallelIterator,
             I::Item: Hash,
         {
-            keys.into_par_iter()
-                .chunks(KEYS_PER_TASK)
-                .flat_map_iter(|chunk| self.contains_batch(chunk))
-                .collect()
+            par_chunked(keys, |chunk| self.contains_batch(chunk))
         }
     }
 }

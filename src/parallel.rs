@@ -23,7 +23,7 @@
 //! block or word is the hash scaled to the array (multiply-shift), which
 //! keeps order (`tests/parallel.rs`: `hash_halves_are_array_halves`).
 
-use crate::batch::{BloomStage, Op, Pipeline};
+use crate::batch::{BloomStage, Op, Pipeline, Stage};
 use crate::bit_array::BitArray;
 use crate::error::{BuildError, IncompatibleError};
 use crate::filter::{AtomicBloom, Builder};
@@ -34,9 +34,52 @@ use std::ops::Range;
 
 /// Keys per parallel task for slices: large enough to amortize a task,
 /// small enough to balance two to a few dozen cores.
-const KEYS_PER_TASK: usize = 1 << 14;
+pub(crate) const KEYS_PER_TASK: usize = 1 << 14;
 /// Words per parallel task for whole-array scans (512 KiB).
 const WORDS_PER_TASK: usize = 1 << 16;
+
+/// Runs `keys` through batch pipelines on all of rayon's threads, one
+/// pipeline per split of the work, each built by `stage` and fed `hash` of
+/// each key; returns how many keys the stage reported `true` for. Shared
+/// by both filter kinds' counting bulk calls (`par_insert`, `par_remove`).
+pub(crate) fn par_pipeline_count<I, T>(
+    keys: I,
+    hash: impl Fn(&I::Item) -> u64 + Sync + Send,
+    stage: impl Fn() -> T + Sync + Send,
+) -> usize
+where
+    I: IntoParallelIterator,
+    T: Stage + Send,
+{
+    // Boxed, because `fold` moves its state through every step and the
+    // pipeline's window is 128 bytes.
+    keys.into_par_iter()
+        .fold(
+            || (Box::new(Pipeline::new(stage())), 0usize),
+            |(mut pipeline, hits), key| {
+                let now = usize::from(pipeline.push(hash(&key)) == Some(true));
+                (pipeline, hits + now)
+            },
+        )
+        .map(|(pipeline, hits)| hits + pipeline.finish().filter(|&hit| hit).count())
+        .sum()
+}
+
+/// `batch` over chunks of `KEYS_PER_TASK` keys on all of rayon's threads,
+/// the results in the keys' order: both filter kinds' `par_contains`.
+pub(crate) fn par_chunked<I>(
+    keys: I,
+    batch: impl Fn(Vec<I::Item>) -> Vec<bool> + Sync + Send,
+) -> Vec<bool>
+where
+    I: IntoParallelIterator,
+    I::Iter: IndexedParallelIterator,
+{
+    keys.into_par_iter()
+        .chunks(KEYS_PER_TASK)
+        .flat_map_iter(batch)
+        .collect()
+}
 
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<S: BuildHasher + Sync> AtomicBloom<S> {
@@ -59,20 +102,11 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         I: IntoParallelIterator,
         I::Item: Hash,
     {
-        // Each split of the work gets its own pipeline; boxed, because
-        // `fold` moves its state through every step and the pipeline's
-        // window is 128 bytes.
-        with_probe!(self.layout(), P => keys
-            .into_par_iter()
-            .fold(
-                || (Box::new(Pipeline::new(BloomStage::<S, P>::new(self, Op::Insert))), 0usize),
-                |(mut pipeline, new), key| {
-                    let now = usize::from(pipeline.push(self.hash(&key)) == Some(true));
-                    (pipeline, new + now)
-                },
-            )
-            .map(|(pipeline, new)| new + pipeline.finish().filter(|&n| n).count())
-            .sum())
+        with_probe!(self.layout(), P => par_pipeline_count(
+            keys,
+            |key| self.hash(key),
+            || BloomStage::<S, P>::new(self, Op::Insert),
+        ))
     }
 
     /// Queries every key on all of rayon's threads; returns
@@ -94,12 +128,7 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         I::Iter: IndexedParallelIterator,
         I::Item: Hash,
     {
-        // Each task runs one batch pipeline over its chunk; collecting
-        // keeps the keys' order.
-        keys.into_par_iter()
-            .chunks(KEYS_PER_TASK)
-            .flat_map_iter(|chunk| self.contains_batch(chunk))
-            .collect()
+        par_chunked(keys, |chunk| self.contains_batch(chunk))
     }
 }
 
