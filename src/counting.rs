@@ -369,7 +369,10 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
             // Ask for the line now: the compare-and-swaps below are locked
             // instructions, which take their lines one after another, so a
             // key's counters in several lines (a Blocked key's 512 counters
-            // span four) would wait for each miss in turn.
+            // span four) would wait for each miss in turn. Per-key inserts
+            // and removes at 100M keys measured 1.2x with it (`cargo bench
+            // --bench throughput -- counting/100M/u64/insert-then-remove/1t`:
+            // 2.26 against 1.85 Melem/s).
             self.counters.prefetch((bit / COUNTERS_PER_WORD) as usize, Access::Write);
             counters[len] = bit;
             len += 1;
