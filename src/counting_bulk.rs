@@ -85,7 +85,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        self.pipeline(CountingOp::Insert).count(self.hashes(keys))
+        self.insert_hash_batch(self.hashes(keys))
     }
 
     /// Removes one insert of every key, prefetching ahead; returns how many
@@ -105,7 +105,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        self.pipeline(CountingOp::Remove).count(self.hashes(keys))
+        self.remove_hash_batch(self.hashes(keys))
     }
 
     /// [`remove_checked`](Self::remove_checked) of every key, in order,
@@ -125,8 +125,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        self.pipeline(CountingOp::RemoveChecked)
-            .count(self.hashes(keys))
+        self.remove_checked_hash_batch(self.hashes(keys))
     }
 
     /// Queries every key, prefetching ahead; returns
@@ -143,8 +142,65 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        self.pipeline(CountingOp::Contains)
-            .collect(self.hashes(keys))
+        self.contains_hash_batch(self.hashes(keys))
+    }
+
+    /// [`insert_batch`](Self::insert_batch) for callers that hold 64-bit
+    /// hashes, as [`insert_hash`](Self::insert_hash) is to `insert`.
+    ///
+    /// ```
+    /// use std::hash::BuildHasher;
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// let a = f.hasher().hash_one("a");
+    /// assert_eq!(f.insert_hash_batch([a, a]), 1);
+    /// assert_eq!(f.count_of("a"), 2);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        self.pipeline(CountingOp::Insert).count(hashes)
+    }
+
+    /// [`remove_batch`](Self::remove_batch) by hash.
+    ///
+    /// ```
+    /// use std::hash::BuildHasher;
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// let a = f.hasher().hash_one("a");
+    /// f.insert_hash_batch([a, a]);
+    /// assert_eq!(f.remove_hash_batch([a]), 1);
+    /// assert_eq!(f.count_of("a"), 1);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn remove_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        self.pipeline(CountingOp::Remove).count(hashes)
+    }
+
+    /// [`remove_checked_batch`](Self::remove_checked_batch) by hash.
+    ///
+    /// ```
+    /// use std::hash::BuildHasher;
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// let a = f.hasher().hash_one("a");
+    /// f.insert_hash(a);
+    /// assert_eq!(f.remove_checked_hash_batch([a, a]), 1);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn remove_checked_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        self.pipeline(CountingOp::RemoveChecked).count(hashes)
+    }
+
+    /// [`contains_batch`](Self::contains_batch) by hash.
+    ///
+    /// ```
+    /// use std::hash::BuildHasher;
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// f.insert("a");
+    /// let hashes = ["a", "b"].map(|k| f.hasher().hash_one(k));
+    /// assert_eq!(f.contains_hash_batch(hashes), [true, false]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
+        self.pipeline(CountingOp::Contains).collect(hashes)
     }
 }
 

@@ -267,6 +267,7 @@ impl<S: BuildHasher> Builder<S> {
     }
 
     /// The hasher the filter will have.
+    #[cfg(feature = "rayon")]
     pub(crate) fn hasher_ref(&self) -> &S {
         &self.hasher
     }

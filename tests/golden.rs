@@ -167,6 +167,36 @@ fn counting_golden_files_read_back_with_their_counts() {
     }
 }
 
+/// Every kind of key another language hands over, in the library's two
+/// stable encodings: strings as bytes (`insert_bytes`), and 64-bit
+/// integers, unsigned ones past `i64::MAX` and negative ones among them
+/// (`insert(&n)`). The Python package's tests build the same filter from
+/// `str` and `int` keys and compare bytes with `v1-mixed-keys.abf`.
+fn build_mixed() -> AtomicBloom {
+    let f = AtomicBloom::builder()
+        .capacity(300, 0.01)
+        .seed(42)
+        .build()
+        .unwrap();
+    for i in 0..100u64 {
+        f.insert_bytes(format!("key-{i}"));
+        f.insert(&i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        f.insert(&(-(i as i64) - 1));
+    }
+    f
+}
+
+#[test]
+fn mixed_keys_golden_file_is_what_the_encodings_give() {
+    let bytes = std::fs::read(path("v1-mixed-keys.abf")).unwrap();
+    assert_eq!(build_mixed().to_bytes().unwrap(), bytes);
+    let f = AtomicBloom::from_bytes(&bytes).unwrap();
+    assert!(f.contains_bytes("key-99"));
+    assert!(f.contains(&99u64.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+    // An i64 and the u64 of the same 64 bits are one key.
+    assert!(f.contains(&(-100i64)) && f.contains(&(-100i64 as u64)));
+}
+
 #[test]
 #[ignore = "rewrites tests/golden/: only for a new format version"]
 fn regenerate_golden_files() {
@@ -176,4 +206,5 @@ fn regenerate_golden_files() {
     for (file, layout) in COUNTING_GOLDEN {
         build_counting(layout).save(path(file)).unwrap();
     }
+    build_mixed().save(path("v1-mixed-keys.abf")).unwrap();
 }

@@ -1,0 +1,44 @@
+"""A lock-free Bloom filter that many Python threads share.
+
+``BloomFilter`` answers "have I seen this key?" with no false negatives and
+a false-positive rate chosen at construction; ``CountingBloomFilter`` can
+also remove keys. Both are the Rust library ``atomic-bloom``: bits in 64-bit
+atomic words, so threads add and query one filter at once without a lock,
+and the bulk methods (``add_many``, ``update``, ``contains_many``) release
+the GIL while they insert or look up, so Python threads run them in
+parallel (on free-threaded CPython too).
+
+>>> from atomic_bloom import BloomFilter
+>>> seen = BloomFilter(1_000_000, 0.001)
+>>> seen.add("https://example.com/")
+True
+>>> "https://example.com/" in seen
+True
+>>> seen.add_many(["a", b"b", 3])
+3
+
+Keys are ``str``, ``bytes``, ``bytearray``, ``memoryview`` or ``int``,
+hashed by the library's stable encoding: a filter saved here is read by the
+``atomic-bloom`` command-line tool and by Rust, and answers the same for the
+same keys. ``atomic_bloom.spark`` builds one filter from a Spark DataFrame.
+"""
+
+from atomic_bloom._atomic_bloom import (
+    FORMAT_VERSION,
+    BloomFilter,
+    CorruptFilterError,
+    CountingBloomFilter,
+    IncompatibleFilterError,
+    key_hash,
+    load,
+)
+
+__all__ = [
+    "FORMAT_VERSION",
+    "BloomFilter",
+    "CorruptFilterError",
+    "CountingBloomFilter",
+    "IncompatibleFilterError",
+    "key_hash",
+    "load",
+]

@@ -1,0 +1,141 @@
+"""Type stubs of the extension module (Rust, PyO3)."""
+
+import os
+from typing import Iterable, List, Literal, Optional, Union
+
+from typing_extensions import Self, TypeAlias
+
+Key: TypeAlias = Union[str, bytes, bytearray, memoryview, int]
+"""A key: str (its UTF-8 bytes), bytes-like (its bytes), or an int in
+-2**63 .. 2**64 - 1 (its 64-bit two's complement)."""
+
+BytesLike: TypeAlias = Union[bytes, bytearray, memoryview]
+Layout: TypeAlias = Literal["standard", "blocked", "word", "sectorized"]
+StrPath: TypeAlias = Union[str, "os.PathLike[str]"]
+
+FORMAT_VERSION: int
+"""The newest file-format version this build writes and reads."""
+
+class CorruptFilterError(ValueError):
+    """The bytes or file are not a valid saved filter of the class reading them."""
+
+class IncompatibleFilterError(ValueError):
+    """Two filters cannot be combined: sizes, hashes, layouts or seeds differ."""
+
+def key_hash(key: Key, seed: int = 0) -> int:
+    """The 64-bit hash of ``key`` under ``seed``, as filters compute it."""
+
+def load(path: StrPath) -> Union[BloomFilter, CountingBloomFilter]:
+    """Reads a filter file of either kind, as its header says."""
+
+class BloomFilter:
+    """A Bloom filter that many threads share without a lock.
+
+    Sized for ``expected_items`` keys at ``false_positive_rate``. Raises
+    ``ValueError`` for parameters no filter can be built from, and
+    ``MemoryError`` if the machine cannot hold the filter.
+    """
+
+    def __init__(
+        self,
+        expected_items: int,
+        false_positive_rate: float = 0.01,
+        *,
+        layout: Layout = "blocked",
+        seed: int = 0,
+    ) -> None: ...
+    def add(self, key: Key) -> bool:
+        """Adds ``key``; returns whether it was new."""
+    def __contains__(self, key: Key) -> bool: ...
+    def add_many(self, keys: Iterable[Key]) -> int:
+        """Adds every key, with the GIL released while inserting; returns how many were new."""
+    def update(self, *iterables: Iterable[Key]) -> None:
+        """Adds the keys of every iterable given, like ``set.update``."""
+    def contains_many(self, keys: Iterable[Key]) -> List[bool]:
+        """Whether each key may be in the filter, in order."""
+    def __or__(self, other: BloomFilter) -> BloomFilter: ...
+    def __ior__(self, other: BloomFilter) -> Self: ...
+    def __and__(self, other: BloomFilter) -> BloomFilter: ...
+    def __iand__(self, other: BloomFilter) -> Self: ...
+    def __eq__(self, other: object) -> bool: ...
+    def copy(self) -> BloomFilter:
+        """A copy with the same parameters and bits."""
+    def __copy__(self) -> BloomFilter: ...
+    def __deepcopy__(self, memo: object) -> BloomFilter: ...
+    def clear(self) -> None:
+        """Removes every key."""
+    def estimated_len(self) -> Optional[int]:
+        """About how many distinct keys were added; None once every bit is set."""
+    def estimated_false_positive_rate(self) -> float:
+        """The false-positive rate now, from the bits set."""
+    @property
+    def num_bits(self) -> int: ...
+    @property
+    def num_hashes(self) -> int: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def save(self, path: StrPath) -> None:
+        """Writes the filter to ``path`` atomically; raises ``OSError``."""
+    @classmethod
+    def load(cls, path: StrPath) -> BloomFilter:
+        """Reads a filter file; raises ``OSError`` or ``CorruptFilterError``."""
+    def to_bytes(self) -> bytes:
+        """The filter in the library's format."""
+    @classmethod
+    def from_bytes(cls, data: BytesLike) -> BloomFilter:
+        """Reads ``to_bytes``'s output; raises ``CorruptFilterError``."""
+    def __reduce__(self) -> tuple: ...
+
+class CountingBloomFilter:
+    """A Bloom filter with 4-bit counters, so that keys can be removed."""
+
+    def __init__(
+        self,
+        expected_items: int,
+        false_positive_rate: float = 0.01,
+        *,
+        layout: Layout = "blocked",
+        seed: int = 0,
+    ) -> None: ...
+    def add(self, key: Key) -> bool:
+        """Adds one occurrence of ``key``; returns whether it was absent before."""
+    def remove(self, key: Key, *, checked: bool = True) -> bool:
+        """Removes one occurrence of ``key``; returns whether it was removed."""
+    def __contains__(self, key: Key) -> bool: ...
+    def count(self, key: Key) -> int:
+        """At most how many times ``key`` is present (15 means 15 or more)."""
+    def add_many(self, keys: Iterable[Key]) -> int: ...
+    def update(self, *iterables: Iterable[Key]) -> None: ...
+    def remove_many(self, keys: Iterable[Key], *, checked: bool = True) -> int: ...
+    def contains_many(self, keys: Iterable[Key]) -> List[bool]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def copy(self) -> CountingBloomFilter: ...
+    def __copy__(self) -> CountingBloomFilter: ...
+    def __deepcopy__(self, memo: object) -> CountingBloomFilter: ...
+    def clear(self) -> None: ...
+    def to_bloom(self) -> BloomFilter:
+        """A plain filter with the same answers, in a quarter of the memory."""
+    def estimated_len(self) -> Optional[int]: ...
+    def estimated_false_positive_rate(self) -> float: ...
+    def saturated_counters(self) -> int: ...
+    @property
+    def num_counters(self) -> int: ...
+    @property
+    def num_hashes(self) -> int: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def save(self, path: StrPath) -> None: ...
+    @classmethod
+    def load(cls, path: StrPath) -> CountingBloomFilter: ...
+    def to_bytes(self) -> bytes: ...
+    @classmethod
+    def from_bytes(cls, data: BytesLike) -> CountingBloomFilter: ...
+    def __reduce__(self) -> tuple: ...

@@ -1,0 +1,125 @@
+"""Build one Bloom filter from a Spark DataFrame column, and use it to
+pre-filter another DataFrame.
+
+The build is the usual per-partition aggregation: every partition builds
+its own filter on its executor (``add_many``, which releases the GIL while
+it inserts), ships it as the library's validated bytes, and the partition
+filters are OR-merged with ``treeReduce``. Union is associative and
+commutative and every partition filter has the same parameters, so the
+result is, bit for bit, the filter one process builds from the same keys.
+Spark's own ``BloomFilter`` sketch merges the same way
+(``mergeInPlace``: an OR of equal-sized filters).
+
+::
+
+    from atomic_bloom.spark import build_filter, prefilter
+
+    seen = build_filter(users, "email", false_positive_rate=0.001)
+    seen.save("emails.abf")              # readable by the CLI and Rust
+    candidates = prefilter(events, "email", seen)   # a semi-join pre-filter
+    matched = candidates.join(users, "email")       # the exact join, on fewer rows
+
+Keys are the column's values: ``str`` (StringType), ``bytearray``
+(BinaryType) or ``int`` (integral types), hashed as everywhere else in the
+library, so a filter built here answers like one built from the same keys
+by the CLI or in Rust. Nulls are not keys: they are skipped when building
+and never kept by ``prefilter``, as SQL joins never match them.
+
+Requires ``pyspark`` (``pip install 'atomic-bloom[spark]'``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional
+
+from atomic_bloom import BloomFilter
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import Column, DataFrame
+
+__all__ = ["build_filter", "contains_udf", "prefilter"]
+
+
+def build_filter(
+    df: "DataFrame",
+    column: "str | Column",
+    *,
+    expected_items: Optional[int] = None,
+    false_positive_rate: float = 0.01,
+    layout: str = "blocked",
+    seed: int = 0,
+    depth: int = 2,
+) -> BloomFilter:
+    """Builds one ``BloomFilter`` from the non-null values of ``column``.
+
+    ``expected_items`` sizes the filter; by default it is the number of
+    non-null values, counted by one more pass over ``df`` (cache ``df`` or
+    pass an estimate to avoid it). ``depth`` is ``treeReduce``'s: the merge
+    runs in that many rounds, so the driver receives a few filters rather
+    than one per partition. Bad parameters raise ``ValueError`` on the
+    driver, before the build job starts.
+    """
+    from pyspark.sql import functions as F
+
+    key = F.col(column) if isinstance(column, str) else column
+    values = df.select(key.alias("key")).where(F.col("key").isNotNull())
+    if expected_items is None:
+        expected_items = max(values.count(), 1)
+    params = dict(
+        expected_items=expected_items,
+        false_positive_rate=false_positive_rate,
+        layout=layout,
+        seed=seed,
+    )
+    # Fail on the driver, with the library's message, not in every task.
+    empty = BloomFilter(**params)
+
+    def build_partition(rows: Iterable) -> Iterator[bytes]:
+        partition = BloomFilter(**params)
+        partition.add_many(row[0] for row in rows)
+        yield partition.to_bytes()
+
+    partitions = values.rdd.mapPartitions(build_partition)
+    if partitions.getNumPartitions() == 0:
+        return empty
+    return BloomFilter.from_bytes(partitions.treeReduce(_union_bytes, depth=depth))
+
+
+def _union_bytes(left: bytes, right: bytes) -> bytes:
+    """The union of two saved filters, saved."""
+    union = BloomFilter.from_bytes(left)
+    union |= BloomFilter.from_bytes(right)
+    return union.to_bytes()
+
+
+def contains_udf(bloom: BloomFilter, spark=None):
+    """A boolean UDF: whether a value may be in ``bloom`` (False for null).
+
+    ``bloom`` is broadcast once; each Python worker reads it once and keeps
+    it for every row it tests. Use it in any expression::
+
+        may_match = contains_udf(seen)
+        events.where(may_match("email"))
+    """
+    from pyspark.sql import SparkSession
+    from pyspark.sql.functions import udf
+    from pyspark.sql.types import BooleanType
+
+    spark = spark or SparkSession.getActiveSession()
+    if spark is None:
+        raise RuntimeError("no active SparkSession: pass spark=")
+    broadcast = spark.sparkContext.broadcast(bloom)
+
+    def contains(key) -> bool:
+        return key is not None and key in broadcast.value
+
+    return udf(contains, BooleanType())
+
+
+def prefilter(df: "DataFrame", column: "str | Column", bloom: BloomFilter) -> "DataFrame":
+    """The rows of ``df`` whose ``column`` may be in ``bloom``: a semi-join
+    pre-filter. Every row whose value was added to ``bloom`` is kept (a
+    Bloom filter has no false negatives); about ``false_positive_rate`` of
+    the others are kept too, so follow it with the exact join.
+    """
+    return df.where(contains_udf(bloom, df.sparkSession)(column))

@@ -1,0 +1,236 @@
+//! # `BloomFilter`: the plain filter, for Python
+//!
+//! A `frozen` class around an `AtomicBloom`: every method takes `&self`,
+//! as the library's do, so Python threads share one filter without a lock,
+//! on the GIL build and the free-threaded one alike. Per-key calls hash
+//! with the GIL held (a key costs less than releasing it would); the bulk
+//! calls release it for each chunk of keys ([`crate::keys`]).
+
+use crate::errors::{build_error, incompatible};
+use crate::keys::{for_each_chunk, hash_now};
+use crate::params::{DEFAULT_LAYOUT, builder};
+use crate::saved;
+use atomic_bloom::AtomicBloom;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
+use std::path::PathBuf;
+
+/// A Bloom filter that many threads share without a lock.
+///
+/// Sized for `expected_items` keys at `false_positive_rate`; keys are
+/// `str`, `bytes`, `bytearray`, `memoryview` or `int`, hashed so that the
+/// same keys give the same answers from the CLI and from Rust.
+#[pyclass(module = "atomic_bloom", name = "BloomFilter", frozen)]
+pub struct BloomFilter {
+    pub(crate) inner: AtomicBloom,
+}
+
+impl BloomFilter {
+    pub(crate) fn load_path(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        saved::load(py, path).map(Self::wrap)
+    }
+
+    fn wrap(inner: AtomicBloom) -> Self {
+        BloomFilter { inner }
+    }
+
+    fn duplicate(&self) -> PyResult<Self> {
+        self.inner.try_clone().map(Self::wrap).map_err(build_error)
+    }
+}
+
+#[pymethods]
+impl BloomFilter {
+    #[new]
+    #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = DEFAULT_LAYOUT, seed = 0))]
+    fn new(
+        expected_items: i128,
+        false_positive_rate: f64,
+        layout: &str,
+        seed: i128,
+    ) -> PyResult<Self> {
+        builder(expected_items, false_positive_rate, layout, seed)?
+            .build()
+            .map(Self::wrap)
+            .map_err(build_error)
+    }
+
+    /// Adds `key`; returns whether it was new (no filter had all its bits).
+    fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self
+            .inner
+            .insert_hash(hash_now(key.clone(), self.inner.hasher())?))
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self
+            .inner
+            .contains_hash(hash_now(key.clone(), self.inner.hasher())?))
+    }
+
+    /// Adds every key of an iterable, with the GIL released while keys are
+    /// hashed and inserted; returns how many were new.
+    fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+            self.inner.insert_hash_batch(hashes.iter().copied())
+        })?;
+        Ok(counts.into_iter().sum())
+    }
+
+    /// Adds the keys of every iterable given, like `set.update`.
+    #[pyo3(signature = (*iterables))]
+    fn update(&self, py: Python<'_>, iterables: &Bound<'_, PyTuple>) -> PyResult<()> {
+        for keys in iterables {
+            self.add_many(py, &keys)?;
+        }
+        Ok(())
+    }
+
+    /// Whether each key of an iterable may be in the filter, in order,
+    /// with the GIL released while keys are hashed and looked up.
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+            self.inner.contains_hash_batch(hashes.iter().copied())
+        })?;
+        PyList::new(py, answers.into_iter().flatten())
+    }
+
+    /// A new filter with the keys of both (`self | other`).
+    fn __or__(&self, other: &Self) -> PyResult<Self> {
+        let union = self.duplicate()?;
+        union.inner.union(&other.inner).map_err(incompatible)?;
+        Ok(union)
+    }
+
+    /// Adds the keys of `other` to this filter (`self |= other`).
+    fn __ior__(&self, other: &Self) -> PyResult<()> {
+        self.inner.union(&other.inner).map_err(incompatible)
+    }
+
+    /// A new filter with the bits both have (`self & other`).
+    fn __and__(&self, other: &Self) -> PyResult<Self> {
+        let intersection = self.duplicate()?;
+        intersection
+            .inner
+            .intersect(&other.inner)
+            .map_err(incompatible)?;
+        Ok(intersection)
+    }
+
+    /// Keeps only the bits `other` has too (`self &= other`).
+    fn __iand__(&self, other: &Self) -> PyResult<()> {
+        self.inner.intersect(&other.inner).map_err(incompatible)
+    }
+
+    fn __eq__(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+
+    /// A copy with the same parameters and bits.
+    fn copy(&self) -> PyResult<Self> {
+        self.duplicate()
+    }
+
+    fn __copy__(&self) -> PyResult<Self> {
+        self.duplicate()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
+        self.duplicate()
+    }
+
+    /// Removes every key.
+    fn clear(&self) {
+        self.inner.clear();
+    }
+
+    /// About how many distinct keys were added, from the bits set (Swamidass
+    /// and Baldi's estimate); `None` once every bit is set.
+    fn estimated_len(&self) -> Option<u64> {
+        self.inner.estimated_len()
+    }
+
+    /// The false-positive rate now, from the bits set.
+    fn estimated_false_positive_rate(&self) -> f64 {
+        self.inner.estimated_false_positive_rate()
+    }
+
+    /// Bits in the filter.
+    #[getter]
+    fn num_bits(&self) -> u64 {
+        self.inner.num_bits()
+    }
+
+    /// Bits set per key.
+    #[getter]
+    fn num_hashes(&self) -> u32 {
+        self.inner.num_hashes()
+    }
+
+    /// How bits are placed: "standard", "blocked", "word" or "sectorized".
+    #[getter]
+    fn layout(&self) -> &'static str {
+        self.inner.layout().name()
+    }
+
+    /// The hash seed; filters combine only if their seeds are equal.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.inner.hasher().seed()
+    }
+
+    /// Bytes of memory the bits take.
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    /// Writes the filter to `path` in the library's format, atomically.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        saved::save(py, &self.inner, path)
+    }
+
+    /// Reads a filter written by `save`, the CLI or Rust.
+    #[classmethod]
+    fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        Self::load_path(py, path)
+    }
+
+    /// The filter in the library's format.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        saved::to_bytes(py, &self.inner)
+    }
+
+    /// Reads a filter from `to_bytes`'s output (or a file's bytes).
+    #[classmethod]
+    fn from_bytes(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        saved::from_bytes(py, data).map(Self::wrap)
+    }
+
+    /// Pickles as `from_bytes(to_bytes())`: the validated format.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        Ok((from_bytes, (slf.get().to_bytes(py)?,)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "BloomFilter(num_bits={}, num_hashes={}, layout={:?}, seed={})",
+            self.inner.num_bits(),
+            self.inner.num_hashes(),
+            self.inner.layout().name(),
+            self.inner.hasher().seed()
+        )
+    }
+}

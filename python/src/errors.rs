@@ -1,0 +1,71 @@
+//! # Errors: the library's errors as Python exceptions
+//!
+//! | library error | Python exception |
+//! |---|---|
+//! | `BuildError` (bad parameters), `ParseLayoutError` | `ValueError` |
+//! | `BuildError::AllocationFailed` | `MemoryError` |
+//! | `ReadError::Io`, a failed save | `OSError` (the subclass the OS error picks, e.g. `FileNotFoundError`) |
+//! | any other `ReadError`: the bytes are not a valid filter | `CorruptFilterError`, a `ValueError` |
+//! | `ReadError::WrongKind` | `CorruptFilterError`, naming the class that reads the file |
+//! | `IncompatibleError` | `IncompatibleFilterError`, a `ValueError` |
+//!
+//! Each keeps the library's message, which says what to change.
+
+use atomic_bloom::{BuildError, FilterKind, IncompatibleError, ReadError};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(
+    atomic_bloom,
+    CorruptFilterError,
+    PyValueError,
+    "The bytes or file given are not a valid saved filter of this class: bad magic, \
+     unknown version, layout or kind, parameters out of range, truncated, or a checksum \
+     mismatch."
+);
+
+create_exception!(
+    atomic_bloom,
+    IncompatibleFilterError,
+    PyValueError,
+    "Two filters cannot be combined: their sizes, numbers of hashes, layouts or seeds differ."
+);
+
+/// The Python class that reads filters of `kind`.
+pub fn class_name(kind: FilterKind) -> &'static str {
+    match kind {
+        FilterKind::Bloom => "BloomFilter",
+        FilterKind::Counting => "CountingBloomFilter",
+        _ => "atomic_bloom.load",
+    }
+}
+
+/// `ValueError` for parameters no filter can be built from, `MemoryError`
+/// for one this machine cannot hold.
+pub fn build_error(err: BuildError) -> PyErr {
+    match err {
+        BuildError::AllocationFailed { .. } => PyMemoryError::new_err(err.to_string()),
+        err => PyValueError::new_err(err.to_string()),
+    }
+}
+
+/// `OSError` for I/O, `CorruptFilterError` for everything the bytes got wrong.
+pub fn read_error(err: ReadError) -> PyErr {
+    match err {
+        ReadError::Io(io) => io.into(),
+        ReadError::AllocationFailed(err) => build_error(err),
+        ReadError::WrongKind { written, reading } => CorruptFilterError::new_err(format!(
+            "the data holds {written}, not {reading}: read it with {}.load or \
+             {}.from_bytes, or with atomic_bloom.load",
+            class_name(written),
+            class_name(written),
+        )),
+        err => CorruptFilterError::new_err(format!("not a valid filter: {err}")),
+    }
+}
+
+/// `IncompatibleFilterError` with the library's reason.
+pub fn incompatible(err: IncompatibleError) -> PyErr {
+    IncompatibleFilterError::new_err(err.to_string())
+}

@@ -1,0 +1,76 @@
+//! # `atomic_bloom._atomic_bloom`: the Python extension module
+//!
+//! The classes and functions that `atomic_bloom` (the Python package in
+//! `../atomic_bloom/`) re-exports. Chapters:
+//!
+//! - [`keys`]: which Python objects are keys, and how each is hashed so
+//!   that Python, Rust and the CLI agree;
+//! - [`bloom`], [`counting`]: the two filter classes;
+//! - [`saved`]: saving, loading and pickling in the library's format;
+//! - [`params`], [`errors`]: parameters in, exceptions out.
+//!
+//! The module declares itself safe without the GIL (`gil_used = false`):
+//! its classes are `frozen` and wrap filters that are `Sync` and take
+//! `&self` everywhere, so free-threaded CPython may call them from any
+//! number of threads at once.
+
+mod bloom;
+mod counting;
+mod errors;
+mod keys;
+mod params;
+mod saved;
+
+use atomic_bloom::{FilterKind, WyBuildHasher};
+use pyo3::prelude::*;
+use std::io::Read;
+use std::path::PathBuf;
+
+/// The 64-bit hash of `key` under `seed`, as every filter of that seed
+/// computes it: for checking another implementation against this one
+/// (`tests/golden/key-hashes.tsv` holds test vectors).
+#[pyfunction]
+#[pyo3(signature = (key, seed = 0))]
+fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
+    keys::hash_now(key.clone(), &WyBuildHasher::with_seed(seed))
+}
+
+/// Reads a filter file of either kind: a `BloomFilter` or a
+/// `CountingBloomFilter`, as the file's header says.
+#[pyfunction]
+fn load(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
+    let mut start = Vec::with_capacity(48);
+    std::fs::File::open(&path)?
+        .take(48)
+        .read_to_end(&mut start)?;
+    let kind = FilterKind::of_header(&start).map_err(errors::read_error)?;
+    Ok(match kind {
+        FilterKind::Counting => counting::CountingBloomFilter::load_path(py, path)?
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        _ => bloom::BloomFilter::load_path(py, path)?
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+    })
+}
+
+#[pymodule(gil_used = false)]
+fn _atomic_bloom(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<bloom::BloomFilter>()?;
+    m.add_class::<counting::CountingBloomFilter>()?;
+    m.add(
+        "CorruptFilterError",
+        py.get_type::<errors::CorruptFilterError>(),
+    )?;
+    m.add(
+        "IncompatibleFilterError",
+        py.get_type::<errors::IncompatibleFilterError>(),
+    )?;
+    m.add_function(wrap_pyfunction!(key_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add("FORMAT_VERSION", atomic_bloom::FORMAT_VERSION)?;
+    Ok(())
+}

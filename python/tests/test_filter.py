@@ -1,0 +1,263 @@
+"""BloomFilter: construction, keys, bulk calls, set operations, estimates."""
+
+import copy
+
+import pytest
+
+from atomic_bloom import BloomFilter, IncompatibleFilterError, key_hash
+
+LAYOUTS = ["standard", "blocked", "word", "sectorized"]
+
+
+class TestConstruction:
+    def test_parameters_are_kept(self):
+        f = BloomFilter(1000, 0.001, layout="standard", seed=9)
+        assert (f.layout, f.seed) == ("standard", 9)
+        assert f.num_bits >= 14_000 and f.num_hashes == 10
+        assert f.memory_bytes * 8 >= f.num_bits
+
+    def test_defaults_are_the_librarys(self):
+        f = BloomFilter(1000)
+        assert (f.layout, f.seed) == ("blocked", 0)
+        assert f == BloomFilter(1000, 0.01, layout="blocked", seed=0)
+
+    @pytest.mark.parametrize(
+        "args, kwargs, message",
+        [
+            ((0,), {}, "expected_items must be at least 1, got 0"),
+            ((-5,), {}, "expected_items must be at least 1, got -5"),
+            ((100, 0.0), {}, "strictly between 0 and 1"),
+            ((100, 1.0), {}, "strictly between 0 and 1"),
+            ((100, float("nan")), {}, "strictly between 0 and 1"),
+            ((100,), {"layout": "cuckoo"}, 'unknown layout "cuckoo"'),
+            ((100,), {"seed": -1}, "seed must be between 0 and 2**64 - 1"),
+            ((100,), {"seed": 2**64}, "seed must be between 0 and 2**64 - 1"),
+            ((2**100,), {}, "expected_items must be at most"),
+            ((2**63,), {}, "below what a 64-bit hash can give"),
+            ((2**62, 0.5), {}, "cannot reach a false-positive rate of 0.5"),
+            ((10**13, 1e-4), {"layout": "standard"}, "above the maximum"),
+        ],
+    )
+    def test_bad_parameters_are_value_errors_that_say_what_is_wrong(self, args, kwargs, message):
+        with pytest.raises(ValueError, match=message.replace("*", r"\*").replace("(", r"\(")):
+            BloomFilter(*args, **kwargs)
+
+    def test_wrong_parameter_types_are_type_errors(self):
+        with pytest.raises(TypeError):
+            BloomFilter("many")
+        with pytest.raises(TypeError):
+            BloomFilter(100, layout=3)
+
+    def test_repr_names_the_parameters(self):
+        assert repr(BloomFilter(100, seed=7)) == (
+            'BloomFilter(num_bits=1024, num_hashes=7, layout="blocked", seed=7)'
+        )
+
+
+class TestKeys:
+    @pytest.mark.parametrize("layout", LAYOUTS)
+    def test_an_added_key_is_always_found(self, layout):
+        f = BloomFilter(10_000, 0.01, layout=layout)
+        keys = [f"key-{i}" for i in range(10_000)]
+        for key in keys:
+            f.add(key)
+        assert all(key in f for key in keys)
+
+    def test_add_says_whether_the_key_was_new(self):
+        f = BloomFilter(100)
+        assert f.add("a") is True
+        assert f.add("a") is False
+
+    def test_str_and_every_bytes_like_are_one_key(self):
+        f = BloomFilter(100)
+        f.add("héllo")
+        utf8 = "héllo".encode()
+        assert utf8 in f
+        assert bytearray(utf8) in f
+        assert memoryview(utf8) in f
+        assert memoryview(b"xx" + utf8)[2:] in f
+        assert key_hash("héllo") == key_hash(utf8) == key_hash(bytearray(utf8))
+
+    def test_ints_are_their_64_bits(self):
+        f = BloomFilter(100)
+        f.add(-1)
+        assert 2**64 - 1 in f  # the same 64 bits, as in Rust
+        assert True not in BloomFilter(100)
+        f.add(True)
+        assert 1 in f  # bool is an int, as in Python
+        assert key_hash(5) != key_hash(b"\x05" + bytes(7))  # no length: another key
+
+    def test_an_int_and_its_decimal_string_are_different_keys(self):
+        f = BloomFilter(100)
+        f.add(42)
+        assert "42" not in f
+
+    def test_str_subclasses_are_str_keys(self):
+        class Name(str):
+            pass
+
+        f = BloomFilter(100)
+        f.add(Name("x"))
+        assert "x" in f
+
+    @pytest.mark.parametrize("key", [1.5, None, ("a",), ["a"], object(), {"a": 1}])
+    def test_other_types_are_type_errors_naming_the_accepted_ones(self, key):
+        f = BloomFilter(100)
+        with pytest.raises(TypeError, match="str, bytes, bytearray, memoryview or int"):
+            f.add(key)
+        with pytest.raises(TypeError):
+            key in f
+
+    @pytest.mark.parametrize("key", [2**64, -(2**63) - 1, 10**30])
+    def test_ints_past_64_bits_are_overflow_errors(self, key):
+        with pytest.raises(OverflowError, match="fit in 64 bits"):
+            BloomFilter(100).add(key)
+
+    def test_a_str_that_is_not_valid_utf8_is_an_error_not_a_crash(self):
+        with pytest.raises(UnicodeEncodeError):
+            BloomFilter(100).add("\ud800")
+
+    def test_long_keys_hash_the_same_in_bulk_and_one_by_one(self):
+        # Keys past 256 bytes are hashed after the GIL is released.
+        keys = ["x" * n for n in (255, 256, 257, 10_000)] + [b"y" * 300, bytearray(b"z" * 300)]
+        one_by_one, bulk = BloomFilter(100), BloomFilter(100)
+        for key in keys:
+            one_by_one.add(key)
+        assert bulk.add_many(keys) == len(keys)
+        assert bulk == one_by_one
+        assert bulk.contains_many(keys) == [True] * len(keys)
+
+
+class TestBulk:
+    def test_add_many_counts_new_keys_like_add_would(self):
+        f = BloomFilter(1000, layout="word")
+        assert f.add_many(["a", "b", "a", 1, 1]) == 3
+        assert f.add_many(["a", "c"]) == 1
+
+    def test_add_many_takes_any_iterable(self):
+        f = BloomFilter(10_000)
+        f.add_many(str(i) for i in range(5000))
+        f.add_many(range(5000))
+        f.add_many({b"x", b"y"})
+        f.add_many(iter([]))
+        assert all(f.contains_many(str(i) for i in range(5000)))
+        assert all(f.contains_many(range(5000)))
+
+    def test_bulk_and_per_key_build_the_same_filter(self):
+        keys = [f"k{i}" for i in range(20_000)] + list(range(20_000))
+        one, many = BloomFilter(40_000), BloomFilter(40_000)
+        for key in keys:
+            one.add(key)
+        many.add_many(keys)
+        assert one == many
+
+    def test_update_adds_every_iterable(self):
+        f = BloomFilter(100)
+        assert f.update(["a"], (b"b",), range(3)) is None
+        assert f.contains_many(["a", "b", 0, 1, 2, "z"]) == [True] * 5 + [False]
+
+    def test_contains_many_answers_in_order(self):
+        f = BloomFilter(10_000, 0.0001)
+        f.add_many(range(0, 10_000, 2))
+        assert f.contains_many(range(10)) == [i % 2 == 0 for i in range(10)]
+
+    def test_a_bad_key_midway_raises_and_keeps_the_keys_before_it(self):
+        f = BloomFilter(10_000)
+        keys = [str(i) for i in range(5000)] + [None] + ["after"]
+        with pytest.raises(TypeError):
+            f.add_many(keys)
+        assert all(f.contains_many(keys[:4096]))  # the chunks before the bad key
+        with pytest.raises(TypeError):
+            f.contains_many(keys)
+
+    def test_an_exception_from_the_iterable_propagates(self):
+        def keys():
+            yield "a"
+            raise RuntimeError("source failed")
+
+        with pytest.raises(RuntimeError, match="source failed"):
+            BloomFilter(100).add_many(keys())
+
+    def test_a_non_iterable_is_a_type_error(self):
+        with pytest.raises(TypeError):
+            BloomFilter(100).add_many(5)
+
+
+class TestSetOperations:
+    def test_union_holds_the_keys_of_both(self):
+        a, b = BloomFilter(1000, seed=3), BloomFilter(1000, seed=3)
+        a.add_many(range(100))
+        b.add_many(range(100, 200))
+        union = a | b
+        assert all(union.contains_many(range(200)))
+        assert not all(a.contains_many(range(200)))  # a is unchanged
+        a |= b
+        assert a == union
+
+    def test_intersection_keeps_the_common_keys(self):
+        a, b = BloomFilter(1000), BloomFilter(1000)
+        a.add_many(range(150))
+        b.add_many(range(100, 200))
+        both = a & b
+        assert all(both.contains_many(range(100, 150)))
+        a &= b
+        assert a == both
+
+    @pytest.mark.parametrize(
+        "other, reason",
+        [
+            (BloomFilter(2000), "different sizes"),
+            (BloomFilter(1000, seed=1), "seed"),
+            (BloomFilter(1000, layout="word"), "different layouts"),
+        ],
+    )
+    def test_incompatible_filters_raise_a_clear_error(self, other, reason):
+        f = BloomFilter(1000)
+        for op in (lambda: f | other, lambda: f & other):
+            with pytest.raises(IncompatibleFilterError, match=reason):
+                op()
+        with pytest.raises(ValueError):
+            f |= other
+
+    def test_other_types_are_not_implemented(self):
+        with pytest.raises(TypeError):
+            BloomFilter(100) | {"a"}
+
+
+class TestCopyClearEstimates:
+    def test_copies_are_equal_and_independent(self):
+        f = BloomFilter(1000)
+        f.add("a")
+        for c in (f.copy(), copy.copy(f), copy.deepcopy(f)):
+            assert c == f and c is not f
+            c.add("b")
+            assert "b" not in f
+
+    def test_clear_removes_every_key(self):
+        f = BloomFilter(1000)
+        f.add_many(range(500))
+        f.clear()
+        assert f == BloomFilter(1000)
+        assert f.estimated_len() == 0
+
+    def test_estimates_follow_the_keys(self):
+        f = BloomFilter(100_000, 0.01)
+        f.add_many(range(50_000))
+        assert 48_000 < f.estimated_len() < 52_000
+        assert 0 < f.estimated_false_positive_rate() < 0.01
+
+    def test_a_full_filter_has_no_length_estimate(self):
+        f = BloomFilter(1, 0.5, layout="standard")
+        f.add_many(range(10_000))
+        assert f.estimated_len() is None
+
+    def test_filters_are_not_hashable(self):
+        with pytest.raises(TypeError):
+            hash(BloomFilter(10))
+
+
+def test_the_false_positive_rate_is_about_the_target():
+    f = BloomFilter(100_000, 0.01)
+    f.add_many(range(100_000))
+    false_positives = sum(f.contains_many(range(100_000, 300_000)))
+    assert false_positives / 200_000 < 0.013

@@ -1,0 +1,183 @@
+"""Saving, loading and pickling, and the files Python, Rust and the CLI share."""
+
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+import atomic_bloom
+from atomic_bloom import BloomFilter, CorruptFilterError, CountingBloomFilter, key_hash
+
+
+def mixed_keys():
+    """The keys of `tests/golden/v1-mixed-keys.abf` (see tests/golden.rs)."""
+    for i in range(100):
+        yield f"key-{i}"
+        yield (i * 0x9E37_79B9_7F4A_7C15) % 2**64
+        yield -i - 1
+
+
+class TestGoldenFiles:
+    def test_key_hashes_match_the_published_vectors(self, golden):
+        checked = 0
+        for line in (golden / "key-hashes.tsv").read_text().splitlines():
+            if line.startswith("#"):
+                continue
+            seed, key_hex, expected = line.split("\t")
+            key = bytes.fromhex(key_hex)
+            assert key_hash(key, int(seed)) == int(expected, 16), line
+            assert key_hash(memoryview(key), int(seed)) == int(expected, 16)
+            if key.isascii():
+                assert key_hash(key.decode(), int(seed)) == int(expected, 16)
+            checked += 1
+        assert checked >= 30
+
+    def test_the_cli_golden_file_is_what_python_builds_from_the_same_lines(self, golden):
+        # `atomic-bloom build --expected 100 --seed 7` of the lines line-0 .. line-99
+        f = BloomFilter(100, 0.01, seed=7)
+        f.add_many(f"line-{i}" for i in range(100))
+        assert f.to_bytes() == (golden / "v1-cli-lines.abf").read_bytes()
+
+    def test_str_and_int_keys_build_the_rust_golden_file(self, golden):
+        f = BloomFilter(300, 0.01, seed=42)
+        for key in mixed_keys():
+            f.add(key)
+        assert f.to_bytes() == (golden / "v1-mixed-keys.abf").read_bytes()
+
+    @pytest.mark.parametrize("name", ["standard", "blocked", "word", "blocked-seeded", "sectorized"])
+    def test_plain_golden_files_load_and_write_back_byte_for_byte(self, golden, name):
+        data = (golden / f"v1-{name}.abf").read_bytes()
+        f = BloomFilter.from_bytes(data)
+        assert f.layout == name.split("-")[0]
+        assert f.to_bytes() == data
+
+    @pytest.mark.parametrize("layout", ["standard", "blocked", "word", "sectorized"])
+    def test_counting_golden_files_load_and_write_back_byte_for_byte(self, golden, layout):
+        path = golden / f"v2-counting-{layout}.abf"
+        f = CountingBloomFilter.load(path)
+        assert f.layout == layout
+        assert f.to_bytes() == path.read_bytes()
+        assert isinstance(atomic_bloom.load(path), CountingBloomFilter)
+
+
+class TestRoundTrips:
+    @pytest.mark.parametrize("cls", [BloomFilter, CountingBloomFilter])
+    def test_save_load_bytes_and_pickle_give_back_an_equal_filter(self, cls, tmp_path):
+        f = cls(1000, 0.01, layout="sectorized", seed=5)
+        f.add_many(range(300))
+        path = tmp_path / "f.abf"
+        f.save(path)
+        assert cls.load(path) == f
+        assert cls.load(str(path)) == f
+        assert atomic_bloom.load(path) == f
+        assert cls.from_bytes(f.to_bytes()) == f
+        assert cls.from_bytes(bytearray(f.to_bytes())) == f
+        assert cls.from_bytes(memoryview(f.to_bytes())) == f
+        for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
+            assert pickle.loads(pickle.dumps(f, protocol)) == f
+
+    def test_pickles_carry_the_validated_format(self):
+        f = BloomFilter(100)
+        assert f.to_bytes() in pickle.dumps(f)
+
+    def test_a_pickled_filter_crosses_processes_intact(self):
+        f = BloomFilter(10_000)
+        f.add_many(range(1000))
+        child = (
+            "import pickle, sys; f = pickle.load(sys.stdin.buffer); f.add(5000); "
+            "sys.stdout.buffer.write(pickle.dumps(f))"
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", child], input=pickle.dumps(f), capture_output=True, timeout=60
+        )
+        assert run.returncode == 0, run.stderr.decode()
+        back = pickle.loads(run.stdout)
+        assert 5000 in back and all(back.contains_many(range(1000)))
+
+
+class TestBadData:
+    def test_garbage_is_a_corrupt_filter_error(self):
+        with pytest.raises(CorruptFilterError, match="bad magic"):
+            BloomFilter.from_bytes(b"not a filter at all, not even close")
+        with pytest.raises(ValueError):  # CorruptFilterError is a ValueError
+            BloomFilter.from_bytes(b"")
+
+    def test_every_truncation_and_every_flipped_byte_is_caught(self):
+        f = BloomFilter(50, layout="word")
+        f.add_many(range(50))
+        data = f.to_bytes()
+        for end in range(len(data)):
+            with pytest.raises(CorruptFilterError):
+                BloomFilter.from_bytes(data[:end])
+        for i in range(len(data)):
+            damaged = bytearray(data)
+            damaged[i] ^= 0x40
+            with pytest.raises(CorruptFilterError):
+                BloomFilter.from_bytes(damaged)
+        with pytest.raises(CorruptFilterError, match="trailing"):
+            BloomFilter.from_bytes(data + b"\0")
+
+    def test_reading_the_other_kind_names_the_class_to_use(self):
+        counting = CountingBloomFilter(100).to_bytes()
+        with pytest.raises(CorruptFilterError, match="read it with CountingBloomFilter"):
+            BloomFilter.from_bytes(counting)
+        with pytest.raises(CorruptFilterError, match="read it with BloomFilter"):
+            CountingBloomFilter.from_bytes(BloomFilter(100).to_bytes())
+
+    def test_non_bytes_are_type_errors(self):
+        with pytest.raises(TypeError, match="bytes, bytearray or memoryview"):
+            BloomFilter.from_bytes("a str")
+
+    def test_files_that_cannot_be_read_or_written_are_os_errors(self, tmp_path):
+        with pytest.raises(FileNotFoundError):
+            BloomFilter.load(tmp_path / "missing.abf")
+        with pytest.raises(FileNotFoundError):
+            atomic_bloom.load(tmp_path / "missing.abf")
+        with pytest.raises(OSError):
+            BloomFilter(10).save(tmp_path / "no-such-dir" / "f.abf")
+        (tmp_path / "junk.abf").write_bytes(b"junk")
+        with pytest.raises(CorruptFilterError):
+            atomic_bloom.load(tmp_path / "junk.abf")
+
+
+class TestCli:
+    """Files cross between Python and the `atomic-bloom` CLI both ways."""
+
+    def test_the_cli_finds_every_key_python_added(self, cli, tmp_path):
+        keys = [f"user-{i}" for i in range(5000)]
+        f = BloomFilter(5000, 0.001)
+        f.add_many(keys)
+        f.save(tmp_path / "py.abf")
+        (tmp_path / "keys.txt").write_text("\n".join(keys) + "\n")
+        run = subprocess.run(
+            [cli, "query", "-q", str(tmp_path / "py.abf"), str(tmp_path / "keys.txt")]
+        )
+        assert run.returncode == 0, "the CLI reported a key Python added as absent"
+        absent = subprocess.run(
+            [cli, "query", "--absent", str(tmp_path / "py.abf"), "-"],
+            input="\n".join(f"other-{i}" for i in range(2000)),
+            capture_output=True,
+            text=True,
+        )
+        reported_absent = absent.stdout.split()
+        assert len(reported_absent) > 1900  # about 0.1% false positives
+        assert not any(f.contains_many(reported_absent))
+
+    def test_python_reads_what_the_cli_builds(self, cli, tmp_path):
+        keys = [f"url-{i}" for i in range(3000)]
+        (tmp_path / "keys.txt").write_text("\n".join(keys) + "\n")
+        for extra in ([], ["--counting"]):
+            out = tmp_path / "cli.abf"
+            subprocess.run(
+                [cli, "build", "--expected", "3000", "--seed", "11", "-o", str(out), *extra,
+                 str(tmp_path / "keys.txt")],
+                check=True,
+                capture_output=True,
+            )
+            f = atomic_bloom.load(out)
+            assert isinstance(f, CountingBloomFilter if extra else BloomFilter)
+            assert all(f.contains_many(keys))
+            mine = type(f)(3000, 0.01, seed=11)
+            mine.add_many(keys)
+            assert mine == f
