@@ -110,7 +110,7 @@ def contains_udf(bloom: BloomFilter, spark=None):
         raise RuntimeError("no active SparkSession: pass spark=")
     broadcast = spark.sparkContext.broadcast(bloom)
 
-    def contains(key) -> bool:
+    def contains(key):
         return key is not None and key in broadcast.value
 
     return udf(contains, BooleanType())

@@ -1,0 +1,107 @@
+"""One filter shared by many Python threads: nothing lost, nothing extra."""
+
+import sys
+import threading
+
+import pytest
+
+import atomic_bloom
+from atomic_bloom import BloomFilter, CountingBloomFilter
+
+THREADS = 8
+
+
+def run_threads(target, args_per_thread):
+    threads = [threading.Thread(target=target, args=args) for args in args_per_thread]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def overlapping_slices(keys, threads=THREADS):
+    """Each thread gets half of the keys, starting at its own offset: every
+    key goes to several threads at once."""
+    n = len(keys)
+    return [
+        [keys[(start + j) % n] for j in range(n // 2)]
+        for start in range(0, n, n // threads)
+    ]
+
+
+@pytest.mark.parametrize("layout", ["standard", "blocked", "word", "sectorized"])
+def test_eight_threads_adding_overlapping_keys_equal_a_sequential_build(layout):
+    keys = [f"k{i}" for i in range(100_000)] + list(range(100_000))
+    shared = BloomFilter(200_000, 0.01, layout=layout)
+    run_threads(lambda part: shared.add_many(part), [(p,) for p in overlapping_slices(keys)])
+    sequential = BloomFilter(200_000, 0.01, layout=layout)
+    for key in keys:
+        sequential.add(key)
+    assert shared == sequential  # bit for bit: no key lost, nothing extra
+    assert all(shared.contains_many(keys))
+
+
+def test_per_key_adds_from_eight_threads_equal_a_sequential_build():
+    keys = [f"u{i}".encode() for i in range(40_000)]
+    shared = BloomFilter(40_000)
+    run_threads(lambda part: [shared.add(k) for k in part], [(p,) for p in overlapping_slices(keys)])
+    sequential = BloomFilter(40_000)
+    sequential.add_many(keys)
+    assert shared == sequential
+
+
+def test_readers_never_miss_a_key_added_before_they_started():
+    f = BloomFilter(100_000)
+    before = list(range(50_000))
+    f.add_many(before)
+    misses = []
+
+    def read():
+        misses.append(sum(not hit for hit in f.contains_many(before)))
+
+    def write(offset):
+        f.add_many(range(100_000 + offset, 150_000, 4))
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    threads += [threading.Thread(target=write, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert misses == [0, 0, 0, 0]
+
+
+def test_counting_adds_and_removes_from_eight_threads_balance():
+    keys = [f"c{i}" for i in range(20_000)]
+    f = CountingBloomFilter(20_000)
+    f.add_many(keys)  # one occurrence each, removed again below
+    parts = [keys[i::THREADS] for i in range(THREADS)]
+
+    def churn(part):
+        f.add_many(part)
+        f.remove_many(part, checked=False)
+
+    run_threads(churn, [(p,) for p in parts])
+    expected = CountingBloomFilter(20_000)
+    expected.add_many(keys)
+    assert f == expected
+    assert f.remove_many(keys) == len(keys)
+    assert f == CountingBloomFilter(20_000)
+
+
+def test_the_module_declares_it_runs_without_the_gil():
+    # On a free-threaded CPython, importing a module that does not declare
+    # itself safe re-enables the GIL; this one does not.
+    is_gil_enabled = getattr(sys, "_is_gil_enabled", None)
+    if is_gil_enabled is not None and not sysconfig_gil_disabled():
+        pytest.skip("a GIL build of CPython")
+    if is_gil_enabled is not None:
+        assert atomic_bloom and not is_gil_enabled()
+    else:
+        pytest.skip("CPython before 3.13 has no free-threaded build")
+
+
+def sysconfig_gil_disabled():
+    import sysconfig
+
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
