@@ -1,0 +1,153 @@
+"""atomic_bloom against rbloom and pybloom-live, side by side in one run.
+
+    pip install ./python rbloom pybloom-live
+    python python/bench/peers.py            # 1M str keys, p = 1%, 5 rounds
+
+Every filter gets the same keys at the same rate: URLs like
+"https://example.com/page/123456", created afresh for each round (a str
+caches its Python hash, which rbloom uses, so reusing keys would favour it).
+Rounds alternate between the libraries, so that noise from other work on
+the machine falls on all of them; each figure is the median of the rounds,
+in million keys per second, and the last column is atomic_bloom's median
+divided by the peer's.
+
+"2 threads" splits the keys in two halves added (or queried) by two Python
+threads at once, into one shared filter: rbloom and pybloom-live are not
+safe to share that way, so they have only 1-thread rows.
+"""
+
+import argparse
+import platform
+import statistics
+import threading
+import time
+
+import atomic_bloom
+
+try:
+    import rbloom
+except ImportError:  # pragma: no cover
+    rbloom = None
+try:
+    import pybloom_live
+except ImportError:  # pragma: no cover
+    pybloom_live = None
+
+
+def fresh_keys(n, offset=0):
+    return [f"https://example.com/page/{offset + i}" for i in range(n)]
+
+
+def timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def in_threads(fn, parts):
+    threads = [threading.Thread(target=fn, args=(p,)) for p in parts]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - start
+
+
+def ours_insert(n, rate, threads):
+    keys = fresh_keys(n)
+    f = atomic_bloom.BloomFilter(n, rate)
+    if threads == 1:
+        return timed(lambda: f.add_many(keys))
+    return in_threads(f.add_many, [keys[i::threads] for i in range(threads)])
+
+
+def ours_query(n, rate, threads):
+    f = atomic_bloom.BloomFilter(n, rate)
+    f.add_many(fresh_keys(n))
+    keys = fresh_keys(n)
+    if threads == 1:
+        return timed(lambda: f.contains_many(keys))
+    return in_threads(f.contains_many, [keys[i::threads] for i in range(threads)])
+
+
+def rbloom_insert(n, rate):
+    keys = fresh_keys(n)
+    f = rbloom.Bloom(n, rate)
+    return timed(lambda: f.update(keys))
+
+
+def rbloom_query(n, rate):
+    f = rbloom.Bloom(n, rate)
+    f.update(fresh_keys(n))
+    keys = fresh_keys(n)
+    return timed(lambda: [k in f for k in keys])
+
+
+def pybloom_insert(n, rate):
+    keys = fresh_keys(n)
+    f = pybloom_live.BloomFilter(capacity=n, error_rate=rate)
+    return timed(lambda: [f.add(k) for k in keys])
+
+
+def pybloom_query(n, rate):
+    f = pybloom_live.BloomFilter(capacity=n, error_rate=rate)
+    for k in fresh_keys(n):
+        f.add(k)
+    keys = fresh_keys(n)
+    return timed(lambda: [k in f for k in keys])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=1_000_000)
+    parser.add_argument("--rate", type=float, default=0.01)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pybloom-keys", type=int, default=200_000,
+                        help="pybloom-live is pure Python: fewer keys keep the run short")
+    args = parser.parse_args()
+    n, rate = args.keys, args.rate
+
+    rows = {
+        "atomic_bloom add_many, 1 thread": lambda: n / ours_insert(n, rate, 1),
+        "atomic_bloom add_many, 2 threads": lambda: n / ours_insert(n, rate, 2),
+        "atomic_bloom contains_many, 1 thread": lambda: n / ours_query(n, rate, 1),
+        "atomic_bloom contains_many, 2 threads": lambda: n / ours_query(n, rate, 2),
+    }
+    if rbloom:
+        rows["rbloom update, 1 thread"] = lambda: n / rbloom_insert(n, rate)
+        rows["rbloom `in` loop, 1 thread"] = lambda: n / rbloom_query(n, rate)
+    if pybloom_live:
+        m = args.pybloom_keys
+        rows["pybloom-live add loop, 1 thread"] = lambda: m / pybloom_insert(m, rate)
+        rows["pybloom-live `in` loop, 1 thread"] = lambda: m / pybloom_query(m, rate)
+
+    results = {name: [] for name in rows}
+    for _ in range(args.rounds):
+        for name, run in rows.items():
+            results[name].append(run() / 1e6)
+    median = {name: statistics.median(r) for name, r in results.items()}
+
+    print(f"# {n:,} str keys, p = {rate}, median of {args.rounds} rounds; "
+          f"{platform.python_implementation()} {platform.python_version()}, {platform.processor() or platform.machine()}")
+    print("| what | M keys/s |")
+    print("|---|---|")
+    for name, value in median.items():
+        print(f"| {name} | {value:.2f} |")
+    ours_in, ours_q = median["atomic_bloom add_many, 1 thread"], median["atomic_bloom contains_many, 1 thread"]
+    print()
+    print("| ratio | value |")
+    print("|---|---|")
+    print(f"| add_many 2 threads / 1 thread | {median['atomic_bloom add_many, 2 threads'] / ours_in:.2f} |")
+    print(f"| contains_many 2 threads / 1 thread | {median['atomic_bloom contains_many, 2 threads'] / ours_q:.2f} |")
+    for peer in ("rbloom", "pybloom-live"):
+        inserts = [k for k in median if k.startswith(peer) and ("update" in k or "add" in k)]
+        queries = [k for k in median if k.startswith(peer) and "`in`" in k]
+        if inserts:
+            print(f"| add_many 1 thread / {peer} insert | {ours_in / median[inserts[0]]:.2f} |")
+        if queries:
+            print(f"| contains_many 1 thread / {peer} query | {ours_q / median[queries[0]]:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
