@@ -166,10 +166,14 @@ pub struct HashChunk {
 }
 
 impl HashChunk {
-    /// Keys per chunk: enough that releasing and retaking the GIL (about a
-    /// microsecond when another thread wants it) is lost in the chunk's
-    /// work, few enough that the chunk stays in the L1 and L2 caches.
-    pub const KEYS: usize = 4096;
+    /// Keys per chunk. When threads share the GIL, each release hands it
+    /// to a waiting thread, and taking it back means waiting to be woken
+    /// (tens of microseconds on a VM), so a chunk must take far longer
+    /// than that: 32768 keys take about half a millisecond with the GIL
+    /// held. With 4096, two threads ran `contains_many` at 0.73x of one
+    /// thread and `add_many` at 1.16x (1M keys, `python/bench/peers.py`);
+    /// with 32768 the hashes (256 KiB) still fit the L2 cache.
+    pub const KEYS: usize = 32768;
 
     fn new() -> Self {
         HashChunk {
