@@ -184,19 +184,23 @@ impl HashChunk {
 
     /// Adds `object`'s key, hashed now if it is short.
     fn push<S: BuildHasher>(&mut self, object: Bound<'_, PyAny>, hasher: &S) -> PyResult<()> {
-        let long = match object.cast_exact::<PyString>() {
-            Ok(s) => s.to_str()?.len() > DEFERRED_KEY_BYTES,
-            Err(_) => object
-                .cast_exact::<PyBytes>()
-                .is_ok_and(|b| b.as_bytes().len() > DEFERRED_KEY_BYTES),
-        };
-        if long {
-            self.deferred
-                .push((self.hashes.len(), Key::extract(object)?));
-            self.hashes.push(0);
-        } else {
-            self.hashes.push(hash_now(object, hasher)?);
+        // The common key, an exact `str`, is type-tested and read once.
+        if let Ok(s) = object.cast_exact::<PyString>() {
+            let utf8 = s.to_str()?;
+            if utf8.len() <= DEFERRED_KEY_BYTES {
+                self.hashes.push(hasher.hash_one(Bytes(utf8.as_bytes())));
+                return Ok(());
+            }
+        } else if !object
+            .cast_exact::<PyBytes>()
+            .is_ok_and(|b| b.as_bytes().len() > DEFERRED_KEY_BYTES)
+        {
+            self.hashes.push(hasher.hash_one(Key::extract(object)?));
+            return Ok(());
         }
+        self.deferred
+            .push((self.hashes.len(), Key::extract(object)?));
+        self.hashes.push(0);
         Ok(())
     }
 
