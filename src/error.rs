@@ -117,6 +117,88 @@ pub enum BuildError {
         "no size given: call capacity(items, false_positive_rate) or bits(num_bits, num_hashes) on the builder, or collect keys with build_from_iter"
     )]
     MissingSize,
+    /// A growable filter's growth factor is not finite and above 1.
+    #[error("growth factor must be a finite number above 1, got {0}")]
+    InvalidGrowthFactor(f64),
+    /// A growable filter's tightening ratio is not strictly between 0 and 1.
+    #[error("tightening ratio must be strictly between 0 and 1, got {0}")]
+    InvalidTighteningRatio(f64),
+    /// A growable filter's maximum number of sub-filters is 0, or deeper
+    /// than its parameters allow: past `max`, a sub-filter's tightened rate
+    /// would be at or below the [hash floor](crate::hash_floor) of its
+    /// capacity (or its capacity would not fit in 64 bits).
+    #[error(
+        "the maximum number of sub-filters must be between 1 and {max} for these parameters, got {got}; \
+         past {max}, the tightened rate of a sub-filter is below what a 64-bit hash can give for its \
+         capacity: raise the tightening ratio or the false-positive rate"
+    )]
+    InvalidMaxSubFilters {
+        /// What was asked for.
+        got: u32,
+        /// The deepest the parameters allow.
+        max: u32,
+    },
+    /// A growable filter's memory limit is below what its first sub-filter
+    /// needs.
+    #[error(
+        "the memory limit of {limit} bytes is below the {needed} bytes the first sub-filter needs"
+    )]
+    MemoryLimitTooSmall {
+        /// Bytes of the first sub-filter.
+        needed: u64,
+        /// The limit asked for.
+        limit: u64,
+    },
+}
+
+/// Why an [`AtomicGrowableBloom`](crate::AtomicGrowableBloom) could not take
+/// a new key: its newest sub-filter is full and no other may be added. The
+/// key was not inserted; queries and inserts of present keys still work.
+///
+/// ```
+/// use atomic_bloom::{AtomicGrowableBloom, GrowthError};
+/// let f = AtomicGrowableBloom::builder(1, 0.01).max_sub_filters(2).build()?;
+/// // Room for 1 + 2 keys in two sub-filters.
+/// for key in ["a", "b", "c"] {
+///     assert!(f.insert(key)?);
+/// }
+/// let err = f.insert("d").unwrap_err();
+/// assert_eq!(err, GrowthError::SubFilterLimit { max: 2 });
+/// assert!(err.to_string().contains("2 sub-filters"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Error, PartialEq)]
+#[non_exhaustive]
+pub enum GrowthError {
+    /// The filter has as many sub-filters as it may.
+    #[error(
+        "the filter is full: it has {max} sub-filters, the most it may have; build it with a larger initial capacity or growth factor"
+    )]
+    SubFilterLimit {
+        /// The filter's maximum.
+        max: u32,
+    },
+    /// The next sub-filter would take the filter past its memory limit.
+    #[error(
+        "the filter is full: its sub-filters take {in_use} bytes, and the next needs {needed} more, past the memory limit of {limit}"
+    )]
+    MemoryLimit {
+        /// Bytes the sub-filters take now.
+        in_use: u64,
+        /// Bytes the next sub-filter needs.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The next sub-filter could not be built (the allocator refused, or
+    /// its size is past [`MAX_BITS`](crate::MAX_BITS)).
+    #[error("could not add sub-filter {sub_filter}: {source}")]
+    SubFilter {
+        /// Which sub-filter (the first is 0).
+        sub_filter: u32,
+        /// Why.
+        source: BuildError,
+    },
 }
 
 /// Why two filters cannot be combined with `union` or `intersect`: they do

@@ -53,12 +53,14 @@
 
 mod batch;
 mod bit_array;
+mod chain;
 mod counter_array;
 mod counting;
 mod counting_bulk;
 pub mod docs;
 mod error;
 mod filter;
+mod growable;
 mod hasher;
 mod hints;
 mod key;
@@ -71,8 +73,12 @@ mod sizing;
 mod sync;
 
 pub use counting::AtomicCountingBloom;
-pub use error::{BuildError, IncompatibleError};
+pub use error::{BuildError, GrowthError, IncompatibleError};
 pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
+pub use growable::{
+    AtomicGrowableBloom, DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, GrowableBuilder,
+    MAX_SUB_FILTERS, SubFilterStats,
+};
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::Bytes;
 pub use layout::{Layout, ParseLayoutError};

@@ -7,19 +7,21 @@
 //! them. Code elsewhere in the crate imports `crate::sync::*` and so cannot
 //! bypass the checker by accident.
 //!
-//! Only [`AtomicU64`] and [`Ordering`] are needed: the filter is an array of
-//! 64-bit words whose bits only ever go from 0 to 1 (except by `clear` and
-//! `intersect`), and every operation on it is a load, `fetch_or`, `fetch_and`
-//! or `swap` of one word. Why `Relaxed` is enough for each of them is argued
-//! where they are used (`bit_array.rs`) and collected in the
-//! `docs::memory_ordering` chapter.
+//! Two types are needed. [`AtomicU64`]: the filters are arrays of 64-bit
+//! words whose bits only ever go from 0 to 1 (except by `clear` and
+//! `intersect`), and every operation on them is a load, `fetch_or`,
+//! `fetch_and`, `swap` or compare-and-swap of one word, all `Relaxed`.
+//! [`AtomicPtr`]: the growable filter's chain of sub-filters (`chain.rs`)
+//! publishes each new sub-filter through one, with the crate's only
+//! `Release`/`Acquire` pair. Why each ordering is enough is argued where it
+//! is used and collected in the `docs::memory_ordering` chapter.
 //!
 //! [loom]: https://docs.rs/loom
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 /// Sets a word that no other thread can see (the caller holds `&mut`): a
 /// plain write, no atomic instruction. Used to fill a freshly allocated
@@ -68,6 +70,14 @@ pub mod fault {
         /// Decrements that do not spare counters at zero: a zero counter
         /// wraps, borrowing from its neighbour.
         WrappingDecrement,
+        /// A new sub-filter of a growable filter published with a
+        /// `Relaxed` store instead of `Release`: a thread that sees the
+        /// pointer may read the sub-filter before its initialisation.
+        RelaxedPublish,
+        /// The claim to grow a growable filter taken with a load and a
+        /// separate write instead of a compare-and-swap: two threads can
+        /// both claim, both add a sub-filter, and one is lost.
+        SplitGrowthClaim,
     }
 
     std::thread_local! {

@@ -6,7 +6,9 @@
 //! bits each sets are fixed and known; `tests/keys.rs` (a normal test, run
 //! without loom) checks that every key has the bits the models rely on.
 
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout, Sizing, WyBuildHasher};
+use atomic_bloom::{
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, Layout, Sizing, WyBuildHasher,
+};
 #[cfg(loom)]
 use std::{
     collections::BTreeSet,
@@ -107,6 +109,30 @@ pub const COUNTING_B: u64 = 29;
 pub fn counting_filter() -> AtomicCountingBloom {
     let sizing = Sizing::for_bits(Layout::Blocked, 512, 2).expect("a tiny sizing");
     AtomicCountingBloom::with_sizing(sizing, WyBuildHasher::default()).expect("a tiny filter")
+}
+
+/// Keys (hashes) of the growable models' filter ([`growable_filter`]):
+/// `GROWABLE_FULL` fills its first sub-filter; `GROWABLE_A` and
+/// `GROWABLE_B` are each absent from a first sub-filter holding
+/// `GROWABLE_FULL` and a second holding the other (`tests/keys.rs` checks
+/// it), so each insert of them is new and a lost one is seen missing.
+pub const GROWABLE_FULL: u64 = 0;
+/// See [`GROWABLE_FULL`].
+pub const GROWABLE_A: u64 = 1;
+/// See [`GROWABLE_FULL`].
+pub const GROWABLE_B: u64 = 2;
+
+/// The growable models' filter: first sub-filter of capacity 1, one
+/// 64-bit word per sub-filter (`Word`), holding [`GROWABLE_FULL`], so the
+/// next new key makes it grow. `memory_limit` caps its bytes.
+pub fn growable_filter(memory_limit: Option<u64>) -> AtomicGrowableBloom {
+    let mut builder = AtomicGrowableBloom::builder(1, 0.5).layout(Layout::Word);
+    if let Some(limit) = memory_limit {
+        builder = builder.memory_limit(limit);
+    }
+    let filter = builder.build().expect("a tiny growable filter");
+    assert_eq!(filter.insert_hash(GROWABLE_FULL), Ok(true));
+    filter
 }
 
 /// The words of a filter.

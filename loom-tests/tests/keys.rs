@@ -3,7 +3,10 @@
 #![cfg(not(loom))]
 
 use atomic_bloom::Layout;
-use loom_tests::{CASES, COUNTING_A, COUNTING_B, counting_filter, words};
+use loom_tests::{
+    CASES, COUNTING_A, COUNTING_B, GROWABLE_A, GROWABLE_B, GROWABLE_FULL, counting_filter,
+    growable_filter, words,
+};
 
 fn nonzero_words(v: &[u64]) -> Vec<usize> {
     v.iter()
@@ -58,4 +61,25 @@ fn counting_keys_are_neighbours_in_one_word() {
     let (a, b) = (counters(COUNTING_A), counters(COUNTING_B));
     assert!(a.contains(&230) && b.contains(&231), "{a:?} {b:?}");
     assert!(a.iter().all(|c| !b.contains(c)), "{a:?} {b:?}");
+}
+
+#[test]
+fn growable_keys_are_new_in_either_order() {
+    for (first, second) in [(GROWABLE_A, GROWABLE_B), (GROWABLE_B, GROWABLE_A)] {
+        let filter = growable_filter(None);
+        assert_eq!(filter.sub_filters(), 1);
+        assert!(!filter.contains_hash(first) && !filter.contains_hash(second));
+        assert_eq!(filter.insert_hash(first), Ok(true));
+        assert_eq!(
+            filter.sub_filters(),
+            2,
+            "the first sub-filter holds one key"
+        );
+        assert!(!filter.contains_hash(second));
+        assert_eq!(filter.insert_hash(second), Ok(true));
+        assert!(filter.contains_hash(GROWABLE_FULL));
+    }
+    // One 64-byte line per sub-filter: a limit of 64 bytes stops growth.
+    let limited = growable_filter(Some(64));
+    assert!(limited.insert_hash(GROWABLE_A).is_err());
 }

@@ -14,7 +14,7 @@
 //! | 16 | 8 | `m` | u64 LE, cells (bits, or counters): `1..=MAX_BITS`, a multiple of 64 (512 for Blocked and Sectorized) |
 //! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers (readers refuse another) |
 //! | 32 | 8 | hasher fingerprint | u64 LE: the hasher's hash of a fixed string, to tell hashers apart |
-//! | 40 | 1 | filter kind (version 2 only) | `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)); `0` is not a kind (plain filters, [`AtomicBloom`](crate::AtomicBloom), are version 1 files) |
+//! | 40 | 1 | filter kind (version 2 only) | `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)), `2` growable (below); `0` is not a kind (plain filters, [`AtomicBloom`](crate::AtomicBloom), are version 1 files) |
 //! | 41 | 7 | reserved (version 2 only) | zero (readers refuse another) |
 //! | `h` = 40 or 48 | `m w / 8` | cells | word `i` as u64 LE; a cell is `w` bits: 1 for plain, 4 for counting |
 //! | `h + m w / 8` | 8 | checksum | xxh3-64 of everything before it, u64 LE |
@@ -40,8 +40,32 @@
 //! Ids are append-only: a new layout, hasher or filter kind gets a new
 //! number, and a reader rejects numbers it does not know. A change to the
 //! meaning of any field, or to how keys map to cells, bumps the format
-//! version; the golden files in `tests/golden/` (`v1-*` plain, `v2-*`
-//! counting) fail CI if that happens by accident.
+//! version; the golden files in `tests/golden/` (`v1-*` plain, `v2-counting-*`
+//! counting, `v2-growable-*` growable) fail CI if that happens by accident.
+//!
+//! ## The growable filter (version 2, kind 2)
+//!
+//! An [`AtomicGrowableBloom`](crate::AtomicGrowableBloom) is a chain of plain
+//! filters, stored oldest first after its growth parameters:
+//!
+//! | offset | bytes | field | value |
+//! |---|---|---|---|
+//! | 0 | 48 | header | as above, with kind `2`; `k` and `m` (bytes 12 to 23) are zero, since each sub-filter has its own |
+//! | 48 | 8 | initial capacity `n0` | u64 LE, at least 1 |
+//! | 56 | 8 | target rate `p` | f64 LE, strictly between 0 and 1 |
+//! | 64 | 8 | growth factor `s` | f64 LE, finite, above 1 |
+//! | 72 | 8 | tightening ratio `r` | f64 LE, strictly between 0 and 1 |
+//! | 80 | 8 | memory limit | u64 LE bytes; `u64::MAX` for none |
+//! | 88 | 4 | maximum sub-filters | u32 LE, 1 to the deepest the parameters allow |
+//! | 92 | 4 | sub-filters `L` | u32 LE, 1 to the maximum |
+//! | 96 | 32 + `m_i / 8` each | sub-filter `i = 0 .. L` | capacity `ceil(n0 s^i)` (u64 LE), keys it reported new (u64 LE), `m_i` (u64 LE), `k_i` (u32 LE), 4 zero bytes; then its `m_i / 8` bytes of words, as a plain filter's body |
+//! | end | 8 | checksum | xxh3-64 of everything before it, u64 LE |
+//!
+//! Each sub-filter records its own `m` and `k`, so a file does not depend on
+//! how a later release would size it. The frame a reader walks before the
+//! checksum is the header, `L` and each record's `m`, over the bytes
+//! present; the rest is checked after it. `tests/golden/v2-growable-blocked.abf`
+//! pins the encoding.
 //!
 //! ## Validation before allocation, checksum before meaning
 //!

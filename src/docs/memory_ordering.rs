@@ -23,9 +23,10 @@
 //!   earlier one.
 //!
 //! Ordering arguments (`Acquire`, `Release`) only matter when one memory
-//! location is used to make *other* locations' contents visible. The filter
-//! never does that, so `Relaxed` is enough everywhere; stronger orderings
-//! would add fences on weakly ordered CPUs and buy nothing.
+//! location is used to make *other* locations' contents visible. A filter's
+//! words never do that, so `Relaxed` is enough for every bit and counter;
+//! stronger orderings would add fences on weakly ordered CPUs and buy
+//! nothing. The one exception is the growable filter's chain, below.
 //!
 //! | # | guarantee | why `Relaxed` is enough | checked by |
 //! |---|---|---|---|
@@ -56,6 +57,31 @@
 //! | C2 | **No false negative after happens-before.** A key whose inserts outnumber its removes, all happening-before a `contains` (or `count_of`), is found. | Coherence, as G2: the load reads the last update ordered before it or a later one; counters of a key with more inserts than removes stay above zero in every later value, since other keys' removes take only their own counts. | `counting.rs`: `insert_then_query_after_handoff`; `tests/counting.rs`: `agrees_with_a_multiset` |
 //! | C3 | **Saturation and zero are exact.** A counter stops at 15 and is never decremented from there; a counter at zero is never decremented; neither carries into nor borrows from its neighbour, however updates race. | The lanes that may change are computed from the value the compare-and-swap then checks. | `counting.rs`: `racing_increments_saturate_exactly`, `racing_checked_removes_spare_zero_counters`; negative control `wrapping_decrement_creates_a_false_negative` |
 //! | C4 | **`remove_checked`, `clear` and conversion.** `remove_checked`'s check and its decrement are separate steps: two removes of a key's last insert can both pass the check, and the second then finds the key's counters at zero, spares them and returns `false` (or, if other keys share them all, takes their counts). Within one `remove_checked_batch` or `par_remove_checked` call, every occurrence of a key runs on one thread in input order, so the call cannot race itself so. `clear` zeroes word by word (as G5): a racing insert survives whole, in part or not at all. `to_bloom`, counts, estimates and files read each word once (as G8, G9). | As G5 and G8. | `counting.rs`: `racing_checked_removes_spare_zero_counters`, `clear_racing_insert` |
+//!
+//! ## The growable filter: the one Release/Acquire pair
+//!
+//! [`AtomicGrowableBloom`](crate::AtomicGrowableBloom) is a chain of plain
+//! filters (`src/chain.rs`, `src/growable.rs`). Its sub-filters' bits obey
+//! G1-G9. What is new is *growth*: a thread allocates a sub-filter and
+//! other threads must be able to use it. This is the first place where one
+//! atomic makes other memory visible, so it is the first non-`Relaxed`
+//! ordering in the crate. The newest sub-filter's pointer is stored with
+//! `Release` once the sub-filter is built, and every reader loads it with
+//! `Acquire`: everything the grower wrote before the store (the sub-filter's
+//! zeroed words, its counter, its link to the older ones) happens-before
+//! every read through the pointer. With `Relaxed` a reader could follow the
+//! pointer to memory it is not guaranteed to see initialised. Who grows is
+//! decided by a compare-and-swap on the full sub-filter's claim word
+//! (`Relaxed`: only its atomicity matters), so the next sub-filter is
+//! allocated exactly once; the per-sub-filter count of new keys is a
+//! `Relaxed` `fetch_add` (it only decides when to grow).
+//!
+//! | # | guarantee | why the ordering is enough | checked by |
+//! |---|---|---|---|
+//! | G10 | **One sub-filter per crossing.** Threads that find the newest sub-filter full at once add exactly one sub-filter; the others insert into the full one meanwhile (never wait), or into the new one if they see it. | The claim's compare-and-swap has one winner per sub-filter, and the claim stays taken after growth; a failed growth (a limit, the allocator) reopens it, so the next insert tries again. | `loom-tests/tests/growable.rs`: `threads_crossing_the_threshold_add_one_sub_filter` (both the overfill and the handover reached), `growth_failure_reopens_the_claim`; negative control `split_growth_claim_is_caught` |
+//! | G11 | **No key lost to growth.** A key inserted while the chain grows, into the old newest sub-filter or the new one, is found by every query that happens after the insert. | Sub-filters are only added (until `clear`, which takes `&mut self`), every query walks the whole chain, and each sub-filter keeps G2. | `growable.rs`: `threads_crossing_the_threshold_add_one_sub_filter`, `insert_during_growth_is_found_after_a_handoff`; `tests/growable.rs`: `racing_threads_lose_no_key` |
+//! | G12 | **Queries racing growth.** A query that starts after a key's insert happened-before it finds the key, whether it sees the chain before or after a racing growth. | As G11: the sub-filter holding the key is reachable from every newest pointer published since. | `growable.rs`: `reader_racing_growth_sees_an_initialised_sub_filter` (both chain lengths reached) |
+//! | G13 | **Publication.** A thread that sees the new sub-filter's pointer sees the sub-filter initialised. | `Release` store of the pointer, `Acquire` loads of it. | `growable.rs`: `reader_racing_growth_sees_an_initialised_sub_filter`; negative control `relaxed_publish_is_caught` (loom reports the read of a word whose creation does not happen-before it) |
 //!
 //! Every atomic operation in `src/` carries an `// ORDERING:` comment naming
 //! the guarantee above it serves. The loom suite and its run time are

@@ -11,13 +11,17 @@
 //!   operation, what `insert` promises under races.
 //! - [`sizing`]: the false-positive model each layout is sized with, and
 //!   the limits (size, `k`, the hash floor).
+//! - [`growable`]: the growable filter: how a chain of filters keeps a
+//!   rate bound however many keys arrive, how it grows without a lock, its
+//!   limits.
 //! - [`memory_ordering`]: the concurrency contract, guarantee by guarantee
-//!   (G1-G9), why `Relaxed` is enough for each, and the loom model that
+//!   (G1-G13), why the ordering of each is enough, and the loom model that
 //!   checks it.
 //! - [`format`](mod@format): the file format byte by byte, and how readers validate it
 //!   before they allocate or believe it.
 
 pub mod format;
+pub mod growable;
 pub mod keys;
 pub mod layouts;
 pub mod memory_ordering;

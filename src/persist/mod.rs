@@ -10,6 +10,7 @@
 mod atomic_write;
 mod bloom;
 mod counting;
+mod growable;
 
 pub use atomic_write::atomic_write;
 
@@ -163,6 +164,11 @@ pub enum ReadError {
     /// The allocator refused the filter's array.
     #[error("could not allocate the filter's array: {0}")]
     AllocationFailed(BuildError),
+    /// A growable filter's chain does not hold together: no sub-filters,
+    /// more than its maximum, or a sub-filter whose capacity is not the one
+    /// its parameters give. No writer produces such a file.
+    #[error("invalid growable filter: {0}")]
+    InvalidChain(String),
 }
 
 /// What a filter file holds: which filter type reads it.
@@ -183,6 +189,9 @@ pub enum FilterKind {
     /// An [`AtomicCountingBloom`](crate::AtomicCountingBloom): a 4-bit
     /// counter per cell.
     Counting,
+    /// An [`AtomicGrowableBloom`](crate::AtomicGrowableBloom): a chain of
+    /// plain filters.
+    Growable,
 }
 
 impl FilterKind {
@@ -194,6 +203,7 @@ impl FilterKind {
         match self {
             FilterKind::Bloom => None,
             FilterKind::Counting => Some(1),
+            FilterKind::Growable => Some(2),
         }
     }
 
@@ -201,6 +211,7 @@ impl FilterKind {
     fn from_v2_id(id: u8) -> Option<FilterKind> {
         match id {
             1 => Some(FilterKind::Counting),
+            2 => Some(FilterKind::Growable),
             _ => None,
         }
     }
@@ -233,11 +244,13 @@ impl FilterKind {
         }
     }
 
-    /// Bits of the body per cell (per bit of `m`).
-    fn cell_bits(self) -> u64 {
+    /// Bits of the body per cell (per bit of `m`); `None` for a kind whose
+    /// body is not one array (a growable filter's chain).
+    fn cell_bits(self) -> Option<u64> {
         match self {
-            FilterKind::Bloom => 1,
-            FilterKind::Counting => 4,
+            FilterKind::Bloom => Some(1),
+            FilterKind::Counting => Some(4),
+            FilterKind::Growable => None,
         }
     }
 
@@ -254,6 +267,7 @@ impl FilterKind {
         match self {
             FilterKind::Bloom => "AtomicBloom",
             FilterKind::Counting => "AtomicCountingBloom",
+            FilterKind::Growable => "AtomicGrowableBloom",
         }
     }
 }
@@ -263,6 +277,7 @@ impl std::fmt::Display for FilterKind {
         f.write_str(match self {
             FilterKind::Bloom => "a Bloom filter",
             FilterKind::Counting => "a counting Bloom filter",
+            FilterKind::Growable => "a growable Bloom filter",
         })
     }
 }
@@ -353,6 +368,8 @@ struct Header {
 struct Frame {
     header_len: usize,
     kind: FilterKind,
+    /// Bits of the body per cell.
+    cell_bits: u64,
     layout: Layout,
     num_bits: u64,
 }
@@ -370,13 +387,20 @@ impl Frame {
         }
     }
 
-    /// The frame of a whole header (`header_len` bytes of `bytes`).
-    fn of(bytes: &HeaderBytes, header_len: usize) -> Result<Frame, ReadError> {
+    /// The frame of a whole header (`header_len` bytes of `bytes`), for a
+    /// reader of `reading`. A file of a kind whose body is not one array
+    /// has no such frame: it is the wrong kind for this reader, which can
+    /// say so before the checksum, since it could not find the checksum.
+    fn of(bytes: &HeaderBytes, header_len: usize, reading: FilterKind) -> Result<Frame, ReadError> {
         let kind = if header_len == V1_HEADER_LEN {
             FilterKind::Bloom
         } else {
             FilterKind::from_v2_id(bytes[40]).ok_or(ReadError::UnknownKind(bytes[40]))?
         };
+        let cell_bits = kind.cell_bits().ok_or(ReadError::WrongKind {
+            written: kind,
+            reading,
+        })?;
         let layout = Layout::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
         let num_bits = u64_at(bytes, 16);
         // Any valid k will do here: only m is checked.
@@ -393,6 +417,7 @@ impl Frame {
         Ok(Frame {
             header_len,
             kind,
+            cell_bits,
             layout,
             num_bits,
         })
@@ -401,7 +426,7 @@ impl Frame {
     /// Bytes of the body: `m` cells of the kind's width (`m` is a multiple
     /// of 64 and at most 2^43, so a whole number of words, with no overflow).
     fn body_len(&self) -> u64 {
-        self.num_bits * self.kind.cell_bits() / 8
+        self.num_bits * self.cell_bits / 8
     }
 
     /// Bytes of the whole file.
@@ -514,22 +539,31 @@ impl Header {
                 reading: F::KIND,
             });
         }
-        let reading = HasherId::of(&hasher);
-        if reading != self.hasher {
-            return Err(ReadError::HasherMismatch {
-                written: self.hasher,
-                reading,
-            });
-        }
-        let fingerprint = hasher.hash_one(FINGERPRINT_KEY);
-        if fingerprint != self.fingerprint {
-            return Err(ReadError::FingerprintMismatch {
-                written: self.fingerprint,
-                reading: fingerprint,
-            });
-        }
+        check_hasher(self.hasher, self.fingerprint, &hasher)?;
         Ok(F::from_stored(words, self.sizing, hasher))
     }
+}
+
+/// Checks that `hasher` is the one a file records: the same id and seed
+/// (so that writing the filter back gives the same bytes) and the same
+/// fingerprint (so that keys map to the same cells).
+fn check_hasher<S: BuildHasher + 'static>(
+    written: HasherId,
+    fingerprint: u64,
+    hasher: &S,
+) -> Result<(), ReadError> {
+    let reading = HasherId::of(hasher);
+    if reading != written {
+        return Err(ReadError::HasherMismatch { written, reading });
+    }
+    let computed = hasher.hash_one(FINGERPRINT_KEY);
+    if computed != fingerprint {
+        return Err(ReadError::FingerprintMismatch {
+            written: fingerprint,
+            reading: computed,
+        });
+    }
+    Ok(())
 }
 
 /// A filter kind the format stores: its kind id, its parameters, and its
@@ -566,7 +600,10 @@ fn read_full(mut input: impl Read, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Reads the header at the start of `input` and checks its frame; returns
 /// its raw bytes (for the checksum, and to decode once it is verified).
-fn read_header(mut input: impl Read) -> Result<(HeaderBytes, Frame), ReadError> {
+fn read_header(
+    mut input: impl Read,
+    reading: FilterKind,
+) -> Result<(HeaderBytes, Frame), ReadError> {
     let mut bytes = [0u8; V2_HEADER_LEN];
     let got = read_full(&mut input, &mut bytes[..V1_HEADER_LEN])?;
     let start = bytes.first_chunk().filter(|_| got == V1_HEADER_LEN);
@@ -575,7 +612,7 @@ fn read_header(mut input: impl Read) -> Result<(HeaderBytes, Frame), ReadError> 
     if got < header_len {
         return Err(short_header(&bytes[..got], header_len));
     }
-    Ok((bytes, Frame::of(&bytes, header_len)?))
+    Ok((bytes, Frame::of(&bytes, header_len, reading)?))
 }
 
 /// The error for an input that ended inside a header of `header_len`
@@ -615,7 +652,7 @@ fn decode<F: Stored<S>, S: BuildHasher + 'static>(
         .get(..header_len)
         .ok_or_else(|| short_header(bytes, header_len))?;
     header_bytes[..header_len].copy_from_slice(head);
-    let frame = Frame::of(&header_bytes, header_len)?;
+    let frame = Frame::of(&header_bytes, header_len, F::KIND)?;
     frame.check_len(bytes.len() as u64)?;
     let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
     check_sum(stored, xxh3_64(covered))?;
@@ -632,13 +669,21 @@ fn read_stream<F: Stored<S>, S: BuildHasher + 'static>(
     mut input: impl Read,
     hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
 ) -> Result<F, ReadError> {
-    let (header_bytes, frame) = read_header(&mut input)?;
+    let (header_bytes, frame) = read_header(&mut input, F::KIND)?;
     let expected = frame.file_len();
     let mut bytes = header_bytes[..frame.header_len].to_vec();
+    // One byte past the end tells trailing garbage from a clean end.
+    read_growing(input, &mut bytes, expected + 1 - frame.header_len as u64)?;
+    decode(&bytes, hasher)
+}
+
+/// Appends to `bytes` what `input` holds, up to `limit` bytes, growing the
+/// buffer only as bytes arrive (never by what a header claims, and as an
+/// error, not an abort, if the allocator refuses).
+fn read_growing(mut input: impl Read, bytes: &mut Vec<u8>, limit: u64) -> Result<(), ReadError> {
     // A stack buffer: nothing is allocated until bytes actually arrive.
     let mut chunk = [0u8; 8192];
-    // One byte past the end tells trailing garbage from a clean end.
-    let mut remaining = expected + 1 - frame.header_len as u64;
+    let mut remaining = limit;
     while remaining > 0 {
         let want = chunk
             .len()
@@ -655,7 +700,7 @@ fn read_stream<F: Stored<S>, S: BuildHasher + 'static>(
             break;
         }
     }
-    decode(&bytes, hasher)
+    Ok(())
 }
 
 /// Loads a file: its length is checked against the frame before the array
@@ -667,7 +712,7 @@ fn load_file<F: Stored<S>, S: BuildHasher + 'static>(
 ) -> Result<F, ReadError> {
     let mut file = File::open(path)?;
     let actual = file.metadata()?.len();
-    let (header_bytes, frame) = read_header(&mut file)?;
+    let (header_bytes, frame) = read_header(&mut file, F::KIND)?;
     frame.check_len(actual)?;
     let expected = frame.file_len();
     let mut words = frame.words()?;

@@ -1,0 +1,155 @@
+//! The growable filter's chain: growth by one claim, publication with
+//! Release/Acquire, and no key lost to a race with growth (G10-G13 in
+//! `docs::memory_ordering`), with the two negative controls the contract
+//! names.
+#![cfg(loom)]
+
+use atomic_bloom::GrowthError;
+use atomic_bloom::fault::Fault;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicBool, Ordering::Acquire, Ordering::Release};
+use loom_tests::{
+    GROWABLE_A, GROWABLE_B, GROWABLE_FULL, explore, growable_filter, model, race, with_fault,
+};
+
+/// Two threads insert new keys into a filter whose only sub-filter is
+/// full: both see it full, both try to grow, and exactly one sub-filter is
+/// added (G10). Both keys are found after the join (G11). Reached: the
+/// loser of the claim inserted into the full sub-filter while the winner
+/// was still allocating (the first sub-filter ends with 2 keys), and the
+/// loser saw the new one in time (it ends with 1).
+#[test]
+fn threads_crossing_the_threshold_add_one_sub_filter() {
+    explore(&[1, 2], || {
+        let (filter, a, b) = race(
+            growable_filter(None),
+            |f| f.insert_hash(GROWABLE_A),
+            |f| f.insert_hash(GROWABLE_B),
+        );
+        assert_eq!((a, b), (Ok(true), Ok(true)));
+        assert_eq!(
+            filter.sub_filters(),
+            2,
+            "a crossing added other than one sub-filter"
+        );
+        assert!(
+            filter.contains_hash(GROWABLE_A) && filter.contains_hash(GROWABLE_B),
+            "a key inserted during growth was lost"
+        );
+        filter.sub_filter_stats()[0].inserted
+    });
+}
+
+/// The growth claim taken with a load and a write: both threads claim,
+/// both publish, and the second publication drops the first's sub-filter
+/// with the key in it.
+#[test]
+#[should_panic(expected = "a key inserted during growth was lost")]
+fn split_growth_claim_is_caught() {
+    with_fault(Fault::SplitGrowthClaim, || {
+        model(|| {
+            let (filter, _, _) = race(
+                growable_filter(None),
+                |f| f.insert_hash(GROWABLE_A),
+                |f| f.insert_hash(GROWABLE_B),
+            );
+            assert!(
+                filter.contains_hash(GROWABLE_A) && filter.contains_hash(GROWABLE_B),
+                "a key inserted during growth was lost"
+            );
+        });
+    });
+}
+
+/// A reader racing growth: it sees one sub-filter or two (both reached),
+/// never a sub-filter before its initialisation (loom would report the
+/// load of a word whose creation does not happen-before it), and always
+/// the key inserted before the race (G12, G13).
+#[test]
+fn reader_racing_growth_sees_an_initialised_sub_filter() {
+    explore(&[1, 2], || {
+        let (_, (seen, found), grew) = race(
+            growable_filter(None),
+            |f| (f.sub_filters(), f.contains_hash(GROWABLE_FULL)),
+            |f| f.insert_hash(GROWABLE_A),
+        );
+        assert_eq!(grew, Ok(true));
+        assert!(
+            found,
+            "a query racing growth missed a key inserted before it"
+        );
+        seen
+    });
+}
+
+/// The same race with the new sub-filter published by a Relaxed store:
+/// the reader can see the pointer without the sub-filter's initialisation,
+/// and loom reports reading its words.
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn relaxed_publish_is_caught() {
+    with_fault(Fault::RelaxedPublish, || {
+        model(|| {
+            let _ = race(
+                growable_filter(None),
+                |f| f.contains_hash(GROWABLE_B),
+                |f| f.insert_hash(GROWABLE_A),
+            );
+        });
+    });
+}
+
+/// A key inserted while another thread grows the chain, then handed to the
+/// growing thread by a Release/Acquire flag, is found by it, in whichever
+/// sub-filter it landed (G11).
+#[test]
+fn insert_during_growth_is_found_after_a_handoff() {
+    explore(&[false, true], || {
+        let ready = Arc::new(AtomicBool::new(false));
+        let flag = ready.clone();
+        let (_, (), saw_flag) = race(
+            growable_filter(None),
+            move |f| {
+                assert_eq!(f.insert_hash(GROWABLE_B), Ok(true));
+                flag.store(true, Release);
+            },
+            |f| {
+                assert_eq!(f.insert_hash(GROWABLE_A), Ok(true));
+                let saw_flag = ready.load(Acquire);
+                if saw_flag {
+                    assert!(f.contains_hash(GROWABLE_B), "false negative after growth");
+                }
+                saw_flag
+            },
+        );
+        saw_flag
+    });
+}
+
+/// At the memory limit, a growth that fails reopens the claim: after two
+/// racing inserts (each refused, or one of them let into the full
+/// sub-filter while the other tried to grow), a third new key is refused
+/// too, rather than slipping into the full sub-filter because the claim
+/// stayed taken.
+#[test]
+fn growth_failure_reopens_the_claim() {
+    explore(&[(false, false), (false, true), (true, false)], || {
+        let (filter, a, b) = race(
+            growable_filter(Some(64)),
+            |f| f.insert_hash(GROWABLE_A),
+            |f| f.insert_hash(GROWABLE_B),
+        );
+        let refused =
+            |r: &Result<bool, GrowthError>| matches!(r, Err(GrowthError::MemoryLimit { .. }));
+        assert!(
+            refused(&a) || refused(&b),
+            "both inserts went into a full sub-filter"
+        );
+        assert_eq!(filter.sub_filters(), 1);
+        assert!(
+            refused(&filter.insert_hash(3)),
+            "a failed growth left the claim taken"
+        );
+        (a == Ok(true), b == Ok(true))
+    });
+}

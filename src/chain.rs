@@ -1,0 +1,393 @@
+//! # An append-only chain, grown without a lock
+//!
+//! [`Chain`] is a list of nodes that only ever gains a node at its newest
+//! end, while any number of threads read it and try to grow it through
+//! `&self`. The growable filter (`growable.rs`) keeps its sub-filters in
+//! one. It is the only place in the crate where one atomic publishes other
+//! memory, and so the only `unsafe` code and the only `Release`/`Acquire`
+//! pair.
+//!
+//! ## How a node is added
+//!
+//! Each node carries a *claim* word, open while the node is the newest and
+//! nobody grows from it. A thread that wants the chain to grow past node
+//! `N`:
+//!
+//! 1. takes `N`'s claim with a compare-and-swap from open to claimed. At
+//!    most one thread succeeds per node; the others are told the growth is
+//!    taken and carry on without waiting (the growable filter keeps
+//!    inserting into `N` meanwhile);
+//! 2. builds the new node's value (allocates a sub-filter); only the
+//!    claimant does, so a node's successor is allocated exactly once. If
+//!    building fails it reopens the claim, so that a later thread may try
+//!    again;
+//! 3. stores the pointer to the new node, whose `older` link is `N`, into
+//!    `newest` with `Release`. The claim stays taken for good: `N` is no
+//!    longer the newest, and a thread still holding a reference to it can
+//!    never grow from it again.
+//!
+//! The compare-and-swap is on the claim rather than on `newest`: a
+//! compare-and-swap of `newest` from `N` to a new node would need the new
+//! node built first, so every racing thread would allocate one and all but
+//! one would throw theirs away. Since only the claimant of the newest node
+//! ever writes `newest`, the publication needs no compare-and-swap of its
+//! own.
+//!
+//! ## Why `Release`/`Acquire`
+//!
+//! Everything else in the crate is `Relaxed`, because no atomic there makes
+//! other memory visible. Here one does: a thread that loads the new pointer
+//! goes on to read the node behind it (its value, its link, the sub-filter's
+//! words), all written by the claimant *before* the store. The `Release`
+//! store and the `Acquire` loads of `newest` make those writes happen-before
+//! every read through the pointer. With a `Relaxed` store a reader could see
+//! the pointer and still read the node's memory as it was before
+//! initialisation; the loom model `growable.rs: relaxed_publish_is_caught`
+//! shows loom catching exactly that. The older nodes were published the
+//! same way before their successors, and the `older` links are written once,
+//! before publication, so a reader that acquired the newest pointer may walk
+//! the whole chain.
+//!
+//! ## Lifetime
+//!
+//! Nodes are freed only by `Drop` and [`Chain::retain_first`], which take
+//! `&mut self`: no thread can be reading then. So a node reached through
+//! `&self` lives as long as that borrow, which is the lifetime every
+//! accessor returns.
+
+#[cfg(loom)]
+use crate::sync::fault::{self, Fault};
+use crate::sync::{AtomicPtr, AtomicU64, Ordering};
+use std::marker::PhantomData;
+
+/// The claim word's values.
+const OPEN: u64 = 0;
+const CLAIMED: u64 = 1;
+
+/// An append-only list of `T`, newest first, grown through `&self`.
+pub(crate) struct Chain<T> {
+    /// The newest node: never null, from a `Box` of this chain.
+    newest: AtomicPtr<Node<T>>,
+    /// The chain owns its nodes (for `Send`, `Sync` and drop check).
+    owns: PhantomData<Box<Node<T>>>,
+}
+
+/// One node of a [`Chain`].
+pub(crate) struct Node<T> {
+    value: T,
+    /// The node published before this one (null for the first), written
+    /// before this node is published and never changed.
+    older: *const Node<T>,
+    /// How many nodes are older than this one.
+    depth: usize,
+    /// `OPEN` while nobody grows the chain from this node, else `CLAIMED`.
+    claim: AtomicU64,
+}
+
+// SAFETY: a `Chain<T>` owns its nodes as a `Vec<Box<Node<T>>>` would, and
+// hands out only `&T` through `&self`; the raw `older` links are read-only
+// after publication. So it may cross threads when `T` may, and be shared
+// when `T` may be shared and sent (the thread that drops the chain drops
+// every `T`, as with `Mutex<T>`).
+#[allow(unsafe_code)]
+unsafe impl<T: Send> Send for Chain<T> {}
+// SAFETY: as above.
+#[allow(unsafe_code)]
+unsafe impl<T: Send + Sync> Sync for Chain<T> {}
+
+/// What [`Chain::grow`] did.
+pub(crate) enum Growth<E> {
+    /// This call added a node.
+    Grown,
+    /// Another thread has claimed the node it was asked to grow from: it is
+    /// adding (or has added) the successor.
+    Taken,
+    /// This call claimed the node, but building the new value failed; the
+    /// claim is open again.
+    Failed(E),
+}
+
+impl<T> Chain<T> {
+    /// A chain of one node.
+    pub(crate) fn new(first: T) -> Chain<T> {
+        Chain::from_values(first, std::iter::empty())
+    }
+
+    /// A chain of `first` and then `later`, oldest first (a saved chain
+    /// being read back). Every node but the newest is already grown from.
+    pub(crate) fn from_values(first: T, later: impl IntoIterator<Item = T>) -> Chain<T> {
+        let mut newest = Box::into_raw(Box::new(Node::first(first)));
+        for value in later {
+            // ORDERING: none needed: `newest` is ours alone until the
+            // chain is returned, and sharing it (a move, `Arc`, scoped
+            // threads) orders everything written here before any other
+            // thread's access. The claim is taken for good: this node
+            // already has a successor (unit test
+            // `a_chain_read_back_cannot_grow_from_an_old_node`).
+            node_ref(newest).claim.swap(CLAIMED, Ordering::Relaxed);
+            newest = Box::into_raw(Box::new(Node::after(value, newest)));
+        }
+        Chain {
+            newest: AtomicPtr::new(newest),
+            owns: PhantomData,
+        }
+    }
+
+    /// The newest node.
+    #[inline]
+    pub(crate) fn newest(&self) -> &Node<T> {
+        // ORDERING (G13): Acquire pairs with the Release store in `grow`: the
+        // node and everything older are initialised before we read them
+        // (loom: `growable.rs: reader_racing_growth_sees_an_initialised_sub_filter`).
+        node_ref(self.newest.load(Ordering::Acquire))
+    }
+
+    /// Number of nodes.
+    pub(crate) fn len(&self) -> usize {
+        self.newest().depth + 1
+    }
+
+    /// Every node, newest first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Node<T>> + '_ {
+        self.newest().and_older()
+    }
+
+    /// Tries to add a node after `from`, whose value `make` builds from
+    /// `from`; see the module docs. Returns [`Growth::Taken`] at once if
+    /// another thread has claimed `from` (it is growing, or has grown, the
+    /// chain from it).
+    pub(crate) fn grow<E>(
+        &self,
+        from: &Node<T>,
+        make: impl FnOnce(&Node<T>) -> Result<T, E>,
+    ) -> Growth<E> {
+        if !from.take_claim() {
+            return Growth::Taken;
+        }
+        let value = match make(from) {
+            Ok(value) => value,
+            Err(error) => {
+                // ORDERING (G10): Relaxed; the claim publishes nothing, and the
+                // next claimant reads only `from`, which is unchanged
+                // (`growable.rs: growth_failure_reopens_the_claim`).
+                from.claim.swap(OPEN, Ordering::Relaxed);
+                return Growth::Failed(error);
+            }
+        };
+        let node = Box::into_raw(Box::new(Node::after(value, from)));
+        // ORDERING (G13): Release, so that a thread that loads this pointer
+        // (Acquire, in `newest`) sees the node initialised
+        // (`growable.rs: reader_racing_growth_sees_an_initialised_sub_filter`;
+        // negative control `relaxed_publish_is_caught`). Only the claimant of
+        // the newest node writes `newest`, so a store is enough.
+        self.newest.store(node, publish_ordering());
+        Growth::Grown
+    }
+
+    /// Drops every node but the first, which becomes the newest again and
+    /// may be grown from.
+    pub(crate) fn retain_first(&mut self) {
+        // ORDERING: `&mut self`, no other thread can touch the chain.
+        let newest = self.newest.load(Ordering::Relaxed);
+        let first = node_ref(newest)
+            .and_older()
+            .last()
+            .map(|n| n as *const Node<T>);
+        let first = first.unwrap_or(newest).cast_mut();
+        let mut node = newest.cast_const();
+        while node != first.cast_const() {
+            // SAFETY: as in `drop`: each node after the first came from
+            // `Box::into_raw` here and is freed once, its link read first.
+            #[allow(unsafe_code)]
+            let owned = unsafe { Box::from_raw(node.cast_mut()) };
+            node = owned.older;
+        }
+        // ORDERING: as above.
+        self.newest.store(first, Ordering::Relaxed);
+        node_ref(first).claim.swap(OPEN, Ordering::Relaxed);
+    }
+}
+
+/// `Release`, or `Relaxed` with the negative control's fault injected.
+#[inline]
+fn publish_ordering() -> Ordering {
+    #[cfg(loom)]
+    if fault::active(Fault::RelaxedPublish) {
+        return Ordering::Relaxed;
+    }
+    Ordering::Release
+}
+
+/// The node behind a pointer of a chain.
+#[inline]
+fn node_ref<'a, T>(node: *const Node<T>) -> &'a Node<T> {
+    // SAFETY: every pointer passed here is `newest` or an `older` link of a
+    // live chain: non-null, from `Box::into_raw`, and initialised before it
+    // was published (Release/Acquire on `newest`, see the module docs). Nodes
+    // are freed only with `&mut Chain`, so none is freed while the `&Chain`
+    // the caller borrowed lives, and the callers tie `'a` to that borrow.
+    #[allow(unsafe_code)]
+    unsafe {
+        &*node
+    }
+}
+
+impl<T> Drop for Chain<T> {
+    fn drop(&mut self) {
+        // ORDERING: `&mut self`, no other thread can touch the chain.
+        let mut node = self.newest.load(Ordering::Relaxed).cast_const();
+        while !node.is_null() {
+            // SAFETY: `node` came from `Box::into_raw` in this chain and is
+            // freed once: we walk each link once, reading it before the free.
+            #[allow(unsafe_code)]
+            let owned = unsafe { Box::from_raw(node.cast_mut()) };
+            node = owned.older;
+        }
+    }
+}
+
+impl<T> Node<T> {
+    fn first(value: T) -> Node<T> {
+        Node {
+            value,
+            older: std::ptr::null(),
+            depth: 0,
+            claim: AtomicU64::new(OPEN),
+        }
+    }
+
+    fn after(value: T, older: *const Node<T>) -> Node<T> {
+        Node {
+            value,
+            depth: node_ref(older).depth + 1,
+            older,
+            claim: AtomicU64::new(OPEN),
+        }
+    }
+
+    /// The node's value.
+    #[inline]
+    pub(crate) fn value(&self) -> &T {
+        &self.value
+    }
+
+    /// How many nodes are older: 0 for the first.
+    pub(crate) fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// This node, then every older one, newest first.
+    pub(crate) fn and_older(&self) -> impl Iterator<Item = &Node<T>> + '_ {
+        std::iter::successors(Some(self), |node| {
+            (!node.older.is_null()).then(|| node_ref(node.older))
+        })
+    }
+
+    /// Every node older than this one, newest first.
+    pub(crate) fn older(&self) -> impl Iterator<Item = &Node<T>> + '_ {
+        self.and_older().skip(1)
+    }
+
+    /// Takes the claim to grow from this node; `false` if another thread
+    /// holds it (or held it and grew the chain).
+    fn take_claim(&self) -> bool {
+        #[cfg(loom)]
+        if fault::active(Fault::SplitGrowthClaim) {
+            // The negative control: a load and a separate write.
+            // ORDERING: as below.
+            if self.claim.load(Ordering::Relaxed) != OPEN {
+                return false;
+            }
+            self.claim.swap(CLAIMED, Ordering::Relaxed);
+            return true;
+        }
+        // ORDERING (G10): Relaxed. Only the atomicity of the compare-and-swap
+        // matters (one winner per node); the claim publishes nothing, and
+        // the claimant reads `from`, which it already holds
+        // (`growable.rs: threads_crossing_the_threshold_add_one_sub_filter`;
+        // negative control `split_growth_claim_is_caught`).
+        self.claim
+            .compare_exchange(OPEN, CLAIMED, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grows_once_per_node_and_lists_newest_first() {
+        let chain = Chain::new(1);
+        let first = chain.newest();
+        assert!(matches!(
+            chain.grow(first, |n| Ok::<_, ()>(n.value() * 2)),
+            Growth::Grown
+        ));
+        // The old node is claimed for good: growing from it again is taken.
+        assert!(matches!(
+            chain.grow(first, |_| Ok::<_, ()>(99)),
+            Growth::Taken
+        ));
+        assert!(matches!(
+            chain.grow(chain.newest(), |n| Ok::<_, ()>(n.value() * 2)),
+            Growth::Grown
+        ));
+        let values: Vec<_> = chain.iter().map(|n| (*n.value(), n.depth())).collect();
+        assert_eq!(values, [(4, 2), (2, 1), (1, 0)]);
+        assert_eq!(chain.len(), 3);
+        assert_eq!(chain.newest().older().count(), 2);
+    }
+
+    #[test]
+    fn a_failed_growth_reopens_the_claim() {
+        let chain = Chain::new("a");
+        assert!(matches!(
+            chain.grow(chain.newest(), |_| Err("no")),
+            Growth::Failed("no")
+        ));
+        assert_eq!(chain.len(), 1);
+        assert!(matches!(
+            chain.grow(chain.newest(), |_| Ok::<_, ()>("b")),
+            Growth::Grown
+        ));
+        assert_eq!(*chain.newest().value(), "b");
+    }
+
+    #[test]
+    fn a_chain_read_back_cannot_grow_from_an_old_node() {
+        let chain = Chain::from_values(1, [2, 3]);
+        let oldest = chain.iter().last().unwrap();
+        assert!(matches!(
+            chain.grow(oldest, |_| Ok::<_, ()>(0)),
+            Growth::Taken
+        ));
+        assert!(matches!(
+            chain.grow(chain.newest(), |_| Ok::<_, ()>(4)),
+            Growth::Grown
+        ));
+        assert_eq!(
+            chain.iter().map(|n| *n.value()).collect::<Vec<_>>(),
+            [4, 3, 2, 1]
+        );
+    }
+
+    #[test]
+    fn retain_first_and_drop_free_every_node() {
+        use std::rc::Rc;
+        let token = Rc::new(());
+        let mut chain = Chain::new(token.clone());
+        chain.grow(chain.newest(), |_| Ok::<_, ()>(token.clone()));
+        chain.grow(chain.newest(), |_| Ok::<_, ()>(token.clone()));
+        assert_eq!(Rc::strong_count(&token), 4);
+        chain.retain_first();
+        assert_eq!((Rc::strong_count(&token), chain.len()), (2, 1));
+        // The first node is open to growth again.
+        assert!(matches!(
+            chain.grow(chain.newest(), |_| Ok::<_, ()>(token.clone())),
+            Growth::Grown
+        ));
+        drop(chain);
+        assert_eq!(Rc::strong_count(&token), 1);
+    }
+}

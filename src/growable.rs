@@ -1,0 +1,814 @@
+//! # The growable filter
+//!
+//! [`AtomicGrowableBloom`]: a chain of [`AtomicBloom`]s that grows as keys
+//! arrive (the [growable](crate::docs::growable) chapter has the design,
+//! the rate bound and the limits; `chain.rs` the lock-free chain).
+
+use crate::chain::{Chain, Growth, Node};
+use crate::error::{BuildError, GrowthError};
+use crate::filter::AtomicBloom;
+use crate::hasher::WyBuildHasher;
+use crate::layout::Layout;
+use crate::sizing::{Sizing, hash_floor};
+use crate::sync::{AtomicU64, Ordering::Relaxed};
+use std::fmt;
+use std::hash::{BuildHasher, Hash};
+
+/// The most sub-filters a growable filter may have.
+pub const MAX_SUB_FILTERS: u32 = 64;
+
+/// The default growth factor `s`: each sub-filter holds twice the keys of
+/// the one before, as in RedisBloom.
+pub const DEFAULT_GROWTH_FACTOR: f64 = 2.0;
+
+/// The default tightening ratio `r`: each sub-filter's rate is half the
+/// one before's, as in RedisBloom and the paper's recommendation for `s = 2`.
+pub const DEFAULT_TIGHTENING_RATIO: f64 = 0.5;
+
+/// A Bloom filter that grows as keys arrive, shared by many threads
+/// without a lock: Almeida et al.'s scalable Bloom filter over
+/// [`AtomicBloom`]s. Its false-positive rate stays below the target however
+/// many keys arrive; see the [growable](crate::docs::growable) chapter for how it grows.
+///
+/// ```
+/// use atomic_bloom::AtomicGrowableBloom;
+///
+/// // A stream deduplicator that does not know how many keys will come.
+/// let seen = AtomicGrowableBloom::new(1_000, 0.01)?;
+/// std::thread::scope(|s| {
+///     for worker in 0..4u64 {
+///         let seen = &seen;
+///         s.spawn(move || {
+///             for i in 0..10_000u64 {
+///                 seen.insert(&(worker * 10_000 + i)).expect("no limit was set");
+///             }
+///         });
+///     }
+/// });
+/// assert!((0..40_000u64).all(|i| seen.contains(&i)));
+/// assert!(seen.sub_filters() >= 5);
+/// assert!(seen.false_positive_rate_bound() < 0.01);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+pub struct AtomicGrowableBloom<S = WyBuildHasher> {
+    chain: Chain<SubFilter<S>>,
+    /// Every sub-filter's sizing, computed when the filter is built so that
+    /// growth only allocates: `config.max_sub_filters` of them.
+    sizings: Box<[Result<Sizing, BuildError>]>,
+    hasher: S,
+    config: Config,
+}
+
+/// One link of the chain: a filter and how many new keys it took.
+pub(crate) struct SubFilter<S> {
+    filter: AtomicBloom<S>,
+    capacity: u64,
+    /// Inserts into `filter` that reported the key new.
+    inserted: AtomicU64,
+}
+
+/// What the builder fixes: everything that decides a sub-filter's sizing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Config {
+    pub(crate) initial_capacity: u64,
+    pub(crate) false_positive_rate: f64,
+    pub(crate) growth_factor: f64,
+    pub(crate) tightening_ratio: f64,
+    pub(crate) layout: Layout,
+    pub(crate) max_sub_filters: u32,
+    /// Bytes the sub-filters may take in all; `u64::MAX` for no limit.
+    pub(crate) memory_limit: u64,
+}
+
+/// A snapshot of one sub-filter, from
+/// [`AtomicGrowableBloom::sub_filter_stats`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct SubFilterStats {
+    /// New keys it was sized for: `n0 · s^i`.
+    pub capacity: u64,
+    /// Inserts it reported new (more than `capacity` if inserts raced its
+    /// growth, or for the newest sub-filter if the chain is at a limit).
+    pub inserted: u64,
+    /// Its target rate at `capacity`: `p · (1 - r) · r^i`.
+    pub false_positive_rate: f64,
+    /// Its bits, hashes and layout.
+    pub sizing: Sizing,
+}
+
+/// Configures and builds an [`AtomicGrowableBloom`] (from
+/// [`AtomicGrowableBloom::builder`]).
+///
+/// ```
+/// use atomic_bloom::{AtomicGrowableBloom, Layout};
+/// let f = AtomicGrowableBloom::builder(10_000, 0.001)
+///     .growth_factor(4.0)
+///     .tightening_ratio(0.8)
+///     .layout(Layout::Standard)
+///     .seed(7)
+///     .memory_limit(1 << 30)
+///     .build()?;
+/// assert_eq!(f.sub_filters(), 1);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct GrowableBuilder<S = WyBuildHasher> {
+    initial_capacity: usize,
+    false_positive_rate: f64,
+    growth_factor: f64,
+    tightening_ratio: f64,
+    layout: Layout,
+    max_sub_filters: Option<u32>,
+    memory_limit: Option<u64>,
+    hasher: S,
+}
+
+impl GrowableBuilder {
+    /// Hash with the default hasher started from `seed` (default 0).
+    pub fn seed(self, seed: u64) -> Self {
+        self.hasher(WyBuildHasher::with_seed(seed))
+    }
+}
+
+impl<S> GrowableBuilder<S> {
+    /// Each sub-filter holds `factor` times the keys of the one before;
+    /// finite and above 1, default [`DEFAULT_GROWTH_FACTOR`]. A larger
+    /// factor means fewer sub-filters to probe and more memory reserved
+    /// ahead of the keys.
+    pub fn growth_factor(mut self, factor: f64) -> Self {
+        self.growth_factor = factor;
+        self
+    }
+
+    /// Each sub-filter's rate is `ratio` times the one before's; strictly
+    /// between 0 and 1, default [`DEFAULT_TIGHTENING_RATIO`]. A smaller
+    /// ratio leaves more of the target rate to the first sub-filters and
+    /// costs the later ones more bits per key.
+    pub fn tightening_ratio(mut self, ratio: f64) -> Self {
+        self.tightening_ratio = ratio;
+        self
+    }
+
+    /// The sub-filters' layout; default [`Layout::Blocked`].
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// At most this many sub-filters, between 1 (a filter that never grows,
+    /// RedisBloom's `NONSCALING`) and the deepest the parameters allow (at
+    /// most [`MAX_SUB_FILTERS`], the default).
+    pub fn max_sub_filters(mut self, max: u32) -> Self {
+        self.max_sub_filters = Some(max);
+        self
+    }
+
+    /// At most `bytes` of sub-filters in all: an insert that would need a
+    /// sub-filter past it returns [`GrowthError::MemoryLimit`]. No limit by
+    /// default.
+    pub fn memory_limit(mut self, bytes: u64) -> Self {
+        self.memory_limit = Some(bytes);
+        self
+    }
+
+    /// Hash keys with `hasher` (see [`Builder::hasher`](crate::Builder::hasher)).
+    pub fn hasher<T>(self, hasher: T) -> GrowableBuilder<T> {
+        GrowableBuilder {
+            initial_capacity: self.initial_capacity,
+            false_positive_rate: self.false_positive_rate,
+            growth_factor: self.growth_factor,
+            tightening_ratio: self.tightening_ratio,
+            layout: self.layout,
+            max_sub_filters: self.max_sub_filters,
+            memory_limit: self.memory_limit,
+            hasher,
+        }
+    }
+}
+
+impl<S> GrowableBuilder<S> {
+    /// The parameters, validated.
+    pub(crate) fn config(&self) -> Result<Config, BuildError> {
+        let p = self.false_positive_rate;
+        if !(p > 0.0 && p < 1.0) {
+            return Err(BuildError::InvalidFalsePositiveRate(p));
+        }
+        if self.initial_capacity == 0 {
+            return Err(BuildError::ZeroItems);
+        }
+        let s = self.growth_factor;
+        if !(s > 1.0 && s.is_finite()) {
+            return Err(BuildError::InvalidGrowthFactor(s));
+        }
+        let r = self.tightening_ratio;
+        if !(r > 0.0 && r < 1.0) {
+            return Err(BuildError::InvalidTighteningRatio(r));
+        }
+        let mut config = Config {
+            initial_capacity: self.initial_capacity as u64,
+            false_positive_rate: p,
+            growth_factor: s,
+            tightening_ratio: r,
+            layout: self.layout,
+            max_sub_filters: MAX_SUB_FILTERS,
+            memory_limit: self.memory_limit.unwrap_or(u64::MAX),
+        };
+        let deepest = config.deepest();
+        config.max_sub_filters = match self.max_sub_filters {
+            None => deepest,
+            Some(max) if (1..=deepest).contains(&max) => max,
+            Some(max) => {
+                return Err(BuildError::InvalidMaxSubFilters {
+                    got: max,
+                    max: deepest,
+                });
+            }
+        };
+        Ok(config)
+    }
+}
+
+impl<S: BuildHasher + Clone> GrowableBuilder<S> {
+    /// Validates the parameters and allocates the first sub-filter.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicGrowableBloom, BuildError};
+    /// let err = AtomicGrowableBloom::builder(1000, 0.01).growth_factor(1.0).build().unwrap_err();
+    /// assert_eq!(err, BuildError::InvalidGrowthFactor(1.0));
+    /// let err = AtomicGrowableBloom::builder(1000, 0.01).tightening_ratio(1.0).build().unwrap_err();
+    /// assert_eq!(err, BuildError::InvalidTighteningRatio(1.0));
+    /// ```
+    pub fn build(self) -> Result<AtomicGrowableBloom<S>, BuildError> {
+        let config = self.config()?;
+        let sizing = config.sizing(0)?;
+        let needed = array_bytes(&sizing);
+        if needed > config.memory_limit {
+            return Err(BuildError::MemoryLimitTooSmall {
+                needed,
+                limit: config.memory_limit,
+            });
+        }
+        let first = AtomicBloom::with_sizing(sizing, self.hasher.clone())?;
+        let first = SubFilter::from_parts(first, config.initial_capacity, 0);
+        Ok(AtomicGrowableBloom {
+            chain: Chain::new(first),
+            sizings: config.sizings(),
+            hasher: self.hasher,
+            config,
+        })
+    }
+}
+
+/// Bytes a sub-filter of `sizing` takes: its words, in whole cache lines
+/// (what [`AtomicBloom::memory_bytes`] reports once it exists).
+fn array_bytes(sizing: &Sizing) -> u64 {
+    sizing.num_bits().div_ceil(512) * 64
+}
+
+impl Config {
+    /// Sub-filter `depth`'s capacity, `ceil(n0 · s^depth)`, if it fits.
+    pub(crate) fn capacity(&self, depth: u32) -> Option<u64> {
+        let items = (self.initial_capacity as f64 * self.growth_factor.powi(depth as i32)).ceil();
+        // Below 2^63, so that totals of a few of them stay in range; exact
+        // for the default factor up to 2^53.
+        (items < 2f64.powi(63)).then_some(items as u64)
+    }
+
+    /// Sub-filter `depth`'s rate, `p · (1 - r) · r^depth`.
+    pub(crate) fn rate(&self, depth: u32) -> f64 {
+        let r = self.tightening_ratio;
+        self.false_positive_rate * (1.0 - r) * r.powi(depth as i32)
+    }
+
+    /// How many sub-filters these parameters allow: the deepest whose
+    /// capacity fits and whose rate is above the hash floor of its
+    /// capacity (no sizing can go below it), at most [`MAX_SUB_FILTERS`].
+    fn deepest(&self) -> u32 {
+        (0..MAX_SUB_FILTERS)
+            .find(|&depth| {
+                let items = self.capacity(depth).and_then(|n| usize::try_from(n).ok());
+                items.is_none_or(|items| self.rate(depth) <= hash_floor(items))
+            })
+            .unwrap_or(MAX_SUB_FILTERS)
+    }
+
+    /// Every sub-filter's sizing, from the first to the deepest allowed.
+    /// The blocked layouts' exact model makes this the costly part of
+    /// building: about 1 ms for `Blocked` from 1000 keys at p = 1%.
+    fn sizings(&self) -> Box<[Result<Sizing, BuildError>]> {
+        (0..self.max_sub_filters)
+            .map(|depth| self.sizing(depth))
+            .collect()
+    }
+
+    /// Sub-filter `depth`'s sizing.
+    pub(crate) fn sizing(&self, depth: u32) -> Result<Sizing, BuildError> {
+        let items = self.capacity(depth).ok_or(BuildError::TooLarge {
+            requested_bits: u128::MAX,
+            max_bits: crate::MAX_BITS,
+        })?;
+        let items = usize::try_from(items).map_err(|_| BuildError::TooLarge {
+            requested_bits: u128::MAX,
+            max_bits: crate::MAX_BITS,
+        })?;
+        Sizing::for_rate(self.layout, items, self.rate(depth))
+    }
+}
+
+impl<S> SubFilter<S> {
+    pub(crate) fn from_parts(filter: AtomicBloom<S>, capacity: u64, inserted: u64) -> Self {
+        SubFilter {
+            filter,
+            capacity,
+            inserted: AtomicU64::new(inserted),
+        }
+    }
+
+    pub(crate) fn filter(&self) -> &AtomicBloom<S> {
+        &self.filter
+    }
+
+    pub(crate) fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Inserts it reported new.
+    pub(crate) fn inserted(&self) -> u64 {
+        // ORDERING (G10): Relaxed; a count, publishing nothing (G8's argument: it
+        // lies between the counts before and after racing inserts).
+        // `growable.rs: threads_crossing_the_threshold_add_one_sub_filter`.
+        self.inserted.load(Relaxed)
+    }
+
+    fn is_full(&self) -> bool {
+        self.inserted() >= self.capacity
+    }
+
+    /// Inserts into this sub-filter's filter and counts the key if new.
+    #[inline]
+    fn insert_hash(&self, hash: u64) -> bool {
+        let new = self.filter.insert_hash(hash);
+        if new {
+            // ORDERING (G10): Relaxed; the atomicity of the add keeps every count
+            // (two racing inserts add two), and the count only decides when
+            // to grow. `growable.rs: threads_crossing_the_threshold_add_one_sub_filter`.
+            self.inserted.fetch_add(1, Relaxed);
+        }
+        new
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        self.filter.memory_bytes() as u64
+    }
+}
+
+impl AtomicGrowableBloom {
+    /// A growable [`Layout::Blocked`] filter whose first sub-filter holds
+    /// `initial_capacity` keys, with a false-positive rate below
+    /// `false_positive_rate` however many keys arrive, hashed with
+    /// [`WyBuildHasher`] seed 0.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// for i in 0..10_000u32 {
+    ///     f.insert(&i)?;
+    /// }
+    /// assert!(f.contains(&1234u32));
+    /// assert_eq!(f.sub_filters(), 7); // 100 + 200 + ... + 6400 >= 10 000
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(initial_capacity: usize, false_positive_rate: f64) -> Result<Self, BuildError> {
+        Self::builder(initial_capacity, false_positive_rate).build()
+    }
+
+    /// A builder for the other parameters: growth factor, tightening ratio,
+    /// layout, hasher, limits.
+    pub fn builder(initial_capacity: usize, false_positive_rate: f64) -> GrowableBuilder {
+        GrowableBuilder {
+            initial_capacity,
+            false_positive_rate,
+            growth_factor: DEFAULT_GROWTH_FACTOR,
+            tightening_ratio: DEFAULT_TIGHTENING_RATIO,
+            layout: Layout::default(),
+            max_sub_filters: None,
+            memory_limit: None,
+            hasher: WyBuildHasher::default(),
+        }
+    }
+}
+
+impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
+    /// Inserts `key`. `Ok(true)` if no sub-filter reported it present and
+    /// this call set a bit; `Ok(false)` if it was present (or a false
+    /// positive). Racing inserts of one new key behave as
+    /// [`AtomicBloom::insert`]'s do: at least one gets `true`.
+    ///
+    /// # Errors
+    ///
+    /// [`GrowthError`] if the key is new, the newest sub-filter is full and
+    /// no other may be added (a limit, or the allocator refused); the key
+    /// was not inserted.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicGrowableBloom, GrowthError};
+    /// let f = AtomicGrowableBloom::builder(10, 0.01).max_sub_filters(1).build()?;
+    /// for i in 0..10u32 {
+    ///     assert!(f.insert(&i)?);
+    /// }
+    /// assert!(!f.insert(&3u32)?); // present: no growth needed
+    /// assert_eq!(f.insert(&10u32), Err(GrowthError::SubFilterLimit { max: 1 }));
+    /// assert!(!f.contains(&10u32));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&self, key: &T) -> Result<bool, GrowthError> {
+        self.insert_hash(self.hasher.hash_one(key))
+    }
+
+    /// [`insert`](Self::insert) of a key by its 64-bit hash, as
+    /// [`AtomicBloom::insert_hash`].
+    pub fn insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
+        let mut newest = self.chain.newest();
+        loop {
+            if newest.older().any(|n| n.value().filter.contains_hash(hash)) {
+                return Ok(false);
+            }
+            let sub = newest.value();
+            if sub.is_full() {
+                // A present key needs no room: answer it before growing.
+                if sub.filter.contains_hash(hash) {
+                    return Ok(false);
+                }
+                match self.chain.grow(newest, |from| self.next_sub_filter(from)) {
+                    Growth::Grown => {
+                        newest = self.chain.newest();
+                        continue;
+                    }
+                    Growth::Failed(error) => return Err(error),
+                    Growth::Taken => {
+                        let now = self.chain.newest();
+                        if !std::ptr::eq(now, newest) {
+                            newest = now;
+                            continue;
+                        }
+                        // Another thread is adding the next sub-filter:
+                        // insert here rather than wait (the overfill the
+                        // module docs bound).
+                    }
+                }
+            }
+            return Ok(sub.insert_hash(hash));
+        }
+    }
+
+    /// The sub-filter after `from`, or why there is none.
+    fn next_sub_filter(&self, from: &Node<SubFilter<S>>) -> Result<SubFilter<S>, GrowthError> {
+        let depth = from.depth() as u32 + 1;
+        if depth >= self.config.max_sub_filters {
+            return Err(GrowthError::SubFilterLimit {
+                max: self.config.max_sub_filters,
+            });
+        }
+        let grow_error = |source| GrowthError::SubFilter {
+            sub_filter: depth,
+            source,
+        };
+        let sizing = self.sizings[depth as usize].clone().map_err(grow_error)?;
+        let needed = array_bytes(&sizing);
+        let in_use: u64 = from.and_older().map(|n| n.value().memory_bytes()).sum();
+        if in_use.saturating_add(needed) > self.config.memory_limit {
+            return Err(GrowthError::MemoryLimit {
+                in_use,
+                needed,
+                limit: self.config.memory_limit,
+            });
+        }
+        let filter = AtomicBloom::with_sizing(sizing, self.hasher.clone()).map_err(grow_error)?;
+        Ok(SubFilter::from_parts(
+            filter,
+            self.config.capacity(depth).unwrap_or(u64::MAX),
+            0,
+        ))
+    }
+
+    /// Inserts every key in order; returns how many were reported new.
+    /// On an error the keys before the one that failed are inserted, that
+    /// one and the rest are not.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// assert_eq!(f.insert_batch(["a", "b", "a"])?, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert_batch<I>(&self, keys: I) -> Result<usize, GrowthError>
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        keys.into_iter().try_fold(0, |new, key| {
+            Ok(new + usize::from(self.insert_hash(self.hasher.hash_one(&key))?))
+        })
+    }
+}
+
+impl<S: BuildHasher> AtomicGrowableBloom<S> {
+    /// Whether `key` may have been inserted: `false` means certainly not
+    /// (before this call began); `true`, inserted or a false positive.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// f.insert("apple")?;
+    /// assert!(f.contains("apple"));
+    /// assert!(!f.contains("pear"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+
+    /// Queries every key; returns [`contains`](Self::contains) for each, in
+    /// order.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// f.insert_batch(0..1000u32)?;
+    /// assert_eq!(f.contains_batch([3u32, 5000, 999]), [true, false, true]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn contains_batch<I>(&self, keys: I) -> Vec<bool>
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        keys.into_iter().map(|key| self.contains(&key)).collect()
+    }
+
+    /// The 64-bit hash of `key`, as [`insert`](Self::insert) and
+    /// [`contains`](Self::contains) compute it.
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        self.hasher.hash_one(key)
+    }
+}
+
+impl<S> AtomicGrowableBloom<S> {
+    /// Whether a key with this 64-bit hash may have been inserted.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        self.chain
+            .iter()
+            .any(|n| n.value().filter.contains_hash(hash))
+    }
+
+    /// Removes every key and every sub-filter but the first, which is
+    /// cleared. `&mut self`: see the [growable](crate::docs::growable) chapter for why.
+    ///
+    /// ```
+    /// let mut f = atomic_bloom::AtomicGrowableBloom::new(10, 0.01)?;
+    /// f.insert_batch(0..100u32)?;
+    /// f.clear();
+    /// assert_eq!((f.sub_filters(), f.estimated_len()), (1, 0));
+    /// assert!(!f.contains(&5u32));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.chain.retain_first();
+        let first = self.chain.newest().value();
+        first.filter.clear();
+        // ORDERING: `&mut self`, no other thread; `swap` as `clear` zeroes
+        // words (G5).
+        first.inserted.swap(0, Relaxed);
+    }
+
+    /// How many keys were inserted: the inserts reported new, summed over
+    /// the sub-filters. It misses keys that were false positives when
+    /// inserted, and counts a new key twice when two racing inserts of it
+    /// both reported it new (a rare race; see [`insert`](Self::insert)).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// f.insert_batch(0..1000u32)?;
+    /// assert!((990..=1000).contains(&f.estimated_len()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_len(&self) -> u64 {
+        self.chain.iter().map(|n| n.value().inserted()).sum()
+    }
+
+    /// The chain's false-positive rate bound at its current counts: the
+    /// sum over sub-filters of the layout's model rate at the keys each
+    /// took. At most the target while no sub-filter overfilled; an
+    /// overfilled sub-filter (inserts racing its growth, or a limit
+    /// reached) counts at its actual fill. Costs a model evaluation per
+    /// sub-filter (microseconds each for `Standard`, up to a few hundred
+    /// for the blocked layouts).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// f.insert_batch(0..100_000u32)?;
+    /// assert!(f.false_positive_rate_bound() < 0.01);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn false_positive_rate_bound(&self) -> f64 {
+        let rates = self.chain.iter().map(|n| {
+            let sub = n.value();
+            let items = usize::try_from(sub.inserted()).unwrap_or(usize::MAX);
+            sub.filter.sizing().false_positive_rate(items)
+        });
+        rates.sum::<f64>().min(1.0)
+    }
+
+    /// The target rate the filter was built for: the bound holds below it.
+    pub fn false_positive_rate(&self) -> f64 {
+        self.config.false_positive_rate
+    }
+
+    /// The first sub-filter's capacity, `n0`.
+    pub fn initial_capacity(&self) -> u64 {
+        self.config.initial_capacity
+    }
+
+    /// The growth factor `s`.
+    pub fn growth_factor(&self) -> f64 {
+        self.config.growth_factor
+    }
+
+    /// The tightening ratio `r`.
+    pub fn tightening_ratio(&self) -> f64 {
+        self.config.tightening_ratio
+    }
+
+    /// The sub-filters' layout.
+    pub fn layout(&self) -> Layout {
+        self.config.layout
+    }
+
+    /// The most sub-filters the filter may have.
+    pub fn max_sub_filters(&self) -> u32 {
+        self.config.max_sub_filters
+    }
+
+    /// The memory limit, if one was set.
+    pub fn memory_limit(&self) -> Option<u64> {
+        (self.config.memory_limit != u64::MAX).then_some(self.config.memory_limit)
+    }
+
+    /// How many sub-filters there are now.
+    pub fn sub_filters(&self) -> usize {
+        self.chain.len()
+    }
+
+    /// Each sub-filter's parameters and count, oldest first.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// f.insert_batch(0..250u32)?;
+    /// let stats = f.sub_filter_stats();
+    /// assert_eq!(stats.iter().map(|s| s.capacity).collect::<Vec<_>>(), [100, 200]);
+    /// assert_eq!(stats[1].false_positive_rate, 0.01 * 0.5 * 0.5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sub_filter_stats(&self) -> Vec<SubFilterStats> {
+        let mut stats: Vec<_> = self
+            .chain
+            .iter()
+            .map(|n| {
+                let sub = n.value();
+                SubFilterStats {
+                    capacity: sub.capacity,
+                    inserted: sub.inserted(),
+                    false_positive_rate: self.config.rate(n.depth() as u32),
+                    sizing: sub.filter.sizing(),
+                }
+            })
+            .collect();
+        stats.reverse();
+        stats
+    }
+
+    /// Bytes of the sub-filters' bits.
+    pub fn memory_bytes(&self) -> u64 {
+        self.chain.iter().map(|n| n.value().memory_bytes()).sum()
+    }
+
+    /// The hasher.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// The sub-filters, oldest first (for the file format).
+    pub(crate) fn sub_filters_oldest_first(&self) -> Vec<&SubFilter<S>> {
+        let mut subs: Vec<_> = self.chain.iter().map(|n| n.value()).collect();
+        subs.reverse();
+        subs
+    }
+
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// A filter of `config` holding `subs`, oldest first (a file read back);
+    /// `None` if `subs` is empty.
+    pub(crate) fn from_parts(config: Config, subs: Vec<SubFilter<S>>, hasher: S) -> Option<Self> {
+        let mut subs = subs.into_iter();
+        let first = subs.next()?;
+        Some(AtomicGrowableBloom {
+            chain: Chain::from_values(first, subs),
+            sizings: config.sizings(),
+            hasher,
+            config,
+        })
+    }
+}
+
+#[cfg(feature = "rayon")]
+mod parallel {
+    use super::*;
+    use rayon::prelude::*;
+
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+    impl<S: BuildHasher + Clone + Send + Sync> AtomicGrowableBloom<S> {
+        /// Inserts every key on all of rayon's threads; returns how many
+        /// were reported new. On an error, some keys may not have been
+        /// inserted (which ones depends on the threads' timing); the
+        /// filter still holds every key some call reported inserted.
+        ///
+        /// ```
+        /// let f = atomic_bloom::AtomicGrowableBloom::new(1_000, 0.01)?;
+        /// assert!(f.par_insert(0..100_000u64)? > 99_000);
+        /// assert!(f.contains(&77_777u64));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn par_insert<I>(&self, keys: I) -> Result<usize, GrowthError>
+        where
+            I: IntoParallelIterator,
+            I::Item: Hash,
+        {
+            keys.into_par_iter()
+                .map(|key| {
+                    self.insert_hash(self.hasher.hash_one(&key))
+                        .map(usize::from)
+                })
+                .try_reduce(|| 0, |a, b| Ok(a + b))
+        }
+
+        /// Queries every key on all of rayon's threads; returns
+        /// [`contains`](Self::contains) for each, in order.
+        ///
+        /// ```
+        /// let f = atomic_bloom::AtomicGrowableBloom::new(1_000, 0.01)?;
+        /// f.par_insert(0..10_000u32)?;
+        /// assert_eq!(f.par_contains(&[5u32, 9_999, 20_000]), [true, true, false]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn par_contains<I>(&self, keys: I) -> Vec<bool>
+        where
+            I: IntoParallelIterator,
+            I::Iter: IndexedParallelIterator,
+            I::Item: Hash,
+        {
+            keys.into_par_iter()
+                .map(|key| self.contains(&key))
+                .collect()
+        }
+    }
+}
+
+/// Equal when the parameters are equal and so is every sub-filter: its
+/// bits, hasher, capacity and count (compared one after another, so
+/// meaningful only when neither filter is being written).
+///
+/// ```
+/// let a = atomic_bloom::AtomicGrowableBloom::new(10, 0.01)?;
+/// let b = atomic_bloom::AtomicGrowableBloom::new(10, 0.01)?;
+/// assert_eq!(a, b);
+/// a.insert("x")?;
+/// assert_ne!(a, b);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<S> PartialEq for AtomicGrowableBloom<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.config == other.config
+            && self.sub_filters() == other.sub_filters()
+            && self.chain.iter().zip(other.chain.iter()).all(|(a, b)| {
+                let (a, b) = (a.value(), b.value());
+                a.capacity == b.capacity && a.inserted() == b.inserted() && a.filter == b.filter
+            })
+    }
+}
+
+/// Shows the parameters and the sub-filters' count, not the bits.
+impl<S> fmt::Debug for AtomicGrowableBloom<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AtomicGrowableBloom")
+            .field("false_positive_rate", &self.config.false_positive_rate)
+            .field("initial_capacity", &self.config.initial_capacity)
+            .field("growth_factor", &self.config.growth_factor)
+            .field("tightening_ratio", &self.config.tightening_ratio)
+            .field("layout", &self.config.layout)
+            .field("sub_filters", &self.sub_filters())
+            .field("memory_bytes", &self.memory_bytes())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,398 @@
+//! # The growable filter's readers and writers
+//!
+//! [`AtomicGrowableBloom`] in the format: a version 2 header of filter kind
+//! 2, the growth parameters, and each sub-filter, oldest first, as a record
+//! and its words; one checksum over it all. The byte layout is in the
+//! [format](crate::docs::format) chapter.
+//!
+//! The checks keep the plain readers' order: the frame (magic, version,
+//! kind, and each record's `m`, which fix the length) is walked over the
+//! bytes actually present, then the length, then the checksum, and only
+//! then is anything else interpreted or allocated. Every allocation is a
+//! sub-filter's words, copied from bytes the input holds, so a forged file
+//! costs at most its own length.
+
+use super::{
+    CHECKSUM_LEN, FilterKind, Frame, HasherId, MAGIC, ReadError, V1_HEADER_LEN, V2_HEADER_LEN,
+    atomic_write, check_hasher, check_sum, read_growing, short_header,
+};
+use crate::bit_array::BitArray;
+use crate::error::BuildError;
+use crate::filter::{AtomicBloom, FINGERPRINT_KEY};
+use crate::growable::{AtomicGrowableBloom, Config, MAX_SUB_FILTERS, SubFilter};
+use crate::hasher::WyBuildHasher;
+use crate::layout::Layout;
+use crate::sizing::Sizing;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+
+/// Bytes of the growth parameters after the header.
+const PARAMS_LEN: usize = 48;
+/// Bytes of a sub-filter's record before its words.
+const RECORD_LEN: usize = 32;
+/// Where the first record starts.
+const FIRST_RECORD: usize = V2_HEADER_LEN + PARAMS_LEN;
+
+/// A sub-filter's record: what precedes its words.
+struct Record {
+    capacity: u64,
+    inserted: u64,
+    num_bits: u64,
+    num_hashes: u32,
+    reserved: u32,
+}
+
+impl Record {
+    fn encode(&self) -> [u8; RECORD_LEN] {
+        let mut out = [0u8; RECORD_LEN];
+        out[0..8].copy_from_slice(&self.capacity.to_le_bytes());
+        out[8..16].copy_from_slice(&self.inserted.to_le_bytes());
+        out[16..24].copy_from_slice(&self.num_bits.to_le_bytes());
+        out[24..28].copy_from_slice(&self.num_hashes.to_le_bytes());
+        out[28..32].copy_from_slice(&self.reserved.to_le_bytes());
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Record {
+        Record {
+            capacity: u64_le(&bytes[0..8]),
+            inserted: u64_le(&bytes[8..16]),
+            num_bits: u64_le(&bytes[16..24]),
+            num_hashes: u32_le(&bytes[24..28]),
+            reserved: u32_le(&bytes[28..32]),
+        }
+    }
+}
+
+fn u64_le(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
+}
+
+fn u32_le(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes.try_into().unwrap_or([0; 4]))
+}
+
+/// The header and parameters of `filter`.
+fn encode_head<S: BuildHasher + 'static>(
+    filter: &AtomicGrowableBloom<S>,
+    num_sub_filters: u32,
+) -> [u8; FIRST_RECORD] {
+    let config = filter.config();
+    let mut out = [0u8; FIRST_RECORD];
+    out[0..8].copy_from_slice(&MAGIC);
+    out[8..10].copy_from_slice(&FilterKind::Growable.format_version().to_le_bytes());
+    let (hasher_id, seed) = HasherId::of(filter.hasher()).encode();
+    out[10] = config.layout.id();
+    out[11] = hasher_id;
+    // 12..24: `k` and `m` are per sub-filter, zero here.
+    out[24..32].copy_from_slice(&seed.to_le_bytes());
+    out[32..40].copy_from_slice(&filter.hasher().hash_one(FINGERPRINT_KEY).to_le_bytes());
+    out[40] = FilterKind::Growable.v2_id().unwrap_or_default();
+    let params = &mut out[V2_HEADER_LEN..];
+    params[0..8].copy_from_slice(&config.initial_capacity.to_le_bytes());
+    params[8..16].copy_from_slice(&config.false_positive_rate.to_le_bytes());
+    params[16..24].copy_from_slice(&config.growth_factor.to_le_bytes());
+    params[24..32].copy_from_slice(&config.tightening_ratio.to_le_bytes());
+    params[32..40].copy_from_slice(&config.memory_limit.to_le_bytes());
+    params[40..44].copy_from_slice(&config.max_sub_filters.to_le_bytes());
+    params[44..48].copy_from_slice(&num_sub_filters.to_le_bytes());
+    out
+}
+
+impl<S: BuildHasher + 'static> AtomicGrowableBloom<S> {
+    /// Writes the filter in the [format](crate::docs::format). Other
+    /// threads may insert meanwhile: the sub-filters are listed once when
+    /// the call begins and each word is read once, so the output holds
+    /// every key inserted before the call began, and a racing insert whole,
+    /// in part or not at all (a sub-filter added meanwhile is not written).
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicGrowableBloom;
+    /// let f = AtomicGrowableBloom::new(100, 0.01)?;
+    /// f.insert_batch(0..1000u32)?;
+    /// let mut out = Vec::new();
+    /// f.write_to(&mut out)?;
+    /// let back = AtomicGrowableBloom::read_from(out.as_slice())?;
+    /// assert_eq!(back.sub_filters(), f.sub_filters());
+    /// assert!((0..1000u32).all(|i| back.contains(&i)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to(&self, mut output: impl Write) -> io::Result<()> {
+        let subs = self.sub_filters_oldest_first();
+        let head = encode_head(self, subs.len() as u32);
+        let mut digest = Xxh3::new();
+        let mut put = |bytes: &[u8]| {
+            digest.update(bytes);
+            output.write_all(bytes)
+        };
+        put(&head)?;
+        let mut chunk = Vec::with_capacity(1 << 16);
+        for sub in subs {
+            let sizing = sub.filter().sizing();
+            let record = Record {
+                capacity: sub.capacity(),
+                inserted: sub.inserted(),
+                num_bits: sizing.num_bits(),
+                num_hashes: sizing.num_hashes(),
+                reserved: 0,
+            };
+            put(&record.encode())?;
+            for word in sub.filter().words() {
+                chunk.extend_from_slice(&word.to_le_bytes());
+                if chunk.len() >= 1 << 16 {
+                    put(&chunk)?;
+                    chunk.clear();
+                }
+            }
+            put(&chunk)?;
+            chunk.clear();
+        }
+        output.write_all(&digest.digest().to_le_bytes())
+    }
+
+    /// The filter in the format, as bytes; an error only if the allocator
+    /// refuses the buffer.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// let bytes = f.to_bytes()?;
+    /// assert_eq!(atomic_bloom::FilterKind::of_header(&bytes)?, atomic_bloom::FilterKind::Growable);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
+        // The size may change if the chain grows meanwhile: a hint only.
+        let len = FIRST_RECORD as u64
+            + self
+                .sub_filter_stats()
+                .iter()
+                .map(|s| RECORD_LEN as u64 + s.sizing.num_bits() / 8)
+                .sum::<u64>()
+            + CHECKSUM_LEN as u64;
+        let mut out = Vec::new();
+        out.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
+            .map_err(|_| BuildError::AllocationFailed { bytes: len })?;
+        if let Err(e) = self.write_to(&mut out) {
+            unreachable!("writing to a Vec cannot fail: {e}");
+        }
+        Ok(out)
+    }
+
+    /// Saves to `path` with [`atomic_write`](crate::atomic_write): a crash
+    /// at any point leaves the old file or the new one.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicGrowableBloom;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("seen.bloom");
+    /// let f = AtomicGrowableBloom::new(10, 0.01)?;
+    /// f.insert_batch(0..100u32)?;
+    /// f.save(&path)?;
+    /// assert!(AtomicGrowableBloom::load(&path)?.contains(&99u32));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        atomic_write(path, |out| self.write_to(out))
+    }
+}
+
+impl<S: BuildHasher + Clone + 'static> AtomicGrowableBloom<S> {
+    /// Reads a growable filter written with a custom hasher, which must be
+    /// the same hasher (checked by fingerprint).
+    ///
+    /// ```
+    /// use std::hash::RandomState;
+    /// use atomic_bloom::AtomicGrowableBloom;
+    /// let hasher = RandomState::new();
+    /// let f = AtomicGrowableBloom::builder(10, 0.01).hasher(hasher.clone()).build()?;
+    /// f.insert("k")?;
+    /// let back = AtomicGrowableBloom::from_bytes_with_hasher(&f.to_bytes()?, hasher)?;
+    /// assert!(back.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, ReadError> {
+        decode(bytes, |_| Ok(hasher))
+    }
+}
+
+impl AtomicGrowableBloom {
+    /// Reads a growable filter written with the default hasher from bytes,
+    /// validating everything before allocating.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, AtomicGrowableBloom, FilterKind, ReadError};
+    /// let plain = AtomicBloom::new(100, 0.01)?.to_bytes()?;
+    /// let err = AtomicGrowableBloom::from_bytes(&plain).unwrap_err();
+    /// assert!(matches!(err, ReadError::WrongKind { written: FilterKind::Bloom, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+        decode(bytes, |id| match id {
+            HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
+            HasherId::Custom => Err(ReadError::HasherMismatch {
+                written: HasherId::Custom,
+                reading: HasherId::Default { seed: 0 },
+            }),
+        })
+    }
+
+    /// Reads a growable filter from a stream that holds exactly one,
+    /// buffering the input as it arrives (never by what a header claims).
+    pub fn read_from(input: impl Read) -> Result<Self, ReadError> {
+        let mut bytes = Vec::new();
+        read_growing(input, &mut bytes, u64::MAX)?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Loads a growable filter file written with the default hasher (read
+    /// whole, then decoded as [`from_bytes`](Self::from_bytes)).
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
+        Self::read_from(File::open(path)?)
+    }
+}
+
+/// Where each sub-filter's record starts, from the bytes present: the
+/// frame. `Err` if the input is not a growable filter, or ends early or
+/// late.
+fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
+    let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
+    let header_len = Frame::header_len(start)?;
+    if header_len == V1_HEADER_LEN {
+        return Err(ReadError::WrongKind {
+            written: FilterKind::Bloom,
+            reading,
+        });
+    }
+    let head = bytes
+        .get(..FIRST_RECORD)
+        .ok_or_else(|| truncated(FIRST_RECORD as u64, bytes))?;
+    let kind = FilterKind::from_v2_id(head[40]).ok_or(ReadError::UnknownKind(head[40]))?;
+    if kind != FilterKind::Growable {
+        return Err(ReadError::WrongKind {
+            written: kind,
+            reading,
+        });
+    }
+    let layout = Layout::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
+    let count = u32_le(&head[92..96]);
+    if count == 0 || count > MAX_SUB_FILTERS {
+        return Err(ReadError::InvalidChain(format!(
+            "{count} sub-filters; a growable filter has 1 to {MAX_SUB_FILTERS}"
+        )));
+    }
+    let mut starts = Vec::with_capacity(count as usize);
+    let mut at = FIRST_RECORD as u64;
+    for _ in 0..count {
+        let record_end = at + RECORD_LEN as u64;
+        let record = bytes
+            .get(at as usize..record_end as usize)
+            .ok_or_else(|| truncated(record_end, bytes))?;
+        let num_bits = Record::decode(record).num_bits;
+        let sizing = Sizing::for_bits(layout, num_bits, 1).map_err(ReadError::InvalidParameters)?;
+        if sizing.num_bits() != num_bits {
+            return Err(ReadError::UnalignedBits {
+                num_bits,
+                layout,
+                granule: layout.granule_bits(),
+            });
+        }
+        starts.push(at as usize);
+        // At most 64 records of at most 2^40 bytes each: no overflow.
+        at = record_end + num_bits / 8;
+    }
+    let expected = at + CHECKSUM_LEN as u64;
+    match (bytes.len() as u64).cmp(&expected) {
+        std::cmp::Ordering::Less => Err(truncated(expected, bytes)),
+        std::cmp::Ordering::Greater => Err(ReadError::TrailingBytes { expected }),
+        std::cmp::Ordering::Equal => Ok(starts),
+    }
+}
+
+fn truncated(expected: u64, bytes: &[u8]) -> ReadError {
+    ReadError::Truncated {
+        expected,
+        actual: bytes.len() as u64,
+    }
+}
+
+/// Decodes a whole growable file: frame, length, checksum, then meaning.
+fn decode<S: BuildHasher + Clone + 'static>(
+    bytes: &[u8],
+    hasher: impl FnOnce(HasherId) -> Result<S, ReadError>,
+) -> Result<AtomicGrowableBloom<S>, ReadError> {
+    let starts = frame(bytes, FilterKind::Growable)?;
+    let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    check_sum(stored, xxh3_64(covered))?;
+    if bytes[12..24].iter().chain(&bytes[41..48]).any(|&b| b != 0) {
+        return Err(ReadError::ReservedBytes);
+    }
+    let written = HasherId::decode(bytes[11], u64_le(&bytes[24..32]))?;
+    let hasher = hasher(written)?;
+    check_hasher(written, u64_le(&bytes[32..40]), &hasher)?;
+    let config = read_config(bytes, starts.len() as u32)?;
+    let mut subs = Vec::with_capacity(starts.len());
+    for (depth, &at) in starts.iter().enumerate() {
+        let record = Record::decode(&bytes[at..at + RECORD_LEN]);
+        let expected = config.capacity(depth as u32);
+        if Some(record.capacity) != expected || record.reserved != 0 {
+            return Err(ReadError::InvalidChain(format!(
+                "sub-filter {depth} records capacity {} (reserved {}); the parameters give {}",
+                record.capacity,
+                record.reserved,
+                expected.map_or("none".to_string(), |c| c.to_string()),
+            )));
+        }
+        let sizing = Sizing::for_bits(config.layout, record.num_bits, record.num_hashes)
+            .map_err(ReadError::InvalidParameters)?;
+        let num_words = (record.num_bits / 64) as usize;
+        let mut words = BitArray::zeroed(num_words).ok_or(ReadError::AllocationFailed(
+            BuildError::AllocationFailed {
+                bytes: record.num_bits / 8,
+            },
+        ))?;
+        let body = at + RECORD_LEN;
+        words.fill_le(0, &bytes[body..body + num_words * 8]);
+        let filter = AtomicBloom::from_parts(words, sizing, hasher.clone());
+        subs.push(SubFilter::from_parts(
+            filter,
+            record.capacity,
+            record.inserted,
+        ));
+    }
+    AtomicGrowableBloom::from_parts(config, subs, hasher)
+        .ok_or_else(|| ReadError::InvalidChain("no sub-filters".to_string()))
+}
+
+/// The growth parameters, validated as the builder validates them, and
+/// the number of sub-filters against the maximum.
+fn read_config(bytes: &[u8], count: u32) -> Result<Config, ReadError> {
+    let params = &bytes[V2_HEADER_LEN..FIRST_RECORD];
+    let layout = Layout::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
+    let initial = usize::try_from(u64_le(&params[0..8])).map_err(|_| {
+        ReadError::InvalidChain("an initial capacity past this platform's address space".into())
+    })?;
+    let mut builder =
+        AtomicGrowableBloom::builder(initial, f64::from_le_bytes(bytes_8(&params[8..16])))
+            .growth_factor(f64::from_le_bytes(bytes_8(&params[16..24])))
+            .tightening_ratio(f64::from_le_bytes(bytes_8(&params[24..32])))
+            .layout(layout)
+            .max_sub_filters(u32_le(&params[40..44]));
+    let limit = u64_le(&params[32..40]);
+    if limit != u64::MAX {
+        builder = builder.memory_limit(limit);
+    }
+    let config = builder.config().map_err(ReadError::InvalidParameters)?;
+    if count > config.max_sub_filters {
+        return Err(ReadError::InvalidChain(format!(
+            "{count} sub-filters, above the filter's maximum of {}",
+            config.max_sub_filters
+        )));
+    }
+    Ok(config)
+}
+
+fn bytes_8(bytes: &[u8]) -> [u8; 8] {
+    bytes.try_into().unwrap_or([0; 8])
+}
