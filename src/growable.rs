@@ -293,9 +293,9 @@ impl Config {
             .unwrap_or(MAX_SUB_FILTERS)
     }
 
-    /// Every sub-filter's sizing, from the first to the deepest allowed.
-    /// The blocked layouts' exact model makes this the costly part of
-    /// building: about 1 ms for `Blocked` from 1000 keys at p = 1%.
+    /// Every sub-filter's sizing, from the first to the deepest allowed:
+    /// one model search per sub-filter, the costly part of building with
+    /// the blocked layouts' exact model.
     fn sizings(&self) -> Box<[Result<Sizing, BuildError>]> {
         (0..self.max_sub_filters)
             .map(|depth| self.sizing(depth))

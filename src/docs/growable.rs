@@ -48,8 +48,8 @@
 //! **How far a sub-filter overfills.** By the inserts that race its
 //! growth: those that checked it before it filled, one per thread, and
 //! those that lost the claim while the winner allocated. Every sizing is
-//! computed when the filter is built (about a millisecond for the blocked
-//! layouts), so growth only allocates: a zeroed `calloc`, which maps fresh
+//! computed when the filter is built (a model search per sub-filter), so
+//! growth only allocates: a zeroed `calloc`, which maps fresh
 //! pages without touching them. On a machine with a core per thread the
 //! overfill is then a sliver of a sub-filter. **It is not bounded when the
 //! growing thread is descheduled**: the others insert into the full

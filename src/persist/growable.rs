@@ -14,7 +14,7 @@
 
 use super::{
     CHECKSUM_LEN, FilterKind, Frame, HasherId, MAGIC, ReadError, V1_HEADER_LEN, V2_HEADER_LEN,
-    atomic_write, check_hasher, check_sum, read_growing, short_header,
+    atomic_write, check_hasher, check_num_bits, check_sum, read_growing, short_header,
 };
 use crate::bit_array::BitArray;
 use crate::error::BuildError;
@@ -290,14 +290,7 @@ fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
             .get(at as usize..record_end as usize)
             .ok_or_else(|| truncated(record_end, bytes))?;
         let num_bits = Record::decode(record).num_bits;
-        let sizing = Sizing::for_bits(layout, num_bits, 1).map_err(ReadError::InvalidParameters)?;
-        if sizing.num_bits() != num_bits {
-            return Err(ReadError::UnalignedBits {
-                num_bits,
-                layout,
-                granule: layout.granule_bits(),
-            });
-        }
+        check_num_bits(layout, num_bits)?;
         starts.push(at as usize);
         // At most 64 records of at most 2^40 bytes each: no overflow.
         at = record_end + num_bits / 8;

@@ -403,17 +403,7 @@ impl Frame {
         })?;
         let layout = Layout::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
         let num_bits = u64_at(bytes, 16);
-        // Any valid k will do here: only m is checked.
-        let sizing = Sizing::for_bits(layout, num_bits, 1).map_err(ReadError::InvalidParameters)?;
-        if sizing.num_bits() != num_bits {
-            // `for_bits` rounds up to whole words or blocks, as writers do:
-            // a header that needed rounding is forged.
-            return Err(ReadError::UnalignedBits {
-                num_bits,
-                layout,
-                granule: layout.granule_bits(),
-            });
-        }
+        check_num_bits(layout, num_bits)?;
         Ok(Frame {
             header_len,
             kind,
@@ -453,6 +443,23 @@ impl Frame {
                 bytes: self.body_len(),
             }))
     }
+}
+
+/// Checks a recorded `m`: in range, and a whole number of the layout's
+/// words or blocks.
+fn check_num_bits(layout: Layout, num_bits: u64) -> Result<(), ReadError> {
+    // Any valid k will do here: only m is checked.
+    let sizing = Sizing::for_bits(layout, num_bits, 1).map_err(ReadError::InvalidParameters)?;
+    if sizing.num_bits() != num_bits {
+        // `for_bits` rounds up to whole words or blocks, as writers do: a
+        // header that needed rounding is forged.
+        return Err(ReadError::UnalignedBits {
+            num_bits,
+            layout,
+            granule: layout.granule_bits(),
+        });
+    }
+    Ok(())
 }
 
 fn u64_at(bytes: &HeaderBytes, at: usize) -> u64 {
