@@ -78,7 +78,13 @@ impl BitArray {
     /// Bytes of the words in use, rounded up to whole cache lines (the
     /// allocation holds up to 56 bytes more, for alignment).
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.num_words.next_multiple_of(WORDS_PER_LINE) * std::mem::size_of::<AtomicU64>()
+        Self::bytes_for(self.num_words)
+    }
+
+    /// [`memory_bytes`](Self::memory_bytes) of an array of `num_words`
+    /// words, before it is allocated.
+    pub(crate) fn bytes_for(num_words: usize) -> usize {
+        num_words.next_multiple_of(WORDS_PER_LINE) * std::mem::size_of::<AtomicU64>()
     }
 
     /// The words in use, padded to whole lines.

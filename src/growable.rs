@@ -4,6 +4,7 @@
 //! arrive (the [growable](crate::docs::growable) chapter has the design,
 //! the rate bound and the limits; `chain.rs` the lock-free chain).
 
+use crate::bit_array::BitArray;
 use crate::chain::{Chain, Growth, Node};
 use crate::error::{BuildError, GrowthError};
 use crate::filter::AtomicBloom;
@@ -241,7 +242,8 @@ impl<S: BuildHasher + Clone> GrowableBuilder<S> {
     /// ```
     pub fn build(self) -> Result<AtomicGrowableBloom<S>, BuildError> {
         let config = self.config()?;
-        let sizing = config.sizing(0)?;
+        let sizings = config.sizings();
+        let sizing = sizings[0].clone()?;
         let needed = array_bytes(&sizing);
         if needed > config.memory_limit {
             return Err(BuildError::MemoryLimitTooSmall {
@@ -253,17 +255,18 @@ impl<S: BuildHasher + Clone> GrowableBuilder<S> {
         let first = SubFilter::from_parts(first, config.initial_capacity, 0);
         Ok(AtomicGrowableBloom {
             chain: Chain::new(first),
-            sizings: config.sizings(),
+            sizings,
             hasher: self.hasher,
             config,
         })
     }
 }
 
-/// Bytes a sub-filter of `sizing` takes: its words, in whole cache lines
-/// (what [`AtomicBloom::memory_bytes`] reports once it exists).
+/// Bytes a sub-filter of `sizing` takes: what [`AtomicBloom::memory_bytes`]
+/// reports once it exists.
 fn array_bytes(sizing: &Sizing) -> u64 {
-    sizing.num_bits().div_ceil(512) * 64
+    let words = usize::try_from(sizing.num_bits() / 64).unwrap_or(usize::MAX);
+    BitArray::bytes_for(words) as u64
 }
 
 impl Config {
@@ -303,12 +306,9 @@ impl Config {
     }
 
     /// Sub-filter `depth`'s sizing.
-    pub(crate) fn sizing(&self, depth: u32) -> Result<Sizing, BuildError> {
-        let items = self.capacity(depth).ok_or(BuildError::TooLarge {
-            requested_bits: u128::MAX,
-            max_bits: crate::MAX_BITS,
-        })?;
-        let items = usize::try_from(items).map_err(|_| BuildError::TooLarge {
+    fn sizing(&self, depth: u32) -> Result<Sizing, BuildError> {
+        let items = self.capacity(depth).and_then(|n| usize::try_from(n).ok());
+        let items = items.ok_or(BuildError::TooLarge {
             requested_bits: u128::MAX,
             max_bits: crate::MAX_BITS,
         })?;

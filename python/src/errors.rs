@@ -55,6 +55,14 @@ pub fn read_error(err: ReadError) -> PyErr {
     match err {
         ReadError::Io(io) => io.into(),
         ReadError::AllocationFailed(err) => build_error(err),
+        // A valid file of a kind this package has no class for.
+        ReadError::WrongKind {
+            written: FilterKind::Growable,
+            ..
+        } => PyValueError::new_err(
+            "the data holds a growable Bloom filter, which the Python package does not read \
+             yet: read it with the Rust crate's AtomicGrowableBloom",
+        ),
         ReadError::WrongKind { written, reading } => CorruptFilterError::new_err(format!(
             "the data holds {written}, not {reading}: read it with {}.load or \
              {}.from_bytes, or with atomic_bloom.load",
