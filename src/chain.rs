@@ -11,38 +11,42 @@
 //!
 //! Each node carries a *claim* word, open while the node is the newest and
 //! nobody grows from it. A thread that wants the chain to grow past node
-//! `N`:
+//! `N` ([`Chain::grow`]):
 //!
 //! 1. takes `N`'s claim with a compare-and-swap from open to claimed. At
 //!    most one thread succeeds per node; the others are told the growth is
 //!    taken and carry on without waiting (the growable filter keeps
 //!    inserting into `N` meanwhile);
 //! 2. builds the new node's value (allocates a sub-filter); only the
-//!    claimant does, so a node's successor is allocated exactly once. If
+//!    claimant does, so a node's successor is normally allocated once. If
 //!    building fails it reopens the claim, so that a later thread may try
 //!    again;
-//! 3. stores the pointer to the new node, whose `older` link is `N`, into
-//!    `newest` with `Release`. The claim stays taken for good: `N` is no
-//!    longer the newest, and a thread still holding a reference to it can
-//!    never grow from it again.
+//! 3. publishes the new node, whose `older` link is `N`, with a
+//!    compare-and-swap of `newest` from `N` to it (`Release`). The claim
+//!    stays taken for good: `N` is no longer the newest, and a thread still
+//!    holding a reference to it can never grow from it again.
 //!
-//! The compare-and-swap is on the claim rather than on `newest`: a
-//! compare-and-swap of `newest` from `N` to a new node would need the new
-//! node built first, so every racing thread would allocate one and all but
-//! one would throw theirs away. Since only the claimant of the newest node
-//! ever writes `newest`, the publication needs no compare-and-swap of its
-//! own.
+//! The claim keeps the allocation to one thread; the compare-and-swap of
+//! `newest` keeps the publication to one node. The second matters when
+//! the claimant is slow: the growable filter lets threads that find `N`
+//! far past its capacity stop waiting for it and add a successor
+//! themselves, without the claim ([`Chain::grow_unclaimed`]). Each of
+//! them, and the claimant, then tries to move `newest` from `N`; exactly
+//! one compare-and-swap succeeds, and the others free their node, which no
+//! other thread has seen. A plain store would let a second publisher
+//! replace the first one's node, and with it every key already inserted
+//! there (the negative control `growable.rs: publish_by_store_is_caught`).
 //!
 //! ## Why `Release`/`Acquire`
 //!
 //! Everything else in the crate is `Relaxed`, because no atomic there makes
 //! other memory visible. Here one does: a thread that loads the new pointer
 //! goes on to read the node behind it (its value, its link, the sub-filter's
-//! words), all written by the claimant *before* the store. The `Release`
-//! store and the `Acquire` loads of `newest` make those writes happen-before
-//! every read through the pointer. With a `Relaxed` store a reader could see
-//! the pointer and still read the node's memory as it was before
-//! initialisation; the loom model `growable.rs: relaxed_publish_is_caught`
+//! words), all written by the publisher *before* its compare-and-swap.
+//! `Release` on the compare-and-swap and `Acquire` on the loads of `newest`
+//! make those writes happen-before every read through the pointer. With
+//! `Relaxed` a reader could see the pointer and still read the node's
+//! memory as it was before initialisation; the loom model `growable.rs: relaxed_publish_is_caught`
 //! shows loom catching exactly that. The older nodes were published the
 //! same way before their successors, and the `older` links are written once,
 //! before publication, so a reader that acquired the newest pointer may walk
@@ -50,10 +54,11 @@
 //!
 //! ## Lifetime
 //!
-//! Nodes are freed only by `Drop` and [`Chain::retain_first`], which take
-//! `&mut self`: no thread can be reading then. So a node reached through
-//! `&self` lives as long as that borrow, which is the lifetime every
-//! accessor returns.
+//! Published nodes are freed only by `Drop` and [`Chain::retain_first`],
+//! which take `&mut self`: no thread can be reading then. So a node reached
+//! through `&self` lives as long as that borrow, which is the lifetime every
+//! accessor returns. A node whose publication lost is freed at once by the
+//! thread that built it: no other thread ever had its address.
 
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
@@ -95,15 +100,18 @@ unsafe impl<T: Send> Send for Chain<T> {}
 #[allow(unsafe_code)]
 unsafe impl<T: Send + Sync> Sync for Chain<T> {}
 
-/// What [`Chain::grow`] did.
+/// What [`Chain::grow`] or [`Chain::grow_unclaimed`] did.
 pub(crate) enum Growth<E> {
     /// This call added a node.
     Grown,
     /// Another thread has claimed the node it was asked to grow from: it is
     /// adding (or has added) the successor.
     Taken,
-    /// This call claimed the node, but building the new value failed; the
-    /// claim is open again.
+    /// This call built a node, but another thread published a successor
+    /// first; the node was dropped unseen.
+    Lost,
+    /// Building the new value failed (the claim, if this call took it, is
+    /// open again).
     Failed(E),
 }
 
@@ -136,7 +144,7 @@ impl<T> Chain<T> {
     /// The newest node.
     #[inline]
     pub(crate) fn newest(&self) -> &Node<T> {
-        // ORDERING (G13): Acquire pairs with the Release store in `grow`: the
+        // ORDERING (G13): Acquire pairs with the Release compare-and-swap in `publish`: the
         // node and everything older are initialised before we read them
         // (loom: `growable.rs: reader_racing_growth_sees_an_initialised_sub_filter`).
         node_ref(self.newest.load(Ordering::Acquire))
@@ -164,24 +172,70 @@ impl<T> Chain<T> {
         if !from.take_claim() {
             return Growth::Taken;
         }
-        let value = match make(from) {
-            Ok(value) => value,
+        match make(from) {
+            Ok(value) => self.publish(from, value),
             Err(error) => {
                 // ORDERING (G10): Relaxed; the claim publishes nothing, and the
                 // next claimant reads only `from`, which is unchanged
                 // (`growable.rs: growth_failure_reopens_the_claim`).
                 from.claim.swap(OPEN, Ordering::Relaxed);
-                return Growth::Failed(error);
+                Growth::Failed(error)
             }
-        };
+        }
+    }
+
+    /// Adds a node after `from` without taking its claim: for a caller
+    /// that will not wait any longer for the claimant (see the module
+    /// docs). Any number of threads may build a value at once; one node is
+    /// published and the others are [`Growth::Lost`].
+    pub(crate) fn grow_unclaimed<E>(
+        &self,
+        from: &Node<T>,
+        make: impl FnOnce(&Node<T>) -> Result<T, E>,
+    ) -> Growth<E> {
+        match make(from) {
+            Ok(value) => self.publish(from, value),
+            Err(error) => Growth::Failed(error),
+        }
+    }
+
+    /// Publishes a node of `value` after `from` if `from` is still the
+    /// newest; otherwise drops it.
+    fn publish<E>(&self, from: &Node<T>, value: T) -> Growth<E> {
         let node = Box::into_raw(Box::new(Node::after(value, from)));
-        // ORDERING (G13): Release, so that a thread that loads this pointer
-        // (Acquire, in `newest`) sees the node initialised
+        #[cfg(loom)]
+        if fault::active(Fault::PublishByStore) {
+            // The negative control: a store, which may replace a node
+            // another thread has just published.
+            // ORDERING: as below.
+            self.newest.store(node, Ordering::Release);
+            return Growth::Grown;
+        }
+        // ORDERING (G13, G14): Release on success, so that a thread that loads
+        // this pointer (Acquire, in `newest`) sees the node initialised
         // (`growable.rs: reader_racing_growth_sees_an_initialised_sub_filter`;
-        // negative control `relaxed_publish_is_caught`). Only the claimant of
-        // the newest node writes `newest`, so a store is enough.
-        self.newest.store(node, publish_ordering());
-        Growth::Grown
+        // negative control `relaxed_publish_is_caught`). Relaxed on failure:
+        // the pointer read is not followed, only our node is dropped. The
+        // compare-and-swap publishes one successor of `from` however many
+        // threads built one (`growable.rs: a_stalled_grower_is_overtaken`;
+        // negative control `publish_by_store_is_caught`). No ABA: nodes are
+        // not freed while `&self` lives, so `from`'s address is not reused.
+        match self.newest.compare_exchange(
+            (from as *const Node<T>).cast_mut(),
+            node,
+            publish_ordering(),
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => Growth::Grown,
+            Err(_) => {
+                // SAFETY: `node` came from `Box::into_raw` just above and the
+                // failed compare-and-swap did not publish it: no other thread
+                // has seen it, and it is freed once, here.
+                #[allow(unsafe_code)]
+                drop(unsafe { Box::from_raw(node) });
+                Growth::Lost
+            }
+        }
     }
 
     /// Drops every node but the first, which becomes the newest again and
@@ -208,7 +262,8 @@ impl<T> Chain<T> {
     }
 }
 
-/// `Release`, or `Relaxed` with the negative control's fault injected.
+/// `Release`, or `Relaxed` with the negative control's fault injected (the
+/// publication's success ordering).
 #[inline]
 fn publish_ordering() -> Ordering {
     #[cfg(loom)]

@@ -26,6 +26,19 @@ pub const DEFAULT_GROWTH_FACTOR: f64 = 2.0;
 /// one before's, as in RedisBloom and the paper's recommendation for `s = 2`.
 pub const DEFAULT_TIGHTENING_RATIO: f64 = 0.5;
 
+/// A sub-filter is sized for `1/OVERFILL_SHARE` more keys than its
+/// capacity: the room inserts racing its growth may take before the
+/// racing threads stop waiting for the grower and add its successor
+/// themselves (the [growable](crate::docs::growable) chapter).
+const OVERFILL_SHARE: u64 = 32;
+
+/// The keys a sub-filter of `capacity` is sized for, and past which
+/// inserts no longer wait for its successor: `capacity` and
+/// `ceil(capacity / 32)` more.
+pub(crate) fn fill_limit(capacity: u64) -> u64 {
+    capacity.saturating_add(capacity.div_ceil(OVERFILL_SHARE))
+}
+
 /// A Bloom filter that grows as keys arrive, shared by many threads
 /// without a lock: Almeida et al.'s scalable Bloom filter over
 /// [`AtomicBloom`]s. Its false-positive rate stays below the target however
@@ -63,7 +76,11 @@ pub struct AtomicGrowableBloom<S = WyBuildHasher> {
 /// One link of the chain: a filter and how many new keys it took.
 pub(crate) struct SubFilter<S> {
     filter: AtomicBloom<S>,
+    /// New keys after which it grows.
     capacity: u64,
+    /// [`fill_limit`] of `capacity`: past it, inserts add the successor
+    /// themselves rather than wait for the thread that claimed the growth.
+    fill_limit: u64,
     /// Inserts into `filter` that reported the key new.
     inserted: AtomicU64,
 }
@@ -86,12 +103,16 @@ pub(crate) struct Config {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct SubFilterStats {
-    /// New keys it was sized for: `n0 · s^i`.
+    /// New keys after which it grows: `ceil(n0 · s^i)`.
     pub capacity: u64,
-    /// Inserts it reported new (more than `capacity` if inserts raced its
-    /// growth, or for the newest sub-filter if the chain is at a limit).
+    /// New keys it is sized for: `capacity` and 1/32 more, the room for
+    /// inserts that race its growth.
+    pub fill_limit: u64,
+    /// Inserts it reported new: more than `capacity` if inserts raced its
+    /// growth; more than `fill_limit` only by inserts that had checked the
+    /// count before it reached the limit, one per thread.
     pub inserted: u64,
-    /// Its target rate at `capacity`: `p · (1 - r) · r^i`.
+    /// Its target rate at `fill_limit`: `p · (1 - r) · r^i`.
     pub false_positive_rate: f64,
     /// Its bits, hashes and layout.
     pub sizing: Sizing,
@@ -285,12 +306,12 @@ impl Config {
     }
 
     /// How many sub-filters these parameters allow: the deepest whose
-    /// capacity fits and whose rate is above the hash floor of its
-    /// capacity (no sizing can go below it), at most [`MAX_SUB_FILTERS`].
+    /// capacity fits and whose rate is above the hash floor of its fill
+    /// limit (no sizing can go below it), at most [`MAX_SUB_FILTERS`].
     fn deepest(&self) -> u32 {
         (0..MAX_SUB_FILTERS)
             .find(|&depth| {
-                let items = self.capacity(depth).and_then(|n| usize::try_from(n).ok());
+                let items = self.sized_for(depth);
                 items.is_none_or(|items| self.rate(depth) <= hash_floor(items))
             })
             .unwrap_or(MAX_SUB_FILTERS)
@@ -305,10 +326,16 @@ impl Config {
             .collect()
     }
 
-    /// Sub-filter `depth`'s sizing.
+    /// The keys sub-filter `depth` is sized for, its [`fill_limit`], if
+    /// the platform can count them.
+    fn sized_for(&self, depth: u32) -> Option<usize> {
+        let capacity = self.capacity(depth)?;
+        usize::try_from(fill_limit(capacity)).ok()
+    }
+
+    /// Sub-filter `depth`'s sizing: its rate at its fill limit.
     fn sizing(&self, depth: u32) -> Result<Sizing, BuildError> {
-        let items = self.capacity(depth).and_then(|n| usize::try_from(n).ok());
-        let items = items.ok_or(BuildError::TooLarge {
+        let items = self.sized_for(depth).ok_or(BuildError::TooLarge {
             requested_bits: u128::MAX,
             max_bits: crate::MAX_BITS,
         })?;
@@ -321,6 +348,7 @@ impl<S> SubFilter<S> {
         SubFilter {
             filter,
             capacity,
+            fill_limit: fill_limit(capacity),
             inserted: AtomicU64::new(inserted),
         }
     }
@@ -339,10 +367,6 @@ impl<S> SubFilter<S> {
         // lies between the counts before and after racing inserts).
         // `growable.rs: threads_crossing_the_threshold_add_one_sub_filter`.
         self.inserted.load(Relaxed)
-    }
-
-    fn is_full(&self) -> bool {
-        self.inserted() >= self.capacity
     }
 
     /// Inserts into this sub-filter's filter and counts the key if new.
@@ -435,13 +459,22 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
                 return Ok(false);
             }
             let sub = newest.value();
-            if sub.is_full() {
+            let inserted = sub.inserted();
+            if inserted >= sub.capacity {
                 // A present key needs no room: answer it before growing.
                 if sub.filter.contains_hash(hash) {
                     return Ok(false);
                 }
-                match self.chain.grow(newest, |from| self.next_sub_filter(from)) {
-                    Growth::Grown => {
+                let make = |from: &Node<SubFilter<S>>| self.next_sub_filter(from);
+                let growth = if inserted < sub.fill_limit {
+                    self.chain.grow(newest, make)
+                } else {
+                    // The claimant has let the sub-filter fill to its limit:
+                    // stop waiting for it (the overfill bound).
+                    self.chain.grow_unclaimed(newest, make)
+                };
+                match growth {
+                    Growth::Grown | Growth::Lost => {
                         newest = self.chain.newest();
                         continue;
                     }
@@ -453,8 +486,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
                             continue;
                         }
                         // Another thread is adding the next sub-filter:
-                        // insert here rather than wait (the overfill the
-                        // module docs bound).
+                        // insert here rather than wait, up to the fill limit.
                     }
                 }
             }
@@ -677,6 +709,7 @@ impl<S> AtomicGrowableBloom<S> {
                 let sub = n.value();
                 SubFilterStats {
                     capacity: sub.capacity,
+                    fill_limit: sub.fill_limit,
                     inserted: sub.inserted(),
                     false_positive_rate: self.config.rate(n.depth() as u32),
                     sizing: sub.filter.sizing(),

@@ -76,8 +76,12 @@ pub mod fault {
         RelaxedPublish,
         /// The claim to grow a growable filter taken with a load and a
         /// separate write instead of a compare-and-swap: two threads can
-        /// both claim, both add a sub-filter, and one is lost.
+        /// both claim, and both allocate a sub-filter.
         SplitGrowthClaim,
+        /// A new sub-filter of a growable filter published with a store
+        /// instead of a compare-and-swap of the newest pointer: a second
+        /// publisher replaces the first one's sub-filter, with its keys.
+        PublishByStore,
     }
 
     std::thread_local! {

@@ -206,14 +206,13 @@ mod rate {
     use super::*;
 
     /// From an initial capacity of 1000, at 1000 keys (one sub-filter) and
-    /// at a million (ten), for every layout: the model bound stays below
-    /// the target, and the measured rate of keys never inserted within 5%
-    /// of it. Not below it: the series `p (1 - r) r^i` sums to `p` with no
-    /// margin, and one filter's rate differs from the model's expectation
-    /// by the chance of its fill (a few percent for the small first
-    /// sub-filters), so a million keys measured 1.006 p with `Standard`.
+    /// at a million (ten), for every layout: the model bound and the
+    /// measured rate of keys never inserted both stay below the target.
+    /// The measured rate has a margin: each sub-filter is sized for its
+    /// fill limit (1/32 past its capacity) and, with one thread, holds
+    /// only its capacity.
     #[test]
-    fn measured_rate_is_within_five_percent_of_the_target() {
+    fn measured_rate_stays_below_the_target() {
         let p = 0.01;
         for layout in Layout::ALL {
             for n in [1_000u64, 1_000_000] {
@@ -221,8 +220,6 @@ mod rate {
                     .layout(layout)
                     .build()
                     .unwrap();
-                // One thread: no insert races a growth, so no sub-filter
-                // overfills (see `threads` for what racing threads do).
                 f.insert_batch(0..n).unwrap();
                 let bound = f.false_positive_rate_bound();
                 let rate = measured_rate(&f, n, 10_000_000);
@@ -232,7 +229,7 @@ mod rate {
                 );
                 assert!(bound <= p, "{layout} {n}: bound {bound}");
                 // 10M probes: the standard error at p = 1% is 3e-5.
-                assert!(rate <= 1.05 * p, "{layout} {n}: measured {rate}");
+                assert!(rate <= p, "{layout} {n}: measured {rate}");
             }
         }
     }
@@ -259,19 +256,24 @@ mod rate {
 
 mod threads {
     use super::*;
+    use atomic_bloom::WyBuildHasher;
+    use std::hash::BuildHasher;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
 
     /// Four threads insert overlapping keys (thread `t` inserts
     /// `50 000 t .. 50 000 t + 200 000`) into a filter that grows from 100
-    /// keys: every key is found after the join. The overfill of each
-    /// sub-filter (inserts that raced its growth) is printed; it is not
-    /// bounded when the growing thread is descheduled (see the module docs
-    /// of `growable.rs`), so the test asserts only what must hold.
+    /// keys: every key is found after the join, no sub-filter took more
+    /// than its fill limit and one key per other thread, and the rate
+    /// bound stays below the target. Each sub-filter's overfill is printed.
     #[test]
-    fn racing_threads_lose_no_key() {
+    fn racing_threads_lose_no_key_and_overfill_within_the_limit() {
+        const THREADS: u64 = 4;
         for round in 0..5u64 {
             let f = filter(100, 0.01);
             std::thread::scope(|s| {
-                for t in 0..4u64 {
+                for t in 0..THREADS {
                     let f = &f;
                     s.spawn(move || {
                         for i in 0..200_000u64 {
@@ -286,23 +288,101 @@ mod threads {
                 .count();
             assert_eq!(missing, 0, "round {round}: keys lost");
             let stats = f.sub_filter_stats();
-            // Every sub-filter but the newest took at least its capacity:
-            // growth never starts early.
-            assert!(
-                stats[..stats.len() - 1]
-                    .iter()
-                    .all(|s| s.inserted >= s.capacity)
-            );
-            let overfill: Vec<u64> = stats[..stats.len() - 1]
-                .iter()
-                .map(|s| s.inserted - s.capacity)
-                .collect();
+            let (older, _newest) = stats.split_at(stats.len() - 1);
+            // Growth never starts early, and stops waiting at the limit.
+            for s in older {
+                assert!(s.inserted >= s.capacity, "{s:?}");
+                assert!(s.inserted < s.fill_limit + THREADS, "{s:?}");
+            }
+            let bound = f.false_positive_rate_bound();
+            let overfill: Vec<u64> = older.iter().map(|s| s.inserted - s.capacity).collect();
             println!(
-                "round {round}: {} sub-filters, overfill {overfill:?}, bound {:.3e}",
-                stats.len(),
-                f.false_positive_rate_bound()
+                "round {round}: {} sub-filters, overfill {overfill:?}, bound {bound:.3e}",
+                stats.len()
             );
+            assert!(bound <= 0.01, "round {round}: bound {bound}");
         }
+    }
+
+    /// The default hasher, except that its next clone after [`arm`] sleeps
+    /// for a second. Growth clones the hasher into the new sub-filter, so
+    /// armed, it is a growing thread descheduled in mid-growth.
+    ///
+    /// [`arm`]: StallingHasher::arm
+    struct StallingHasher {
+        inner: WyBuildHasher,
+        armed: Arc<AtomicBool>,
+    }
+
+    impl StallingHasher {
+        fn arm(&self) {
+            self.armed.store(true, Ordering::SeqCst);
+        }
+    }
+
+    impl Clone for StallingHasher {
+        fn clone(&self) -> Self {
+            if self.armed.swap(false, Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            StallingHasher {
+                inner: self.inner,
+                armed: self.armed.clone(),
+            }
+        }
+    }
+
+    impl BuildHasher for StallingHasher {
+        type Hasher = <WyBuildHasher as BuildHasher>::Hasher;
+        fn build_hasher(&self) -> Self::Hasher {
+            self.inner.build_hasher()
+        }
+    }
+
+    /// The thread that claims the growth of a full sub-filter of 1000 keys
+    /// stalls for a second; another thread inserts 100 000 keys meanwhile.
+    /// It fills the sub-filter to its fill limit (1032), then adds the
+    /// successor itself and goes on: the full sub-filter ends within one
+    /// key of its limit, rather than taking every key inserted while the
+    /// claimant slept, and nothing is lost when the claimant wakes to find
+    /// its successor published already.
+    #[test]
+    fn a_stalled_grower_is_overtaken_at_the_fill_limit() {
+        let hasher = StallingHasher {
+            inner: WyBuildHasher::default(),
+            armed: Arc::new(AtomicBool::new(false)),
+        };
+        let f = AtomicGrowableBloom::builder(1000, 0.01)
+            .hasher(hasher)
+            .build()
+            .unwrap();
+        f.insert_batch(0..1000u64).unwrap();
+        f.hasher().arm();
+        std::thread::scope(|s| {
+            for t in 1..=2u64 {
+                let f = &f;
+                s.spawn(move || {
+                    f.insert_batch(t * 1_000_000..t * 1_000_000 + 50_000)
+                        .unwrap()
+                });
+            }
+        });
+        let keys = (0..1000u64)
+            .chain(1_000_000..1_050_000)
+            .chain(2_000_000..2_050_000);
+        assert_eq!(keys.filter(|k| !f.contains(k)).count(), 0, "keys lost");
+        let stats = f.sub_filter_stats();
+        println!("after a stall: {stats:#?}");
+        assert!(!f.hasher().armed.load(Ordering::SeqCst), "nobody grew");
+        let first = stats[0];
+        assert_eq!(first.fill_limit, 1032);
+        assert!(first.inserted <= first.fill_limit + 1, "{first:?}");
+        assert_eq!(
+            stats.iter().map(|s| s.capacity).collect::<Vec<_>>(),
+            [1000, 2000, 4000, 8000, 16000, 32000, 64000],
+            "a sub-filter too many or too few"
+        );
+        assert!(f.false_positive_rate_bound() <= 0.01);
     }
 }
 

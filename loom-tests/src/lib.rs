@@ -112,27 +112,77 @@ pub fn counting_filter() -> AtomicCountingBloom {
 }
 
 /// Keys (hashes) of the growable models' filter ([`growable_filter`]):
-/// `GROWABLE_FULL` fills its first sub-filter; `GROWABLE_A` and
-/// `GROWABLE_B` are each absent from a first sub-filter holding
-/// `GROWABLE_FULL` and a second holding the other (`tests/keys.rs` checks
-/// it), so each insert of them is new and a lost one is seen missing.
+/// `GROWABLE_FULL` fills its first sub-filter; `GROWABLE_A`, `GROWABLE_B`
+/// and `GROWABLE_C` each have a bit no other of the four has, in the first
+/// three sub-filters (`tests/keys.rs` checks it), so each insert of them is
+/// new wherever the others went, and a lost one is seen missing.
 pub const GROWABLE_FULL: u64 = 0;
 /// See [`GROWABLE_FULL`].
 pub const GROWABLE_A: u64 = 1;
 /// See [`GROWABLE_FULL`].
 pub const GROWABLE_B: u64 = 2;
+/// See [`GROWABLE_FULL`].
+pub const GROWABLE_C: u64 = 3;
 
-/// The growable models' filter: first sub-filter of capacity 1, one
-/// 64-bit word per sub-filter (`Word`), holding [`GROWABLE_FULL`], so the
-/// next new key makes it grow. `memory_limit` caps its bytes.
-pub fn growable_filter(memory_limit: Option<u64>) -> AtomicGrowableBloom {
-    let mut builder = AtomicGrowableBloom::builder(1, 0.5).layout(Layout::Word);
+/// The default hasher, counting its clones: the growable filter clones
+/// its hasher once when built and once into each sub-filter it allocates,
+/// so the count tells how many threads allocated a sub-filter.
+#[derive(Debug)]
+pub struct CountingHasher {
+    inner: WyBuildHasher,
+    clones: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Clone for CountingHasher {
+    fn clone(&self) -> Self {
+        // A std atomic, not loom's: loom runs one thread at a time, and
+        // this counter is the models' instrument, not their subject.
+        self.clones
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        CountingHasher {
+            inner: self.inner,
+            clones: self.clones.clone(),
+        }
+    }
+}
+
+impl std::hash::BuildHasher for CountingHasher {
+    type Hasher = <WyBuildHasher as std::hash::BuildHasher>::Hasher;
+    fn build_hasher(&self) -> Self::Hasher {
+        self.inner.build_hasher()
+    }
+}
+
+/// The growable models' filter type.
+pub type GrowableModelFilter = AtomicGrowableBloom<CountingHasher>;
+
+/// The growable models' filter: first sub-filter of capacity 1 (fill limit
+/// 2), one 64-bit word per sub-filter (`Word`), holding [`GROWABLE_FULL`],
+/// so the next new key makes it grow. `memory_limit` caps its bytes.
+pub fn growable_filter(memory_limit: Option<u64>) -> GrowableModelFilter {
+    let hasher = CountingHasher {
+        inner: WyBuildHasher::default(),
+        clones: Default::default(),
+    };
+    let mut builder = AtomicGrowableBloom::builder(1, 0.5)
+        .layout(Layout::Word)
+        .hasher(hasher);
     if let Some(limit) = memory_limit {
         builder = builder.memory_limit(limit);
     }
     let filter = builder.build().expect("a tiny growable filter");
     assert_eq!(filter.insert_hash(GROWABLE_FULL), Ok(true));
     filter
+}
+
+/// How many sub-filters were allocated after the first, published or not.
+pub fn sub_filters_allocated(filter: &GrowableModelFilter) -> usize {
+    // One clone when the filter was built.
+    filter
+        .hasher()
+        .clones
+        .load(std::sync::atomic::Ordering::SeqCst)
+        - 1
 }
 
 /// The words of a filter.

@@ -1,7 +1,7 @@
 //! The growable filter's chain: growth by one claim, publication with
-//! Release/Acquire, and no key lost to a race with growth (G10-G13 in
-//! `docs::memory_ordering`), with the two negative controls the contract
-//! names.
+//! Release/Acquire by one compare-and-swap, a stalled grower overtaken, and
+//! no key lost to a race with growth (G10-G14 in `docs::memory_ordering`),
+//! with a negative control for each mechanism.
 #![cfg(loom)]
 
 use atomic_bloom::GrowthError;
@@ -9,15 +9,16 @@ use atomic_bloom::fault::Fault;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering::Acquire, Ordering::Release};
 use loom_tests::{
-    GROWABLE_A, GROWABLE_B, GROWABLE_FULL, explore, growable_filter, model, race, with_fault,
+    GROWABLE_A, GROWABLE_B, GROWABLE_C, GROWABLE_FULL, explore, growable_filter, model, race,
+    sub_filters_allocated, with_fault,
 };
 
 /// Two threads insert new keys into a filter whose only sub-filter is
 /// full: both see it full, both try to grow, and exactly one sub-filter is
-/// added (G10). Both keys are found after the join (G11). Reached: the
-/// loser of the claim inserted into the full sub-filter while the winner
-/// was still allocating (the first sub-filter ends with 2 keys), and the
-/// loser saw the new one in time (it ends with 1).
+/// allocated and added (G10). Both keys are found after the join (G11).
+/// Reached: the loser of the claim inserted into the full sub-filter while
+/// the winner was still allocating (the first sub-filter ends with 2 keys),
+/// and the loser saw the new one in time (it ends with 1).
 #[test]
 fn threads_crossing_the_threshold_add_one_sub_filter() {
     explore(&[1, 2], || {
@@ -27,24 +28,29 @@ fn threads_crossing_the_threshold_add_one_sub_filter() {
             |f| f.insert_hash(GROWABLE_B),
         );
         assert_eq!((a, b), (Ok(true), Ok(true)));
+        assert!(
+            filter.contains_hash(GROWABLE_A) && filter.contains_hash(GROWABLE_B),
+            "a key inserted during growth was lost"
+        );
         assert_eq!(
             filter.sub_filters(),
             2,
             "a crossing added other than one sub-filter"
         );
-        assert!(
-            filter.contains_hash(GROWABLE_A) && filter.contains_hash(GROWABLE_B),
-            "a key inserted during growth was lost"
+        assert_eq!(
+            sub_filters_allocated(&filter),
+            1,
+            "two threads allocated a sub-filter"
         );
         filter.sub_filter_stats()[0].inserted
     });
 }
 
-/// The growth claim taken with a load and a write: both threads claim,
-/// both publish, and the second publication drops the first's sub-filter
-/// with the key in it.
+/// The growth claim taken with a load and a write: both threads claim and
+/// both allocate a sub-filter (the publication's compare-and-swap still
+/// keeps one, so no key is lost; the cost is the wasted allocation).
 #[test]
-#[should_panic(expected = "a key inserted during growth was lost")]
+#[should_panic(expected = "two threads allocated a sub-filter")]
 fn split_growth_claim_is_caught() {
     with_fault(Fault::SplitGrowthClaim, || {
         model(|| {
@@ -55,6 +61,70 @@ fn split_growth_claim_is_caught() {
             );
             assert!(
                 filter.contains_hash(GROWABLE_A) && filter.contains_hash(GROWABLE_B),
+                "a key inserted during growth was lost"
+            );
+            assert_eq!(
+                sub_filters_allocated(&filter),
+                1,
+                "two threads allocated a sub-filter"
+            );
+        });
+    });
+}
+
+/// One thread claims the growth of the full first sub-filter (capacity 1,
+/// fill limit 2) while the other inserts two keys: the first into the full
+/// sub-filter (it is below its fill limit), the second, at the limit,
+/// without waiting for the claimant: it allocates a successor itself and
+/// publishes it by compare-and-swap (G14). Whichever publication wins,
+/// the other's sub-filter is dropped unseen, every key is found, and the
+/// chain is the schedule's (capacities 1, 2, 4). Reached: the claimant
+/// alone allocated, and both it and the overtaking thread did.
+#[test]
+fn a_stalled_grower_is_overtaken() {
+    explore(&[1, 2], || {
+        let (filter, a, (b, c)) = race(
+            growable_filter(None),
+            |f| f.insert_hash(GROWABLE_A),
+            |f| (f.insert_hash(GROWABLE_B), f.insert_hash(GROWABLE_C)),
+        );
+        assert_eq!((a, b, c), (Ok(true), Ok(true), Ok(true)));
+        assert!(
+            [GROWABLE_FULL, GROWABLE_A, GROWABLE_B, GROWABLE_C]
+                .iter()
+                .all(|&k| filter.contains_hash(k)),
+            "a key inserted during growth was lost"
+        );
+        let stats = filter.sub_filter_stats();
+        assert!(
+            stats
+                .iter()
+                .map(|s| s.capacity)
+                .eq([1, 2, 4].into_iter().take(stats.len())),
+            "{stats:?}"
+        );
+        assert!(stats[0].inserted <= 2, "past the fill limit: {stats:?}");
+        sub_filters_allocated(&filter) - (stats.len() - 2)
+    });
+}
+
+/// The same race with each new sub-filter published by a plain store: the
+/// later publication replaces the earlier one's sub-filter, and the key
+/// inserted there is lost.
+#[test]
+#[should_panic(expected = "a key inserted during growth was lost")]
+fn publish_by_store_is_caught() {
+    with_fault(Fault::PublishByStore, || {
+        model(|| {
+            let (filter, _, _) = race(
+                growable_filter(None),
+                |f| f.insert_hash(GROWABLE_A),
+                |f| (f.insert_hash(GROWABLE_B), f.insert_hash(GROWABLE_C)),
+            );
+            assert!(
+                [GROWABLE_FULL, GROWABLE_A, GROWABLE_B, GROWABLE_C]
+                    .iter()
+                    .all(|&k| filter.contains_hash(k)),
                 "a key inserted during growth was lost"
             );
         });

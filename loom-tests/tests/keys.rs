@@ -2,10 +2,10 @@
 //! normal build (`cargo test --workspace`), not under loom.
 #![cfg(not(loom))]
 
-use atomic_bloom::Layout;
+use atomic_bloom::{AtomicBloom, Layout, WyBuildHasher};
 use loom_tests::{
-    CASES, COUNTING_A, COUNTING_B, GROWABLE_A, GROWABLE_B, GROWABLE_FULL, counting_filter,
-    growable_filter, words,
+    CASES, COUNTING_A, COUNTING_B, GROWABLE_A, GROWABLE_B, GROWABLE_C, GROWABLE_FULL,
+    counting_filter, growable_filter, sub_filters_allocated, words,
 };
 
 fn nonzero_words(v: &[u64]) -> Vec<usize> {
@@ -63,22 +63,54 @@ fn counting_keys_are_neighbours_in_one_word() {
     assert!(a.iter().all(|c| !b.contains(c)), "{a:?} {b:?}");
 }
 
+/// Each of `GROWABLE_A`, `GROWABLE_B` and `GROWABLE_C` has, in each of the
+/// first three sub-filters' sizings, a bit that none of the other three
+/// keys (with `GROWABLE_FULL`) has: each is new in any sub-filter holding
+/// any set of the others.
 #[test]
-fn growable_keys_are_new_in_either_order() {
-    for (first, second) in [(GROWABLE_A, GROWABLE_B), (GROWABLE_B, GROWABLE_A)] {
-        let filter = growable_filter(None);
-        assert_eq!(filter.sub_filters(), 1);
-        assert!(!filter.contains_hash(first) && !filter.contains_hash(second));
-        assert_eq!(filter.insert_hash(first), Ok(true));
-        assert_eq!(
-            filter.sub_filters(),
-            2,
-            "the first sub-filter holds one key"
-        );
-        assert!(!filter.contains_hash(second));
-        assert_eq!(filter.insert_hash(second), Ok(true));
-        assert!(filter.contains_hash(GROWABLE_FULL));
+fn growable_keys_each_have_a_bit_of_their_own() {
+    let grown = growable_filter(None);
+    let mut key = 100;
+    while grown.sub_filters() < 3 {
+        grown.insert_hash(key).unwrap();
+        key += 1;
     }
+    let all = [GROWABLE_FULL, GROWABLE_A, GROWABLE_B, GROWABLE_C];
+    for stats in &grown.sub_filter_stats()[..3] {
+        let bits = |key: u64| {
+            let f = AtomicBloom::with_sizing(stats.sizing, WyBuildHasher::default()).unwrap();
+            f.insert_hash(key);
+            words(&f)
+        };
+        for key in [GROWABLE_A, GROWABLE_B, GROWABLE_C] {
+            let others = all
+                .iter()
+                .filter(|&&k| k != key)
+                .map(|&k| bits(k))
+                .fold(vec![0u64; bits(key).len()], |acc, w| {
+                    acc.iter().zip(&w).map(|(a, b)| a | b).collect()
+                });
+            assert!(
+                bits(key).iter().zip(&others).any(|(k, o)| k & !o != 0),
+                "key {key} has no bit of its own at {stats:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn growable_filter_grows_after_its_first_key_and_counts_allocations() {
+    let filter = growable_filter(None);
+    assert_eq!(filter.sub_filters(), 1);
+    assert_eq!(sub_filters_allocated(&filter), 0);
+    assert_eq!(filter.insert_hash(GROWABLE_A), Ok(true));
+    assert_eq!(
+        filter.sub_filters(),
+        2,
+        "the first sub-filter holds one key"
+    );
+    assert_eq!(sub_filters_allocated(&filter), 1);
+    assert_eq!(filter.sub_filter_stats()[0].fill_limit, 2);
     // One 64-byte line per sub-filter: a limit of 64 bytes stops growth.
     let limited = growable_filter(Some(64));
     assert!(limited.insert_hash(GROWABLE_A).is_err());

@@ -15,7 +15,7 @@
 //!   rate bound however many keys arrive, how it grows without a lock, its
 //!   limits.
 //! - [`memory_ordering`]: the concurrency contract, guarantee by guarantee
-//!   (G1-G13), why the ordering of each is enough, and the loom model that
+//!   (G1-G14), why the ordering of each is enough, and the loom model that
 //!   checks it.
 //! - [`format`](mod@format): the file format byte by byte, and how readers validate it
 //!   before they allocate or believe it.
