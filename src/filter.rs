@@ -7,6 +7,7 @@
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::error::{BuildError, IncompatibleError};
 use crate::hasher::WyBuildHasher;
+use crate::hints::Access;
 use crate::key::Bytes;
 use crate::layout::Layout;
 use crate::probe::{Probe, with_probe};
@@ -514,6 +515,15 @@ impl<S> AtomicBloom<S> {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).contains(&self.bits))
+    }
+
+    /// Asks the CPU to start loading the lines a key with this hash
+    /// touches, for `access`: a hint, changing timing only. The growable
+    /// filter asks for every sub-filter's lines before probing any, so that
+    /// their misses overlap.
+    #[inline]
+    pub(crate) fn prefetch_hash(&self, hash: u64, access: Access) {
+        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).prefetch(&self.bits, access))
     }
 
     /// Removes every key. Keys inserted before the call began are gone when

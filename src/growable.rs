@@ -9,6 +9,7 @@ use crate::chain::{Chain, Growth, Node};
 use crate::error::{BuildError, GrowthError};
 use crate::filter::AtomicBloom;
 use crate::hasher::WyBuildHasher;
+use crate::hints::Access;
 use crate::layout::Layout;
 use crate::sizing::{Sizing, hash_floor};
 use crate::sync::{AtomicU64, Ordering::Relaxed};
@@ -66,9 +67,6 @@ pub(crate) fn fill_limit(capacity: u64) -> u64 {
 /// ```
 pub struct AtomicGrowableBloom<S = WyBuildHasher> {
     chain: Chain<SubFilter<S>>,
-    /// Every sub-filter's sizing, computed when the filter is built so that
-    /// growth only allocates: `config.max_sub_filters` of them.
-    sizings: Box<[Result<Sizing, BuildError>]>,
     hasher: S,
     config: Config,
 }
@@ -263,8 +261,7 @@ impl<S: BuildHasher + Clone> GrowableBuilder<S> {
     /// ```
     pub fn build(self) -> Result<AtomicGrowableBloom<S>, BuildError> {
         let config = self.config()?;
-        let sizings = config.sizings();
-        let sizing = sizings[0].clone()?;
+        let sizing = config.sizing(0)?;
         let needed = array_bytes(&sizing);
         if needed > config.memory_limit {
             return Err(BuildError::MemoryLimitTooSmall {
@@ -276,7 +273,6 @@ impl<S: BuildHasher + Clone> GrowableBuilder<S> {
         let first = SubFilter::from_parts(first, config.initial_capacity, 0);
         Ok(AtomicGrowableBloom {
             chain: Chain::new(first),
-            sizings,
             hasher: self.hasher,
             config,
         })
@@ -307,23 +303,15 @@ impl Config {
 
     /// How many sub-filters these parameters allow: the deepest whose
     /// capacity fits and whose rate is above the hash floor of its fill
-    /// limit (no sizing can go below it), at most [`MAX_SUB_FILTERS`].
+    /// limit (no sizing can go below it), at most [`MAX_SUB_FILTERS`]. At
+    /// least 1: if the first cannot be sized either, building it says why.
     fn deepest(&self) -> u32 {
-        (0..MAX_SUB_FILTERS)
+        (1..MAX_SUB_FILTERS)
             .find(|&depth| {
                 let items = self.sized_for(depth);
                 items.is_none_or(|items| self.rate(depth) <= hash_floor(items))
             })
             .unwrap_or(MAX_SUB_FILTERS)
-    }
-
-    /// Every sub-filter's sizing, from the first to the deepest allowed:
-    /// one model search per sub-filter, the costly part of building with
-    /// the blocked layouts' exact model.
-    fn sizings(&self) -> Box<[Result<Sizing, BuildError>]> {
-        (0..self.max_sub_filters)
-            .map(|depth| self.sizing(depth))
-            .collect()
     }
 
     /// The keys sub-filter `depth` is sized for, its [`fill_limit`], if
@@ -340,6 +328,18 @@ impl Config {
             max_bits: crate::MAX_BITS,
         })?;
         Sizing::for_rate(self.layout, items, self.rate(depth))
+    }
+}
+
+/// Asks for the lines a key touches in every sub-filter from `newest` back,
+/// before any is probed: a query of an absent key probes them all, and
+/// asked one after another each waits for the last one's miss. `newest`
+/// for `access` (an insert writes there), the older ones for reading.
+#[inline]
+fn prefetch<S>(newest: &Node<SubFilter<S>>, hash: u64, access: Access) {
+    newest.value().filter.prefetch_hash(hash, access);
+    for node in newest.older() {
+        node.value().filter.prefetch_hash(hash, Access::Read);
     }
 }
 
@@ -454,6 +454,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     /// [`AtomicBloom::insert_hash`].
     pub fn insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
         let mut newest = self.chain.newest();
+        prefetch(newest, hash, Access::Write);
         loop {
             if newest.older().any(|n| n.value().filter.contains_hash(hash)) {
                 return Ok(false);
@@ -506,7 +507,10 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
             sub_filter: depth,
             source,
         };
-        let sizing = self.sizings[depth as usize].clone().map_err(grow_error)?;
+        // A model search: microseconds for `Standard`, up to a few hundred
+        // for the blocked layouts, paid by the thread that grows (inserts
+        // racing it meanwhile fill the full sub-filter up to its limit).
+        let sizing = self.config.sizing(depth).map_err(grow_error)?;
         let needed = array_bytes(&sizing);
         let in_use: u64 = from.and_older().map(|n| n.value().memory_bytes()).sum();
         if in_use.saturating_add(needed) > self.config.memory_limit {
@@ -588,8 +592,10 @@ impl<S> AtomicGrowableBloom<S> {
     /// Whether a key with this 64-bit hash may have been inserted.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        self.chain
-            .iter()
+        let newest = self.chain.newest();
+        prefetch(newest, hash, Access::Read);
+        newest
+            .and_older()
             .any(|n| n.value().filter.contains_hash(hash))
     }
 
@@ -748,7 +754,6 @@ impl<S> AtomicGrowableBloom<S> {
         let first = subs.next()?;
         Some(AtomicGrowableBloom {
             chain: Chain::from_values(first, subs),
-            sizings: config.sizings(),
             hasher,
             config,
         })

@@ -1,18 +1,20 @@
-//! A million mutated and forged inputs to the readers of both filter
-//! kinds: they never panic, never allocate beyond what the input holds,
+//! A million mutated and forged inputs to the readers of every filter
+//! kind: they never panic, never allocate beyond what the input holds,
 //! and return either an error or exactly the filter the bytes describe.
 //!
 //! The process's allocator is capped (`cap`) around each read: from a byte
 //! slice the reader may allocate at most the input's length plus 256 bytes
-//! (the bit array's alignment padding); from a stream, three times the
-//! input (the buffer, grown as bytes arrive, and then the filter). A read
+//! (the bit array's alignment padding), and for a growable filter
+//! [`GROWABLE_OVERHEAD`] (each of at most 64 sub-filters' padding, node and
+//! record); from a stream, three times the input more (the buffer, grown
+//! as bytes arrive, and then the filter). A read
 //! that asked for more would fail: the bit array with `AllocationFailed`,
 //! which is asserted never to happen, any other allocation by aborting the
 //! test. This file holds a single test so no other test allocates meanwhile.
 
 mod common;
 
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout, ReadError};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, Layout, ReadError};
 use cap::Cap;
 use proptest::prelude::RngExt;
 use proptest::test_runner::{RngAlgorithm, TestRng};
@@ -25,6 +27,11 @@ static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
 fn capped<T>(budget: usize, read: impl FnOnce() -> T) -> T {
     common::capped(&ALLOCATOR, budget, read)
 }
+
+/// Heap a growable filter's reader may take beyond its input: per
+/// sub-filter (at most 64) the bit array's padding and the chain's node,
+/// and the list of where the records start.
+const GROWABLE_OVERHEAD: usize = 64 * 512 + 4096;
 
 /// Values a forger would put in a header field.
 const EDGES: [u64; 10] = [
@@ -76,7 +83,27 @@ fn mutate(rng: &mut TestRng, original: &[u8]) -> (Vec<u8>, bool) {
                 (40, 1),
                 (41, 7),
             ];
-            let (at, width) = fields[rng.random_range(0..fields.len())];
+            // A growable file's parameters and first record.
+            let growable = [
+                (48, 8),
+                (56, 8),
+                (64, 8),
+                (72, 8),
+                (80, 8),
+                (88, 4),
+                (92, 4),
+                (96, 8),
+                (104, 8),
+                (112, 8),
+                (120, 4),
+                (124, 4),
+            ];
+            let is_growable = original[8] == 2 && original[40] == 2;
+            let (at, width) = if is_growable && rng.random_range(0..2u8) == 0 {
+                growable[rng.random_range(0..growable.len())]
+            } else {
+                fields[rng.random_range(0..fields.len())]
+            };
             bytes[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
             common::reseal(&mut bytes);
             resealed = true;
@@ -106,6 +133,7 @@ fn mutate(rng: &mut TestRng, original: &[u8]) -> (Vec<u8>, bool) {
 enum Original {
     Plain(AtomicBloom),
     Counting(AtomicCountingBloom),
+    Growable(AtomicGrowableBloom),
 }
 
 fn originals() -> Vec<Original> {
@@ -125,7 +153,18 @@ fn originals() -> Vec<Original> {
         }
         Original::Counting(f)
     });
-    plain.chain(counting).collect()
+    // Four sub-filters, and one (read back, it can still grow).
+    let growable =
+        [(Layout::Blocked, 20, 200), (Layout::Standard, 100, 50)].map(|(layout, n0, n)| {
+            let f = AtomicGrowableBloom::builder(n0, 0.01)
+                .layout(layout)
+                .seed(5)
+                .build()
+                .unwrap();
+            f.insert_batch(0..n as u64).unwrap();
+            Original::Growable(f)
+        });
+    plain.chain(counting).chain(growable).collect()
 }
 
 /// What reading a mutated input gave.
@@ -133,6 +172,36 @@ enum Outcome {
     Rejected,
     Accepted,
 }
+
+/// One filter kind's readers and writer, and the heap its reader may take
+/// beyond the input.
+struct Reader<F> {
+    from_bytes: fn(&[u8]) -> Result<F, ReadError>,
+    read_from: fn(&[u8]) -> Result<F, ReadError>,
+    to_bytes: fn(&F) -> Vec<u8>,
+    overhead: usize,
+}
+
+const PLAIN: Reader<AtomicBloom> = Reader {
+    from_bytes: AtomicBloom::from_bytes,
+    read_from: |b| AtomicBloom::read_from(b),
+    to_bytes: |f| f.to_bytes().unwrap(),
+    overhead: 256,
+};
+
+const COUNTING: Reader<AtomicCountingBloom> = Reader {
+    from_bytes: AtomicCountingBloom::from_bytes,
+    read_from: |b| AtomicCountingBloom::read_from(b),
+    to_bytes: |f| f.to_bytes().unwrap(),
+    overhead: 256,
+};
+
+const GROWABLE: Reader<AtomicGrowableBloom> = Reader {
+    from_bytes: AtomicGrowableBloom::from_bytes,
+    read_from: |b| AtomicGrowableBloom::read_from(b),
+    to_bytes: |f| f.to_bytes().unwrap(),
+    overhead: GROWABLE_OVERHEAD,
+};
 
 /// Reads `input` with the slice reader of `F` (and, for one input in
 /// sixteen, the stream reader) under the allocation caps, and checks the
@@ -142,13 +211,17 @@ fn judge<F: PartialEq + std::fmt::Debug>(
     input: &[u8],
     resealed: bool,
     (original, encoded): (&F, &[u8]),
-    from_bytes: fn(&[u8]) -> Result<F, ReadError>,
-    read_from: fn(&[u8]) -> Result<F, ReadError>,
-    to_bytes: fn(&F) -> Vec<u8>,
+    reader: Reader<F>,
 ) -> Outcome {
-    let result = capped(input.len() + 256, || from_bytes(input));
+    let Reader {
+        from_bytes,
+        read_from,
+        to_bytes,
+        overhead,
+    } = reader;
+    let result = capped(input.len() + overhead, || from_bytes(input));
     if n.is_multiple_of(16) {
-        let streamed = capped(3 * input.len() + 256, || read_from(input));
+        let streamed = capped(3 * input.len() + overhead, || read_from(input));
         assert_eq!(
             streamed.is_ok(),
             result.is_ok(),
@@ -187,6 +260,7 @@ fn a_million_hostile_inputs() {
         .map(|f| match f {
             Original::Plain(f) => f.to_bytes().unwrap(),
             Original::Counting(f) => f.to_bytes().unwrap(),
+            Original::Growable(f) => f.to_bytes().unwrap(),
         })
         .collect();
     // The cap bites: a valid filter given too small a budget fails.
@@ -199,34 +273,21 @@ fn a_million_hostile_inputs() {
     let mut rng = TestRng::deterministic_rng(RngAlgorithm::XorShift);
     let (mut rejected, mut accepted) = (0usize, 0usize);
     let mut counting_accepted = 0usize;
+    let mut growable_accepted = 0usize;
     for n in 0..INPUTS {
         let which = rng.random_range(0..originals.len());
         let (input, resealed) = mutate(&mut rng, &encoded[which]);
         let outcome = match &originals[which] {
-            Original::Plain(f) => judge(
-                n,
-                &input,
-                resealed,
-                (f, &encoded[which]),
-                AtomicBloom::from_bytes,
-                |b| AtomicBloom::read_from(b),
-                |f| f.to_bytes().unwrap(),
-            ),
-            Original::Counting(f) => judge(
-                n,
-                &input,
-                resealed,
-                (f, &encoded[which]),
-                AtomicCountingBloom::from_bytes,
-                |b| AtomicCountingBloom::read_from(b),
-                |f| f.to_bytes().unwrap(),
-            ),
+            Original::Plain(f) => judge(n, &input, resealed, (f, &encoded[which]), PLAIN),
+            Original::Counting(f) => judge(n, &input, resealed, (f, &encoded[which]), COUNTING),
+            Original::Growable(f) => judge(n, &input, resealed, (f, &encoded[which]), GROWABLE),
         };
         match outcome {
             Outcome::Rejected => rejected += 1,
             Outcome::Accepted => {
                 accepted += 1;
                 counting_accepted += usize::from(matches!(originals[which], Original::Counting(_)));
+                growable_accepted += usize::from(matches!(originals[which], Original::Growable(_)));
             }
         }
     }
@@ -238,5 +299,9 @@ fn a_million_hostile_inputs() {
     assert!(
         counting_accepted > INPUTS / 40,
         "only {counting_accepted} counting files accepted"
+    );
+    assert!(
+        growable_accepted > INPUTS / 200,
+        "only {growable_accepted} growable files accepted"
     );
 }

@@ -352,6 +352,26 @@ pub fn fastbloom(items: usize, fpp: f64) -> fastbloom::AtomicBloomFilter<WyBuild
         .expected_items(items)
 }
 
+/// growable-bloom-filter 2's scalable filter (one `Vec` of sub-filters,
+/// grown through `&mut self`), behind the `RwLock` a shared one needs:
+/// queries take the read lock, inserts the write lock.
+pub type RwLockGrowable = RwLock<GrowableBloom>;
+
+pub use growable_bloom_filter::GrowableBloom;
+
+/// growable-bloom-filter 2's filter on the growable filter's default
+/// schedule: sub-filter `i` holds `initial · 2^i` keys at
+/// `p (1 - r) r^i`, so that both promise `p` (it hashes with its own
+/// stable hasher; the schedule is what can be matched).
+pub fn growable_peer(initial: usize, p: f64, r: f64) -> GrowableBloom {
+    growable_bloom_filter::GrowableBloomBuilder::new()
+        .estimated_insertions(initial)
+        .desired_error_ratio(p * (1.0 - r))
+        .growth_factor(2)
+        .tightening_ratio(r)
+        .build()
+}
+
 /// The physical-limit probes: an atomic array of the filter's size, and
 /// the least work any filter does per key on it.
 pub struct Probe {

@@ -4,8 +4,7 @@ use crate::filter_file::Filter;
 use crate::keys::Inputs;
 use crate::{keys, output};
 use anyhow::{Context, Result};
-use atomic_bloom::{AtomicBloom, Layout};
-use rayon::prelude::*;
+use atomic_bloom::{AtomicBloom, AtomicGrowableBloom, Layout};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -19,12 +18,13 @@ pub struct Args {
     /// (written as a stream), or `-` for stdout.
     #[arg(short, long)]
     output: PathBuf,
-    /// Target false-positive rate at the expected number of keys, in (0, 1).
+    /// Target false-positive rate at the expected number of keys (with
+    /// `--growable`: however many keys come), in (0, 1).
     #[arg(long, default_value_t = 0.01)]
     fpp: f64,
     /// Keys the filter is sized for; by default the input's keys are counted
     /// first (stdin and pipes are copied to a temporary file to do so).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "growable")]
     expected: Option<usize>,
     /// Where each key's bits go: standard, blocked, word or sectorized.
     #[arg(long, default_value_t = Layout::default())]
@@ -35,57 +35,109 @@ pub struct Args {
     /// Build a counting filter, from which `remove` can take keys again:
     /// a 4-bit counter per bit, four times the size of a plain filter, with
     /// the same false-positive rate.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "growable")]
     counting: bool,
+    /// Build a growable filter: a chain of sub-filters, each twice the
+    /// keys of the one before at half its rate, that keeps the
+    /// false-positive rate below --fpp however many keys arrive. The input
+    /// is read once and never counted first. Costs a few more bits per key
+    /// than a filter sized for the count, and queries probe every sub-filter.
+    #[arg(long)]
+    growable: bool,
+    /// With --growable: keys the first sub-filter holds.
+    #[arg(long, requires = "growable", default_value_t = 1000)]
+    initial_capacity: usize,
+    /// With --growable: the most bytes the sub-filters may take. A build
+    /// that needs more stops with an error and writes nothing.
+    #[arg(long, requires = "growable")]
+    memory_limit: Option<u64>,
 }
 
 pub fn run(args: Args) -> Result<()> {
     let start = Instant::now();
     let mut inputs = Inputs::new(&args.inputs);
-    let expected = match args.expected {
-        Some(n) => n,
-        None => usize::try_from(inputs.count_keys()?)
-            .unwrap_or(usize::MAX)
-            .max(1),
+    // The keys a fixed-size filter is sized for; none for a growable one,
+    // whose input is read once.
+    let expected = match (args.growable, args.expected) {
+        (true, _) => None,
+        (false, Some(n)) => Some(n),
+        (false, None) => Some(
+            usize::try_from(inputs.count_keys()?)
+                .unwrap_or(usize::MAX)
+                .max(1),
+        ),
     };
-    let builder = AtomicBloom::builder()
-        .capacity(expected, args.fpp)
-        .layout(args.layout)
-        .seed(args.seed);
-    let filter = if args.counting {
-        builder.build_counting().map(Filter::Counting)
-    } else {
-        builder.build().map(Filter::Plain)
+    let filter = match expected {
+        None => {
+            let mut builder = AtomicGrowableBloom::builder(args.initial_capacity, args.fpp)
+                .layout(args.layout)
+                .seed(args.seed);
+            if let Some(limit) = args.memory_limit {
+                builder = builder.memory_limit(limit);
+            }
+            builder.build().map(Filter::Growable)
+        }
+        Some(expected) => {
+            let builder = AtomicBloom::builder()
+                .capacity(expected, args.fpp)
+                .layout(args.layout)
+                .seed(args.seed);
+            if args.counting {
+                builder.build_counting().map(Filter::Counting)
+            } else {
+                builder.build().map(Filter::Plain)
+            }
+        }
     }
     .context("invalid filter parameters")?;
     let bar = keys::progress(inputs.total_bytes(), "inserting");
     let mut new = 0;
     let read = inputs.for_each_chunk(&bar, |chunk| {
-        new += match &filter {
-            Filter::Plain(f) => f.par_insert(chunk.par_iter()),
-            Filter::Counting(f) => f.par_insert(chunk.par_iter()),
-        };
+        // A key the filter cannot take (a growable filter's limit) stops
+        // the build before anything is written: a filter missing keys is
+        // never saved.
+        new += filter.par_insert(chunk).with_context(|| {
+            format!(
+                "the filter cannot take every key, so nothing was written to {}",
+                args.output.display()
+            )
+        })?;
         Ok(())
-    })?;
+    });
     bar.finish_and_clear();
+    let read = read?;
     output::save(&filter, &args.output)?;
+    let took = format!(
+        "{:.1} s{}",
+        start.elapsed().as_secs_f64(),
+        describe_peak_memory()
+    );
+    let output = args.output.display();
     let (kind, sizing, estimated_false_positive_rate) = match &filter {
         Filter::Plain(f) => ("", f.sizing(), f.estimated_false_positive_rate()),
         Filter::Counting(f) => ("counting, ", f.sizing(), f.estimated_false_positive_rate()),
+        Filter::Growable(f) => {
+            eprintln!(
+                "built {output}: {read} keys read, {new} new; growable, {} layout, {} sub-filters, \
+                 {} bytes ({:.2} bits per new key); false-positive rate bound now {:.3e}; {took}",
+                f.layout(),
+                f.sub_filters(),
+                f.memory_bytes(),
+                f.memory_bytes() as f64 * 8.0 / new.max(1) as f64,
+                f.false_positive_rate_bound(),
+            );
+            return Ok(());
+        }
     };
+    let expected = expected.unwrap_or(1);
     eprintln!(
-        "built {}: {read} keys read, {new} new; {kind}{} layout, {} {} ({:.2} per expected key), k = {}; \
-         estimated false-positive rate now {estimated_false_positive_rate:.3e}; {:.1} s{}",
-        args.output.display(),
+        "built {output}: {read} keys read, {new} new; {kind}{} layout, {} {} ({:.2} per expected key), k = {}; \
+         estimated false-positive rate now {estimated_false_positive_rate:.3e}; {took}",
         sizing.layout(),
         sizing.num_bits(),
         if args.counting { "counters" } else { "bits" },
         sizing.num_bits() as f64 / expected as f64,
         sizing.num_hashes(),
-        start.elapsed().as_secs_f64(),
-        peak_memory()
-            .map(|kib| format!(", peak memory {} MiB", kib / 1024))
-            .unwrap_or_default(),
     );
     if new > expected {
         // `new` counts distinct keys (less the false positives), so the
@@ -93,11 +145,19 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!(
             "atomic-bloom: warning: over capacity: {new} distinct keys, more than the {expected} \
              the filter was sized for (--expected); its estimated false-positive rate is \
-             {estimated_false_positive_rate:.3e} against the target {}; rebuild with --expected {new} or more",
+             {estimated_false_positive_rate:.3e} against the target {}; rebuild with --expected {new} or more, \
+             or with --growable",
             args.fpp
         );
     }
     Ok(())
+}
+
+/// `, peak memory N MiB`, where the platform tells.
+fn describe_peak_memory() -> String {
+    peak_memory()
+        .map(|kib| format!(", peak memory {} MiB", kib / 1024))
+        .unwrap_or_default()
 }
 
 /// The process's peak resident memory in KiB (Linux `VmHWM`).

@@ -1,8 +1,11 @@
-//! Filter files of either kind: a plain filter (`build`) or a counting
-//! filter (`build --counting`), told apart by the file's header.
+//! Filter files of every kind: a plain filter (`build`), a counting filter
+//! (`build --counting`) or a growable one (`build --growable`), told apart
+//! by the file's header.
 
 use anyhow::{Context, Result, bail};
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind};
+use atomic_bloom::{
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, FilterKind, GrowthError,
+};
 use std::io::{self, Read, Write};
 use std::path::Path;
 
@@ -10,10 +13,11 @@ use std::path::Path;
 pub enum Filter {
     Plain(AtomicBloom),
     Counting(AtomicCountingBloom),
+    Growable(AtomicGrowableBloom),
 }
 
 impl Filter {
-    /// Loads a file of either kind, naming the file in the error.
+    /// Loads a file of any kind, naming the file in the error.
     pub fn load(path: &Path) -> Result<Filter> {
         let context = || format!("cannot load {}", path.display());
         let mut start = Vec::with_capacity(48);
@@ -22,6 +26,7 @@ impl Filter {
             .with_context(context)?;
         let filter = match FilterKind::of_header(&start).with_context(context)? {
             FilterKind::Counting => AtomicCountingBloom::load(path).map(Filter::Counting),
+            FilterKind::Growable => AtomicGrowableBloom::load(path).map(Filter::Growable),
             _ => AtomicBloom::load(path).map(Filter::Plain),
         };
         filter.with_context(context)
@@ -29,13 +34,26 @@ impl Filter {
 
     /// Loads a plain filter file; `what` says what needs one.
     pub fn load_plain(path: &Path, what: &str) -> Result<AtomicBloom> {
-        match Filter::load(path)? {
-            Filter::Plain(filter) => Ok(filter),
-            Filter::Counting(_) => bail!(
-                "{} holds a counting filter; {what} takes plain filters",
-                path.display()
-            ),
-        }
+        let kind = match Filter::load(path)? {
+            Filter::Plain(filter) => return Ok(filter),
+            Filter::Counting(_) => "counting",
+            Filter::Growable(_) => "growable",
+        };
+        bail!(
+            "{} holds a {kind} filter; {what} takes plain filters",
+            path.display()
+        )
+    }
+
+    /// Inserts the keys on every core; returns how many were new. An error
+    /// only from a growable filter at a limit, when some keys may not have
+    /// been inserted.
+    pub fn par_insert(&self, keys: &[crate::keys::Key<'_>]) -> Result<usize, GrowthError> {
+        Ok(match self {
+            Filter::Plain(f) => f.par_insert(keys),
+            Filter::Counting(f) => f.par_insert(keys),
+            Filter::Growable(f) => f.par_insert(keys)?,
+        })
     }
 
     /// Which keys may be present, in order, on every core.
@@ -43,6 +61,7 @@ impl Filter {
         match self {
             Filter::Plain(f) => f.par_contains(keys),
             Filter::Counting(f) => f.par_contains(keys),
+            Filter::Growable(f) => f.par_contains(keys),
         }
     }
 
@@ -51,6 +70,7 @@ impl Filter {
         match self {
             Filter::Plain(f) => f.write_to(out),
             Filter::Counting(f) => f.write_to(out),
+            Filter::Growable(f) => f.write_to(out),
         }
     }
 }

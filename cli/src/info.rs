@@ -2,8 +2,8 @@
 
 use crate::filter_file::Filter;
 use anyhow::Result;
-use atomic_bloom::FilterKind;
-use std::path::PathBuf;
+use atomic_bloom::{AtomicGrowableBloom, FilterKind};
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,12 +24,17 @@ pub fn run(args: Args) -> Result<()> {
     let (kind, sizing, hasher) = match &filter {
         Filter::Plain(f) => (FilterKind::Bloom, f.sizing(), f.hasher()),
         Filter::Counting(f) => (FilterKind::Counting, f.sizing(), f.hasher()),
+        Filter::Growable(f) => {
+            describe_growable(&args.filter, f);
+            return Ok(());
+        }
     };
     println!("file:               {}", args.filter.display());
     println!("format version:     {}", kind.format_version());
-    match &filter {
-        Filter::Plain(_) => println!("kind:               plain"),
-        Filter::Counting(_) => println!("kind:               counting (4-bit counters)"),
+    if kind == FilterKind::Counting {
+        println!("kind:               counting (4-bit counters)");
+    } else {
+        println!("kind:               plain");
     }
     println!("layout:             {}", sizing.layout());
     let (fill, len, rate) = match &filter {
@@ -62,6 +67,7 @@ pub fn run(args: Args) -> Result<()> {
             );
             (fill, f.estimated_len(), f.estimated_false_positive_rate())
         }
+        Filter::Growable(_) => unreachable!("described by `describe_growable` above"),
     };
     println!("estimated keys:     {}", describe_len(len));
     println!("estimated fpr:      {rate:.3e}");
@@ -80,6 +86,63 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `info` of a growable filter: its parameters, then one line per
+/// sub-filter, oldest first.
+fn describe_growable(path: &Path, f: &AtomicGrowableBloom) {
+    let stats = f.sub_filter_stats();
+    println!("file:               {}", path.display());
+    println!(
+        "format version:     {}",
+        FilterKind::Growable.format_version()
+    );
+    println!(
+        "kind:               growable ({} of at most {} sub-filters)",
+        stats.len(),
+        f.max_sub_filters()
+    );
+    println!("layout:             {}", f.layout());
+    println!("hasher:             wyhash, seed {}", f.hasher().seed());
+    println!("target fpr:         {}", f.false_positive_rate());
+    println!("initial capacity:   {} keys", f.initial_capacity());
+    println!(
+        "growth:             each sub-filter {}x the keys of the one before, at {}x its rate",
+        f.growth_factor(),
+        f.tightening_ratio()
+    );
+    match f.memory_limit() {
+        Some(limit) => println!(
+            "memory:             {} bytes, limit {limit}",
+            f.memory_bytes()
+        ),
+        None => println!("memory:             {} bytes, no limit", f.memory_bytes()),
+    }
+    println!("estimated keys:     about {} keys", f.estimated_len());
+    println!("fpr bound:          {:.3e}", f.false_positive_rate_bound());
+    println!("sub-filters:");
+    println!(
+        "  {:>3} {:>14} {:>14} {:>14} {:>16} {:>3} {:>10}",
+        "#", "capacity", "fill limit", "inserted", "bits", "k", "rate"
+    );
+    for (i, s) in stats.iter().enumerate() {
+        println!(
+            "  {i:>3} {:>14} {:>14} {:>14} {:>16} {:>3} {:>10.3e}",
+            s.capacity,
+            s.fill_limit,
+            s.inserted,
+            s.sizing.num_bits(),
+            s.sizing.num_hashes(),
+            s.false_positive_rate
+        );
+    }
+    let newest = stats.last();
+    if stats.len() as u32 == f.max_sub_filters() && newest.is_some_and(|s| s.inserted >= s.capacity)
+    {
+        println!(
+            "capacity:           FULL: the last sub-filter the filter may have is full; new keys are refused"
+        );
+    }
 }
 
 /// The estimated number of keys, or why there is none.

@@ -34,12 +34,18 @@ pub struct Args {
 /// the filter's rate) is removed, taking counts from other keys, so the
 /// input should list only keys that were inserted.
 pub fn run(args: Args) -> Result<()> {
-    let Filter::Counting(filter) = Filter::load(&args.filter)? else {
-        bail!(
-            "{} holds a plain filter, whose keys cannot be removed; build a counting \
+    let filter = match Filter::load(&args.filter)? {
+        Filter::Counting(filter) => filter,
+        other => bail!(
+            "{} holds a {} filter, whose keys cannot be removed; build a counting \
              filter with `build --counting`",
-            args.filter.display()
-        );
+            args.filter.display(),
+            if matches!(other, Filter::Growable(_)) {
+                "growable"
+            } else {
+                "plain"
+            }
+        ),
     };
     let inputs = Inputs::new(&args.inputs);
     let bar = keys::progress(inputs.total_bytes(), "removing");

@@ -62,10 +62,12 @@
 //! already past that check go in too: one per other thread inserting at
 //! that moment. That is the whole overfill: a sub-filter holds at most its
 //! fill limit plus one key per other thread, and the rate bound holds up to
-//! the fill limit. Every sizing is computed when the filter is built (a
-//! model search per sub-filter), so growth only allocates (a zeroed
-//! `calloc`, which maps fresh pages without touching them) and the fill
-//! limit is rarely reached.
+//! the fill limit. Growth sizes the new sub-filter (a model search:
+//! microseconds for `Standard`, up to a few hundred for the blocked
+//! layouts) and allocates it (a zeroed `calloc`, which maps fresh pages
+//! without touching them). Sizing at growth rather than for every depth
+//! when the filter is built or read keeps building and loading cheap; the
+//! fill limit bounds what the search costs in overfill.
 //!
 //! Measured with a winner stalled for a second (a hasher whose clone
 //! sleeps, as growth clones the hasher into the new sub-filter) while

@@ -42,7 +42,8 @@
 //! 50 µs for the slowest.
 //!
 //! `bench --counting` runs the counting filter's comparison instead
-//! (`counting.rs`), with the same measurement machinery.
+//! (`counting.rs`), and `bench --growable` the growable filter's
+//! (`growable.rs`), with the same measurement machinery.
 
 /// The comparison is fixed so runs compare; `--counting` picks the
 /// counting filter's instead of the plain filter's.
@@ -52,11 +53,18 @@ pub struct Args {
     /// Mutex-wrapped counting filter and with the plain `AtomicBloom`:
     /// insert, remove and contains, per key and in bulk, 1 and 2 threads,
     /// 1M and 100M keys (about 1.5 GB of memory).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "growable")]
     counting: bool,
+    /// Compare the growable filter (`AtomicGrowableBloom`) with an
+    /// `AtomicBloom` pre-sized for the final count and with
+    /// growable-bloom-filter behind an `RwLock`: insert and contains, per
+    /// key, 1 and 2 threads, 1M and 10M keys.
+    #[arg(long)]
+    growable: bool,
 }
 
 mod counting;
+mod growable;
 
 use crate::load::{MAX_OTHERS_SHARE, Sample};
 use atomic_bloom::{AtomicBloom, Layout};
@@ -608,6 +616,9 @@ fn conclude(
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.counting {
         return counting::run();
+    }
+    if args.growable {
+        return growable::run();
     }
     let started = Instant::now();
     let first = Sample::now();

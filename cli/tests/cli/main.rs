@@ -181,6 +181,102 @@ fn every_layout_builds_and_finds_its_keys() {
 /// keys removed (checked by default: keys reported absent are left alone),
 /// `info` showing its counters, and plain and counting files each refused
 /// where they do not fit.
+/// `build --growable` reads input of unknown length once (stdin here),
+/// grows as it goes, and finds every key; `info` lists the sub-filters; a
+/// memory limit the keys need more than stops the build with nothing
+/// written; the commands that need another kind name this one.
+#[test]
+fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: String = (0..50_000).map(|i| format!("g-{i}\n")).collect();
+    let filter = dir.path().join("g.bloom");
+    let out = run_with_stdin(
+        &[
+            "build",
+            "--growable",
+            "--initial-capacity",
+            "1000",
+            "-o",
+            s(&filter),
+        ],
+        keys.as_bytes(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("50000 keys read")
+            && err.contains("growable")
+            && err.contains("6 sub-filters"),
+        "{err}"
+    );
+    let bytes = std::fs::read(&filter).unwrap();
+    assert_eq!((bytes[8], bytes[40]), (2, 2), "version 2, growable kind");
+    let out = run_with_stdin(&["query", "--quiet", s(&filter)], keys.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "a key went missing");
+    let absent: String = (0..10_000).map(|i| format!("never-{i}\n")).collect();
+    let out = run_with_stdin(&["query", "--present", s(&filter)], absent.as_bytes());
+    let false_positives = stdout(&out).lines().count();
+    assert!(
+        false_positives < 100,
+        "{false_positives} of 10 000 at p = 1%"
+    );
+
+    let out = run(&["info", s(&filter)]);
+    let info = stdout(&out);
+    assert!(out.status.success(), "{info}");
+    assert!(info.contains("growable (6 of at most"), "{info}");
+    // One row per sub-filter, capacities 1000 to 32 000.
+    let rows: Vec<Vec<&str>> = info
+        .lines()
+        .skip_while(|l| !l.starts_with("sub-filters:"))
+        .skip(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let capacities: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    assert_eq!(
+        capacities,
+        ["1000", "2000", "4000", "8000", "16000", "32000"]
+    );
+    // Fill limit 1032; inserted: the capacity, and what raced its growth.
+    assert_eq!(rows[0][2], "1032", "{info}");
+    let inserted: u64 = rows[0][3].parse().unwrap();
+    assert!((1000..=1033).contains(&inserted), "{info}");
+
+    // 100 kB holds the first sub-filters, not 50 000 keys: nothing written.
+    let limited = dir.path().join("limited.bloom");
+    let out = run_with_stdin(
+        &[
+            "build",
+            "--growable",
+            "--memory-limit",
+            "100000",
+            "-o",
+            s(&limited),
+        ],
+        keys.as_bytes(),
+    );
+    assert_fails(
+        &out,
+        "the filter cannot take every key, so nothing was written",
+    );
+    assert_fails(&out, "memory limit of 100000");
+    assert!(!limited.exists());
+
+    let out = run(&["remove", s(&filter), s(&filter)]);
+    assert_fails(
+        &out,
+        "holds a growable filter, whose keys cannot be removed",
+    );
+    let out = run(&["merge", s(&filter), s(&filter), "-o", s(&limited)]);
+    assert_fails(&out, "holds a growable filter; merge takes plain filters");
+    let out = run(&["build", "--growable", "--fpp", "1e-300", "-o", s(&limited)]);
+    assert_fails(&out, "invalid filter parameters");
+    // --expected sizes a fixed filter; with --growable it is refused.
+    let out = run(&["build", "--growable", "--expected", "5", "-o", s(&limited)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}
+
 #[test]
 fn counting_filters_build_query_remove_and_describe() {
     let dir = tempfile::tempdir().unwrap();
