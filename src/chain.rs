@@ -107,8 +107,8 @@ pub(crate) enum Growth<E> {
     /// Another thread has claimed the node it was asked to grow from: it is
     /// adding (or has added) the successor.
     Taken,
-    /// This call built a node, but another thread published a successor
-    /// first; the node was dropped unseen.
+    /// Another thread published a successor first; the node this call
+    /// built, if any, was dropped unseen.
     Lost,
     /// Building the new value failed (the claim, if this call took it, is
     /// open again).
@@ -187,12 +187,16 @@ impl<T> Chain<T> {
     /// Adds a node after `from` without taking its claim: for a caller
     /// that will not wait any longer for the claimant (see the module
     /// docs). Any number of threads may build a value at once; one node is
-    /// published and the others are [`Growth::Lost`].
+    /// published and the others are [`Growth::Lost`]. [`Growth::Lost`] at
+    /// once, building nothing, if `from` already has a successor.
     pub(crate) fn grow_unclaimed<E>(
         &self,
         from: &Node<T>,
         make: impl FnOnce(&Node<T>) -> Result<T, E>,
     ) -> Growth<E> {
+        if !std::ptr::eq(self.newest(), from) {
+            return Growth::Lost;
+        }
         match make(from) {
             Ok(value) => self.publish(from, value),
             Err(error) => Growth::Failed(error),
@@ -407,6 +411,26 @@ mod tests {
             Growth::Grown
         ));
         assert_eq!(*chain.newest().value(), "b");
+    }
+
+    #[test]
+    fn an_unclaimed_growth_publishes_past_a_claim_and_never_from_an_old_node() {
+        let chain = Chain::new(1);
+        let first = chain.newest();
+        // A claimant that never finishes: its claim is taken.
+        assert!(first.take_claim());
+        assert!(matches!(
+            chain.grow_unclaimed(first, |_| Ok::<_, ()>(2)),
+            Growth::Grown
+        ));
+        // `first` has a successor now: nothing is built.
+        let mut built = false;
+        let again = chain.grow_unclaimed(first, |_| {
+            built = true;
+            Ok::<_, ()>(3)
+        });
+        assert!(matches!(again, Growth::Lost) && !built);
+        assert_eq!(chain.iter().map(|n| *n.value()).collect::<Vec<_>>(), [2, 1]);
     }
 
     #[test]

@@ -36,7 +36,7 @@ const OVERFILL_SHARE: u64 = 32;
 /// The keys a sub-filter of `capacity` is sized for, and past which
 /// inserts no longer wait for its successor: `capacity` and
 /// `ceil(capacity / 32)` more.
-pub(crate) fn fill_limit(capacity: u64) -> u64 {
+fn fill_limit(capacity: u64) -> u64 {
     capacity.saturating_add(capacity.div_ceil(OVERFILL_SHARE))
 }
 
@@ -76,9 +76,6 @@ pub(crate) struct SubFilter<S> {
     filter: AtomicBloom<S>,
     /// New keys after which it grows.
     capacity: u64,
-    /// [`fill_limit`] of `capacity`: past it, inserts add the successor
-    /// themselves rather than wait for the thread that claimed the growth.
-    fill_limit: u64,
     /// Inserts into `filter` that reported the key new.
     inserted: AtomicU64,
 }
@@ -348,7 +345,6 @@ impl<S> SubFilter<S> {
         SubFilter {
             filter,
             capacity,
-            fill_limit: fill_limit(capacity),
             inserted: AtomicU64::new(inserted),
         }
     }
@@ -467,7 +463,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
                     return Ok(false);
                 }
                 let make = |from: &Node<SubFilter<S>>| self.next_sub_filter(from);
-                let growth = if inserted < sub.fill_limit {
+                let growth = if inserted < fill_limit(sub.capacity) {
                     self.chain.grow(newest, make)
                 } else {
                     // The claimant has let the sub-filter fill to its limit:
@@ -715,7 +711,7 @@ impl<S> AtomicGrowableBloom<S> {
                 let sub = n.value();
                 SubFilterStats {
                     capacity: sub.capacity,
-                    fill_limit: sub.fill_limit,
+                    fill_limit: fill_limit(sub.capacity),
                     inserted: sub.inserted(),
                     false_positive_rate: self.config.rate(n.depth() as u32),
                     sizing: sub.filter.sizing(),

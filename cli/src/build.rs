@@ -129,6 +129,8 @@ pub fn run(args: Args) -> Result<()> {
             return Ok(());
         }
     };
+    // A fixed-size filter always has its expected count (`None` was the
+    // growable one, described above).
     let expected = expected.unwrap_or(1);
     eprintln!(
         "built {output}: {read} keys read, {new} new; {kind}{} layout, {} {} ({:.2} per expected key), k = {}; \

@@ -32,6 +32,15 @@ impl Filter {
         filter.with_context(context)
     }
 
+    /// The kind the file holds.
+    pub fn kind(&self) -> FilterKind {
+        match self {
+            Filter::Plain(_) => FilterKind::Bloom,
+            Filter::Counting(_) => FilterKind::Counting,
+            Filter::Growable(_) => FilterKind::Growable,
+        }
+    }
+
     /// Loads a plain filter file; `what` says what needs one.
     pub fn load_plain(path: &Path, what: &str) -> Result<AtomicBloom> {
         let kind = match Filter::load(path)? {

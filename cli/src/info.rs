@@ -2,8 +2,8 @@
 
 use crate::filter_file::Filter;
 use anyhow::Result;
-use atomic_bloom::{AtomicGrowableBloom, FilterKind};
-use std::path::{Path, PathBuf};
+use atomic_bloom::AtomicGrowableBloom;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -21,37 +21,28 @@ pub const FULLEST_AT_CAPACITY: f64 = 0.56;
 
 pub fn run(args: Args) -> Result<()> {
     let filter = Filter::load(&args.filter)?;
-    let (kind, sizing, hasher) = match &filter {
-        Filter::Plain(f) => (FilterKind::Bloom, f.sizing(), f.hasher()),
-        Filter::Counting(f) => (FilterKind::Counting, f.sizing(), f.hasher()),
-        Filter::Growable(f) => {
-            describe_growable(&args.filter, f);
-            return Ok(());
-        }
-    };
     println!("file:               {}", args.filter.display());
-    println!("format version:     {}", kind.format_version());
-    if kind == FilterKind::Counting {
-        println!("kind:               counting (4-bit counters)");
-    } else {
-        println!("kind:               plain");
-    }
-    println!("layout:             {}", sizing.layout());
-    let (fill, len, rate) = match &filter {
+    println!("format version:     {}", filter.kind().format_version());
+    let (fill, len, rate, cells) = match &filter {
         Filter::Plain(f) => {
+            println!("kind:               plain");
+            println!("layout:             {}", f.layout());
             println!("bits (m):           {}", f.num_bits());
             println!("hashes per key (k): {}", f.num_hashes());
-            println!("hasher:             wyhash, seed {}", hasher.seed());
+            println!("hasher:             wyhash, seed {}", f.hasher().seed());
             println!("memory:             {} bytes", f.memory_bytes());
             let ones = f.par_count_ones();
             let fill = ones as f64 / f.num_bits() as f64;
             println!("bits set:           {ones} ({:.2}%)", 100.0 * fill);
-            (fill, f.estimated_len(), f.estimated_false_positive_rate())
+            let (len, rate) = (f.estimated_len(), f.estimated_false_positive_rate());
+            (fill, len, rate, "bits")
         }
         Filter::Counting(f) => {
+            println!("kind:               counting (4-bit counters)");
+            println!("layout:             {}", f.layout());
             println!("counters (m):       {}", f.num_counters());
             println!("counters per key:   {}", f.num_hashes());
-            println!("hasher:             wyhash, seed {}", hasher.seed());
+            println!("hasher:             wyhash, seed {}", f.hasher().seed());
             println!("memory:             {} bytes", f.memory_bytes());
             let ones = f.nonzero_counters();
             let fill = ones as f64 / f.num_counters() as f64;
@@ -65,9 +56,13 @@ pub fn run(args: Args) -> Result<()> {
                     ""
                 }
             );
-            (fill, f.estimated_len(), f.estimated_false_positive_rate())
+            let (len, rate) = (f.estimated_len(), f.estimated_false_positive_rate());
+            (fill, len, rate, "counters")
         }
-        Filter::Growable(_) => unreachable!("described by `describe_growable` above"),
+        Filter::Growable(f) => {
+            describe_growable(f);
+            return Ok(());
+        }
     };
     println!("estimated keys:     {}", describe_len(len));
     println!("estimated fpr:      {rate:.3e}");
@@ -77,26 +72,17 @@ pub fn run(args: Args) -> Result<()> {
              false-positive rate of 0.1 or below has at its expected keys ({:.0}%); rebuild it with a \
              larger --expected",
             100.0 * fill,
-            if kind == FilterKind::Counting {
-                "counters"
-            } else {
-                "bits"
-            },
+            cells,
             100.0 * FULLEST_AT_CAPACITY
         );
     }
     Ok(())
 }
 
-/// `info` of a growable filter: its parameters, then one line per
-/// sub-filter, oldest first.
-fn describe_growable(path: &Path, f: &AtomicGrowableBloom) {
+/// `info` of a growable filter after the file's name and version: its
+/// parameters, then one line per sub-filter, oldest first.
+fn describe_growable(f: &AtomicGrowableBloom) {
     let stats = f.sub_filter_stats();
-    println!("file:               {}", path.display());
-    println!(
-        "format version:     {}",
-        FilterKind::Growable.format_version()
-    );
     println!(
         "kind:               growable ({} of at most {} sub-filters)",
         stats.len(),

@@ -15,13 +15,11 @@
 //! per-key inserts and queries are measured as pairs; the rest are
 //! quotients of rows.
 
-use super::{Ratio, Table, Work, conclude, paired, ratio, report, two_threads};
+use super::{FPP, Ratio, Table, Work, conclude, paired, ratio, report, two_threads};
 use crate::load::Sample;
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{MutexCounting, PlainCounting};
 use std::time::Instant;
-
-const FPP: f64 = 0.01;
 
 const C_INSERT_1T: &str = "counting insert, per key, 1 thread";
 const C_INSERT_2T: &str = "counting insert, per key, 2 threads";

@@ -15,18 +15,15 @@
 //! against the pre-sized filter and the `RwLock` are measured as pairs;
 //! the rest are quotients of rows.
 
-use super::{Ratio, Table, Work, conclude, paired, ratio, report, two_threads};
+use super::{ABSENT, FPP, Ratio, Table, Work, conclude, paired, ratio, report, two_threads};
 use crate::load::Sample;
 use atomic_bloom::{AtomicBloom, AtomicGrowableBloom, Layout};
 use baselines::{GrowableBloom, RwLockGrowable, growable_peer};
 use std::sync::RwLock;
 use std::time::Instant;
 
-const FPP: f64 = 0.01;
 const INITIAL: usize = 1000;
 const TIGHTENING: f64 = 0.5;
-/// Keys that were never inserted start here.
-const ABSENT: u64 = 1 << 48;
 /// Queries per query row.
 const QUERIES: u64 = 1_000_000;
 
