@@ -2,7 +2,8 @@
 
 ``BloomFilter`` answers "have I seen this key?" with no false negatives and
 a false-positive rate chosen at construction; ``CountingBloomFilter`` can
-also remove keys. Both are the Rust library ``atomic-bloom``: bits in 64-bit
+also remove keys; ``GrowableBloomFilter`` needs no key count and grows as
+keys arrive. All are the Rust library ``atomic-bloom``: bits in 64-bit
 atomic words, so threads add and query one filter at once without a lock,
 and the bulk methods (``add_many``, ``update``, ``contains_many``) release
 the GIL while they insert or look up, so Python threads run them in
@@ -28,6 +29,8 @@ from atomic_bloom._atomic_bloom import (
     BloomFilter,
     CorruptFilterError,
     CountingBloomFilter,
+    FilterFullError,
+    GrowableBloomFilter,
     IncompatibleFilterError,
     key_hash,
     load,
@@ -38,6 +41,8 @@ __all__ = [
     "BloomFilter",
     "CorruptFilterError",
     "CountingBloomFilter",
+    "FilterFullError",
+    "GrowableBloomFilter",
     "IncompatibleFilterError",
     "key_hash",
     "load",

@@ -1,7 +1,7 @@
 """Type stubs of the extension module (Rust, PyO3)."""
 
 import os
-from typing import Iterable, List, Literal, Optional, Union
+from typing import Dict, Iterable, List, Literal, Optional, Union
 
 from typing_extensions import Self, TypeAlias
 
@@ -19,14 +19,17 @@ FORMAT_VERSION: int
 class CorruptFilterError(ValueError):
     """The bytes or file are not a valid saved filter of the class reading them."""
 
+class FilterFullError(Exception):
+    """A growable filter may not grow to take a new key (a limit); the key was not added."""
+
 class IncompatibleFilterError(ValueError):
     """Two filters cannot be combined: sizes, hashes, layouts or seeds differ."""
 
 def key_hash(key: Key, seed: int = 0) -> int:
     """The 64-bit hash of ``key`` under ``seed``, as filters compute it."""
 
-def load(path: StrPath) -> Union[BloomFilter, CountingBloomFilter]:
-    """Reads a filter file of either kind, as its header says."""
+def load(path: StrPath) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter]:
+    """Reads a filter file of any kind, as its header says."""
 
 class BloomFilter:
     """A Bloom filter that many threads share without a lock.
@@ -138,4 +141,71 @@ class CountingBloomFilter:
     def to_bytes(self) -> bytes: ...
     @classmethod
     def from_bytes(cls, data: BytesLike) -> CountingBloomFilter: ...
+    def __reduce__(self) -> tuple: ...
+
+class GrowableBloomFilter:
+    """A Bloom filter that grows as keys arrive: no need to know how many.
+
+    Starts with room for ``initial_capacity`` keys and adds sub-filters,
+    each ``growth_factor`` times larger and ``tightening_ratio`` times
+    tighter, so the compound rate stays below ``false_positive_rate``.
+    ``add`` of a new key raises ``FilterFullError`` once ``max_sub_filters``
+    or ``memory_limit`` would be passed. No ``clear()``: build a new one.
+    """
+
+    def __init__(
+        self,
+        initial_capacity: int = 1000,
+        false_positive_rate: float = 0.01,
+        *,
+        growth_factor: float = 2.0,
+        tightening_ratio: float = 0.5,
+        layout: Layout = "blocked",
+        seed: int = 0,
+        max_sub_filters: Optional[int] = None,
+        memory_limit: Optional[int] = None,
+    ) -> None: ...
+    def add(self, key: Key) -> bool:
+        """Adds ``key``; returns whether it was new; raises ``FilterFullError``."""
+    def __contains__(self, key: Key) -> bool: ...
+    def add_many(self, keys: Iterable[Key]) -> int:
+        """Adds every key in order; on ``FilterFullError`` the keys before the failing one are in."""
+    def update(self, *iterables: Iterable[Key]) -> None: ...
+    def contains_many(self, keys: Iterable[Key]) -> List[bool]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def copy(self) -> GrowableBloomFilter: ...
+    def __copy__(self) -> GrowableBloomFilter: ...
+    def __deepcopy__(self, memo: object) -> GrowableBloomFilter: ...
+    def estimated_len(self) -> int:
+        """How many keys were added (the adds reported new)."""
+    def false_positive_rate_bound(self) -> float:
+        """The compound false-positive rate at the current counts."""
+    def sub_filter_stats(self) -> List[Dict[str, Union[int, float]]]:
+        """Each sub-filter, oldest first: capacity, fill_limit, inserted, num_bits, num_hashes, false_positive_rate."""
+    @property
+    def num_sub_filters(self) -> int: ...
+    @property
+    def initial_capacity(self) -> int: ...
+    @property
+    def false_positive_rate(self) -> float: ...
+    @property
+    def growth_factor(self) -> float: ...
+    @property
+    def tightening_ratio(self) -> float: ...
+    @property
+    def max_sub_filters(self) -> int: ...
+    @property
+    def memory_limit(self) -> Optional[int]: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def save(self, path: StrPath) -> None: ...
+    @classmethod
+    def load(cls, path: StrPath) -> GrowableBloomFilter: ...
+    def to_bytes(self) -> bytes: ...
+    @classmethod
+    def from_bytes(cls, data: BytesLike) -> GrowableBloomFilter: ...
     def __reduce__(self) -> tuple: ...

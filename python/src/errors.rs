@@ -8,12 +8,14 @@
 //! | any other `ReadError`: the bytes are not a valid filter | `CorruptFilterError`, a `ValueError` |
 //! | `ReadError::WrongKind` | `CorruptFilterError`, naming the class that reads the file |
 //! | `IncompatibleError` | `IncompatibleFilterError`, a `ValueError` |
+//! | `GrowthError` (a limit reached) | `FilterFullError` |
+//! | `GrowthError::SubFilter` from `BuildError::AllocationFailed` | `MemoryError` |
 //!
 //! Each keeps the library's message, which says what to change.
 
-use atomic_bloom::{BuildError, FilterKind, IncompatibleError, ReadError};
+use atomic_bloom::{BuildError, FilterKind, GrowthError, IncompatibleError, ReadError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::exceptions::{PyException, PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -32,11 +34,21 @@ create_exception!(
     "Two filters cannot be combined: their sizes, numbers of hashes, layouts or seeds differ."
 );
 
+create_exception!(
+    atomic_bloom,
+    FilterFullError,
+    PyException,
+    "A growable filter may not grow to take a new key: it has as many sub-filters as \
+     max_sub_filters allows, the next would pass memory_limit, or would be past the \
+     largest filter the format holds. The key was not added."
+);
+
 /// The Python class that reads filters of `kind`.
 pub fn class_name(kind: FilterKind) -> &'static str {
     match kind {
         FilterKind::Bloom => "BloomFilter",
         FilterKind::Counting => "CountingBloomFilter",
+        FilterKind::Growable => "GrowableBloomFilter",
         _ => "atomic_bloom.load",
     }
 }
@@ -55,14 +67,6 @@ pub fn read_error(err: ReadError) -> PyErr {
     match err {
         ReadError::Io(io) => io.into(),
         ReadError::AllocationFailed(err) => build_error(err),
-        // A valid file of a kind this package has no class for.
-        ReadError::WrongKind {
-            written: FilterKind::Growable,
-            ..
-        } => PyValueError::new_err(
-            "the data holds a growable Bloom filter, which the Python package does not read \
-             yet: read it with the Rust crate's AtomicGrowableBloom",
-        ),
         ReadError::WrongKind { written, reading } => CorruptFilterError::new_err(format!(
             "the data holds {written}, not {reading}: read it with {}.load or \
              {}.from_bytes, or with atomic_bloom.load",
@@ -76,4 +80,15 @@ pub fn read_error(err: ReadError) -> PyErr {
 /// `IncompatibleFilterError` with the library's reason.
 pub fn incompatible(err: IncompatibleError) -> PyErr {
     IncompatibleFilterError::new_err(err.to_string())
+}
+
+/// `FilterFullError` for a limit, `MemoryError` if the allocator refused.
+pub fn growth_error(err: GrowthError) -> PyErr {
+    match err {
+        GrowthError::SubFilter {
+            source: BuildError::AllocationFailed { .. },
+            ..
+        } => PyMemoryError::new_err(err.to_string()),
+        err => FilterFullError::new_err(err.to_string()),
+    }
 }

@@ -231,6 +231,17 @@ pub fn for_each_chunk<S: BuildHasher + Sync, T: Send>(
     hasher: &S,
     mut work: impl FnMut(&[u64]) -> T + Send,
 ) -> PyResult<Vec<T>> {
+    try_for_each_chunk(py, keys, hasher, |hashes| Ok(work(hashes)))
+}
+
+/// [`for_each_chunk`] for work that can fail: the first error stops it,
+/// before the next chunk's keys are taken from the iterable.
+pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
+    py: Python<'_>,
+    keys: &Bound<'_, PyAny>,
+    hasher: &S,
+    mut work: impl FnMut(&[u64]) -> PyResult<T> + Send,
+) -> PyResult<Vec<T>> {
     let mut iter = keys.try_iter()?;
     let mut chunk = HashChunk::new();
     let mut results = Vec::new();
@@ -243,6 +254,6 @@ pub fn for_each_chunk<S: BuildHasher + Sync, T: Send>(
             return Ok(results);
         }
         let chunk = &mut chunk;
-        results.push(py.detach(|| work(chunk.hash_deferred(hasher))));
+        results.push(py.detach(|| work(chunk.hash_deferred(hasher)))?);
     }
 }

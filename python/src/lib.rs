@@ -5,7 +5,7 @@
 //!
 //! - [`keys`]: which Python objects are keys, and how each is hashed so
 //!   that Python, Rust and the CLI agree;
-//! - [`bloom`], [`counting`]: the two filter classes;
+//! - [`bloom`], [`counting`], [`growable`]: the filter classes;
 //! - [`saved`]: saving, loading and pickling in the library's format;
 //! - [`params`], [`errors`]: parameters in, exceptions out.
 //!
@@ -17,6 +17,7 @@
 mod bloom;
 mod counting;
 mod errors;
+mod growable;
 mod keys;
 mod params;
 mod saved;
@@ -35,8 +36,9 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
     keys::hash_now(key.clone(), &WyBuildHasher::with_seed(seed))
 }
 
-/// Reads a filter file of either kind: a `BloomFilter` or a
-/// `CountingBloomFilter`, as the file's header says.
+/// Reads a filter file of any kind: a `BloomFilter`, a
+/// `CountingBloomFilter` or a `GrowableBloomFilter`, as the file's header
+/// says.
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
     let mut start = Vec::with_capacity(48);
@@ -46,6 +48,10 @@ fn load(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
     let kind = FilterKind::of_header(&start).map_err(errors::read_error)?;
     Ok(match kind {
         FilterKind::Counting => counting::CountingBloomFilter::load_path(py, path)?
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        FilterKind::Growable => growable::GrowableBloomFilter::load_path(py, path)?
             .into_pyobject(py)?
             .into_any()
             .unbind(),
@@ -61,10 +67,12 @@ fn _atomic_bloom(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<bloom::BloomFilter>()?;
     m.add_class::<counting::CountingBloomFilter>()?;
+    m.add_class::<growable::GrowableBloomFilter>()?;
     m.add(
         "CorruptFilterError",
         py.get_type::<errors::CorruptFilterError>(),
     )?;
+    m.add("FilterFullError", py.get_type::<errors::FilterFullError>())?;
     m.add(
         "IncompatibleFilterError",
         py.get_type::<errors::IncompatibleFilterError>(),

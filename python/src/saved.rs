@@ -1,6 +1,6 @@
 //! # Saving: the library's format, with the GIL released
 //!
-//! `save`, `load`, `to_bytes`, `from_bytes` and pickling of both classes
+//! `save`, `load`, `to_bytes`, `from_bytes` and pickling of every class
 //! go through here, in the library's validated format (its `docs::format`
 //! chapter), so a file written from Python is read by the CLI and by Rust
 //! and the other way round. Writing and checking a large filter is
@@ -9,7 +9,7 @@
 
 use crate::errors::{build_error, read_error};
 use crate::keys::Buffer;
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, BuildError, ReadError};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, BuildError, ReadError};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -43,7 +43,7 @@ macro_rules! saved {
     )*};
 }
 
-saved!(AtomicBloom, AtomicCountingBloom);
+saved!(AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom);
 
 /// The filter's bytes as a Python `bytes` object.
 pub fn to_bytes<'py, F: Saved>(py: Python<'py>, filter: &F) -> PyResult<Bound<'py, PyBytes>> {

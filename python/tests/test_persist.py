@@ -125,18 +125,6 @@ class TestBadData:
         with pytest.raises(CorruptFilterError, match="read it with BloomFilter"):
             CountingBloomFilter.from_bytes(BloomFilter(100).to_bytes())
 
-    def test_a_growable_filter_is_refused_as_not_yet_readable(self, golden):
-        path = golden / "v2-growable-blocked.abf"
-        for read in (
-            lambda: atomic_bloom.load(path),
-            lambda: BloomFilter.load(path),
-            lambda: BloomFilter.from_bytes(path.read_bytes()),
-        ):
-            with pytest.raises(ValueError, match="growable Bloom filter") as caught:
-                read()
-            # A valid file of another kind, not damaged data.
-            assert not isinstance(caught.value, CorruptFilterError)
-
     def test_non_bytes_are_type_errors(self):
         with pytest.raises(TypeError, match="bytes, bytearray or memoryview"):
             BloomFilter.from_bytes("a str")

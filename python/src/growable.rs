@@ -1,0 +1,301 @@
+//! # `GrowableBloomFilter`: the filter that needs no key count, for Python
+//!
+//! A `frozen` class around an `AtomicGrowableBloom` (a scalable Bloom
+//! filter: Almeida, Baquero, Preguiça and Hutchison, 2007), built like
+//! [`crate::bloom`]'s: `&self` methods, the GIL released per chunk in bulk
+//! calls, the library's format for saving and pickling.
+//!
+//! It has no `clear`: the library's takes `&mut self`, because dropping
+//! sub-filters while another thread reads them would free memory under
+//! it, and a frozen class shared between threads cannot prove it is alone.
+//! A new filter does the same job.
+
+use crate::errors::{build_error, growth_error, read_error};
+use crate::keys::{for_each_chunk, hash_now, try_for_each_chunk};
+use crate::params::{DEFAULT_LAYOUT, count, parse_layout, parse_seed, within};
+use crate::saved;
+use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
+use std::path::PathBuf;
+
+/// A Bloom filter that grows as keys arrive: no need to know how many.
+///
+/// It starts with room for `initial_capacity` keys and adds a sub-filter,
+/// each `growth_factor` times larger and with a rate `tightening_ratio`
+/// times tighter than the last, whenever the newest fills; the compound
+/// false-positive rate stays below `false_positive_rate` however many keys
+/// arrive. Threads share it without a lock, growth included. Adding a new
+/// key raises `FilterFullError` once `max_sub_filters` or `memory_limit`
+/// would be passed.
+///
+/// It has no `clear()`: clearing frees sub-filters that other threads may
+/// be reading, which a shared object cannot rule out. Build a new one.
+#[pyclass(module = "atomic_bloom", name = "GrowableBloomFilter", frozen)]
+pub struct GrowableBloomFilter {
+    inner: AtomicGrowableBloom,
+}
+
+impl GrowableBloomFilter {
+    pub(crate) fn load_path(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        saved::load(py, path).map(Self::wrap)
+    }
+
+    fn wrap(inner: AtomicGrowableBloom) -> Self {
+        GrowableBloomFilter { inner }
+    }
+}
+
+#[pymethods]
+impl GrowableBloomFilter {
+    #[new]
+    #[pyo3(signature = (
+        initial_capacity = 1000,
+        false_positive_rate = 0.01,
+        *,
+        growth_factor = 2.0,
+        tightening_ratio = 0.5,
+        layout = DEFAULT_LAYOUT,
+        seed = 0,
+        max_sub_filters = None,
+        memory_limit = None,
+    ))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments
+    fn new(
+        initial_capacity: i128,
+        false_positive_rate: f64,
+        growth_factor: f64,
+        tightening_ratio: f64,
+        layout: &str,
+        seed: i128,
+        max_sub_filters: Option<i128>,
+        memory_limit: Option<i128>,
+    ) -> PyResult<Self> {
+        let mut builder = AtomicGrowableBloom::builder(
+            count("initial_capacity", initial_capacity)?,
+            false_positive_rate,
+        )
+        .growth_factor(growth_factor)
+        .tightening_ratio(tightening_ratio)
+        .layout(parse_layout(layout)?)
+        .seed(parse_seed(seed)?);
+        if let Some(max) = max_sub_filters {
+            let max = within("max_sub_filters", max, 1, MAX_SUB_FILTERS.into())?;
+            builder = builder.max_sub_filters(max);
+        }
+        if let Some(limit) = memory_limit {
+            let limit = within("memory_limit", limit, 0, u64::MAX.into())?;
+            builder = builder.memory_limit(limit);
+        }
+        builder.build().map(Self::wrap).map_err(build_error)
+    }
+
+    /// Adds `key`; returns whether it was new. Raises `FilterFullError`
+    /// (the key not added) if it is new and the filter may not grow.
+    fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let hash = hash_now(key.clone(), self.inner.hasher())?;
+        self.inner.insert_hash(hash).map_err(growth_error)
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self
+            .inner
+            .contains_hash(hash_now(key.clone(), self.inner.hasher())?))
+    }
+
+    /// Adds every key of an iterable, in order, with the GIL released
+    /// while keys are hashed and inserted; returns how many were new. On
+    /// `FilterFullError` the keys before the one that did not fit are in.
+    fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let counts = try_for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+            hashes.iter().try_fold(0, |new, &hash| {
+                let was_new = self.inner.insert_hash(hash).map_err(growth_error)?;
+                Ok(new + usize::from(was_new))
+            })
+        })?;
+        Ok(counts.into_iter().sum())
+    }
+
+    /// Adds the keys of every iterable given, like `set.update`.
+    #[pyo3(signature = (*iterables))]
+    fn update(&self, py: Python<'_>, iterables: &Bound<'_, PyTuple>) -> PyResult<()> {
+        for keys in iterables {
+            self.add_many(py, &keys)?;
+        }
+        Ok(())
+    }
+
+    /// Whether each key of an iterable may be in the filter, in order,
+    /// with the GIL released while keys are hashed and looked up.
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+            hashes
+                .iter()
+                .map(|&hash| self.inner.contains_hash(hash))
+                .collect::<Vec<_>>()
+        })?;
+        PyList::new(py, answers.into_iter().flatten())
+    }
+
+    fn __eq__(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+
+    /// A copy with the same parameters, sub-filters and counts.
+    fn copy(&self, py: Python<'_>) -> PyResult<Self> {
+        // Through the format, as the library has no in-memory copy.
+        let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
+        let copy = py.detach(|| AtomicGrowableBloom::from_bytes(&bytes));
+        copy.map(Self::wrap).map_err(read_error)
+    }
+
+    fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
+        self.copy(py)
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
+        self.copy(py)
+    }
+
+    /// How many keys were added: the adds each sub-filter reported new.
+    fn estimated_len(&self) -> u64 {
+        self.inner.estimated_len()
+    }
+
+    /// The compound false-positive rate at the current counts: the sum of
+    /// the sub-filters' model rates. Below `false_positive_rate` unless a
+    /// limit made the newest sub-filter overfill.
+    fn false_positive_rate_bound(&self) -> f64 {
+        self.inner.false_positive_rate_bound()
+    }
+
+    /// Each sub-filter, oldest first, as a dict: `capacity` (new keys
+    /// after which it grows), `fill_limit` (new keys it is sized for),
+    /// `inserted`, `num_bits`, `num_hashes` and `false_positive_rate` (its
+    /// target at the fill limit).
+    fn sub_filter_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let rows = self.inner.sub_filter_stats().into_iter().map(|stats| {
+            let row = PyDict::new(py);
+            row.set_item("capacity", stats.capacity)?;
+            row.set_item("fill_limit", stats.fill_limit)?;
+            row.set_item("inserted", stats.inserted)?;
+            row.set_item("num_bits", stats.sizing.num_bits())?;
+            row.set_item("num_hashes", stats.sizing.num_hashes())?;
+            row.set_item("false_positive_rate", stats.false_positive_rate)?;
+            Ok(row)
+        });
+        PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)
+    }
+
+    /// How many sub-filters there are now.
+    #[getter]
+    fn num_sub_filters(&self) -> usize {
+        self.inner.sub_filters()
+    }
+
+    /// The first sub-filter's capacity.
+    #[getter]
+    fn initial_capacity(&self) -> u64 {
+        self.inner.initial_capacity()
+    }
+
+    /// The target rate: the compound rate stays below it.
+    #[getter]
+    fn false_positive_rate(&self) -> f64 {
+        self.inner.false_positive_rate()
+    }
+
+    /// How much larger each sub-filter is than the last.
+    #[getter]
+    fn growth_factor(&self) -> f64 {
+        self.inner.growth_factor()
+    }
+
+    /// How much tighter each sub-filter's rate is than the last's.
+    #[getter]
+    fn tightening_ratio(&self) -> f64 {
+        self.inner.tightening_ratio()
+    }
+
+    /// The most sub-filters it may have.
+    #[getter]
+    fn max_sub_filters(&self) -> u32 {
+        self.inner.max_sub_filters()
+    }
+
+    /// The bytes its sub-filters may take in all, or `None` for no limit.
+    #[getter]
+    fn memory_limit(&self) -> Option<u64> {
+        self.inner.memory_limit()
+    }
+
+    /// How bits are placed: "standard", "blocked", "word" or "sectorized".
+    #[getter]
+    fn layout(&self) -> &'static str {
+        self.inner.layout().name()
+    }
+
+    /// The hash seed.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.inner.hasher().seed()
+    }
+
+    /// Bytes of memory the sub-filters' bits take.
+    #[getter]
+    fn memory_bytes(&self) -> u64 {
+        self.inner.memory_bytes()
+    }
+
+    /// Writes the filter to `path` in the library's format, atomically.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        saved::save(py, &self.inner, path)
+    }
+
+    /// Reads a growable filter written by `save`, the CLI or Rust.
+    #[classmethod]
+    fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        Self::load_path(py, path)
+    }
+
+    /// The filter in the library's format.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        saved::to_bytes(py, &self.inner)
+    }
+
+    /// Reads a growable filter from `to_bytes`'s output (or a file's bytes).
+    #[classmethod]
+    fn from_bytes(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        saved::from_bytes(py, data).map(Self::wrap)
+    }
+
+    /// Pickles as `from_bytes(to_bytes())`: the validated format.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        Ok((from_bytes, (slf.get().to_bytes(slf.py())?,)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "GrowableBloomFilter(initial_capacity={}, false_positive_rate={}, growth_factor={}, \
+             tightening_ratio={}, layout={:?}, seed={}, num_sub_filters={})",
+            self.inner.initial_capacity(),
+            self.inner.false_positive_rate(),
+            self.inner.growth_factor(),
+            self.inner.tightening_ratio(),
+            self.inner.layout().name(),
+            self.inner.hasher().seed(),
+            self.inner.sub_filters()
+        )
+    }
+}
