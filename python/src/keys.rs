@@ -137,11 +137,12 @@ fn int_key(object: &Bound<'_, PyAny>) -> PyResult<u64> {
 ///
 /// Exact `str` is read in place, with no reference kept: the common key
 /// costs a type-pointer comparison, the UTF-8 view CPython caches, and
-/// the hash.
+/// the hash. (`to_cow` borrows that view; only a wheel built for 3.9,
+/// whose stable ABI cannot reach it, copies the UTF-8 out first.)
 #[inline]
 pub fn hash_now<S: BuildHasher>(object: Bound<'_, PyAny>, hasher: &S) -> PyResult<u64> {
     if let Ok(s) = object.cast_exact::<PyString>() {
-        return Ok(hasher.hash_one(Bytes(s.to_str()?.as_bytes())));
+        return Ok(hasher.hash_one(Bytes(s.to_cow()?.as_bytes())));
     }
     Ok(hasher.hash_one(Key::extract(object)?))
 }
@@ -186,7 +187,7 @@ impl HashChunk {
     fn push<S: BuildHasher>(&mut self, object: Bound<'_, PyAny>, hasher: &S) -> PyResult<()> {
         // The common key, an exact `str`, is type-tested and read once.
         if let Ok(s) = object.cast_exact::<PyString>() {
-            let utf8 = s.to_str()?;
+            let utf8 = s.to_cow()?;
             if utf8.len() <= DEFERRED_KEY_BYTES {
                 self.hashes.push(hasher.hash_one(Bytes(utf8.as_bytes())));
                 return Ok(());
