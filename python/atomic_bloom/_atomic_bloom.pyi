@@ -1,7 +1,7 @@
 """Type stubs of the extension module (Rust, PyO3)."""
 
 import os
-from typing import Dict, Iterable, List, Literal, Optional, Union
+from typing import Dict, Iterable, List, Literal, Optional, Union, final
 
 from typing_extensions import Self, TypeAlias
 
@@ -11,7 +11,21 @@ Key: TypeAlias = Union[str, bytes, bytearray, memoryview, int]
 
 BytesLike: TypeAlias = Union[bytes, bytearray, memoryview]
 Layout: TypeAlias = Literal["standard", "blocked", "word", "sectorized"]
+"""How bits are placed; None where a filter is built means the library's
+default, "blocked"."""
 StrPath: TypeAlias = Union[str, "os.PathLike[str]"]
+
+__all__ = [
+    "BloomFilter",
+    "CountingBloomFilter",
+    "GrowableBloomFilter",
+    "CorruptFilterError",
+    "FilterFullError",
+    "IncompatibleFilterError",
+    "key_hash",
+    "load",
+    "FORMAT_VERSION",
+]
 
 FORMAT_VERSION: int
 """The newest file-format version this build writes and reads."""
@@ -31,6 +45,7 @@ def key_hash(key: Key, seed: int = 0) -> int:
 def load(path: StrPath) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter]:
     """Reads a filter file of any kind, as its header says."""
 
+@final
 class BloomFilter:
     """A Bloom filter that many threads share without a lock.
 
@@ -39,28 +54,30 @@ class BloomFilter:
     ``MemoryError`` if the machine cannot hold the filter.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         expected_items: int,
         false_positive_rate: float = 0.01,
         *,
-        layout: Layout = "blocked",
+        layout: Optional[Layout] = None,
         seed: int = 0,
-    ) -> None: ...
+    ) -> Self: ...
     def add(self, key: Key) -> bool:
         """Adds ``key``; returns whether it was new."""
-    def __contains__(self, key: Key) -> bool: ...
+    def __contains__(self, key: Key, /) -> bool: ...
     def add_many(self, keys: Iterable[Key]) -> int:
         """Adds every key, with the GIL released while inserting; returns how many were new."""
     def update(self, *iterables: Iterable[Key]) -> None:
         """Adds the keys of every iterable given, like ``set.update``."""
     def contains_many(self, keys: Iterable[Key]) -> List[bool]:
         """Whether each key may be in the filter, in order."""
-    def __or__(self, other: BloomFilter) -> BloomFilter: ...
-    def __ior__(self, other: BloomFilter) -> Self: ...
-    def __and__(self, other: BloomFilter) -> BloomFilter: ...
-    def __iand__(self, other: BloomFilter) -> Self: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __or__(self, other: BloomFilter, /) -> BloomFilter: ...
+    def __ror__(self, other: BloomFilter, /) -> BloomFilter: ...
+    def __ior__(self, other: BloomFilter, /) -> Self: ...
+    def __and__(self, other: BloomFilter, /) -> BloomFilter: ...
+    def __rand__(self, other: BloomFilter, /) -> BloomFilter: ...
+    def __iand__(self, other: BloomFilter, /) -> Self: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def copy(self) -> BloomFilter:
         """A copy with the same parameters and bits."""
     def __copy__(self) -> BloomFilter: ...
@@ -93,29 +110,30 @@ class BloomFilter:
         """Reads ``to_bytes``'s output; raises ``CorruptFilterError``."""
     def __reduce__(self) -> tuple: ...
 
+@final
 class CountingBloomFilter:
     """A Bloom filter with 4-bit counters, so that keys can be removed."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         expected_items: int,
         false_positive_rate: float = 0.01,
         *,
-        layout: Layout = "blocked",
+        layout: Optional[Layout] = None,
         seed: int = 0,
-    ) -> None: ...
+    ) -> Self: ...
     def add(self, key: Key) -> bool:
         """Adds one occurrence of ``key``; returns whether it was absent before."""
     def remove(self, key: Key, *, checked: bool = True) -> bool:
         """Removes one occurrence of ``key``; returns whether it was removed."""
-    def __contains__(self, key: Key) -> bool: ...
+    def __contains__(self, key: Key, /) -> bool: ...
     def count(self, key: Key) -> int:
         """At most how many times ``key`` is present (15 means 15 or more)."""
     def add_many(self, keys: Iterable[Key]) -> int: ...
     def update(self, *iterables: Iterable[Key]) -> None: ...
     def remove_many(self, keys: Iterable[Key], *, checked: bool = True) -> int: ...
     def contains_many(self, keys: Iterable[Key]) -> List[bool]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def copy(self) -> CountingBloomFilter: ...
     def __copy__(self) -> CountingBloomFilter: ...
     def __deepcopy__(self, memo: object) -> CountingBloomFilter: ...
@@ -143,6 +161,7 @@ class CountingBloomFilter:
     def from_bytes(cls, data: BytesLike) -> CountingBloomFilter: ...
     def __reduce__(self) -> tuple: ...
 
+@final
 class GrowableBloomFilter:
     """A Bloom filter that grows as keys arrive: no need to know how many.
 
@@ -153,26 +172,26 @@ class GrowableBloomFilter:
     or ``memory_limit`` would be passed. No ``clear()``: build a new one.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         initial_capacity: int = 1000,
         false_positive_rate: float = 0.01,
         *,
         growth_factor: float = 2.0,
         tightening_ratio: float = 0.5,
-        layout: Layout = "blocked",
+        layout: Optional[Layout] = None,
         seed: int = 0,
         max_sub_filters: Optional[int] = None,
         memory_limit: Optional[int] = None,
-    ) -> None: ...
+    ) -> Self: ...
     def add(self, key: Key) -> bool:
         """Adds ``key``; returns whether it was new; raises ``FilterFullError``."""
-    def __contains__(self, key: Key) -> bool: ...
+    def __contains__(self, key: Key, /) -> bool: ...
     def add_many(self, keys: Iterable[Key]) -> int:
         """Adds every key in order; on ``FilterFullError`` the keys before the failing one are in."""
     def update(self, *iterables: Iterable[Key]) -> None: ...
     def contains_many(self, keys: Iterable[Key]) -> List[bool]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def copy(self) -> GrowableBloomFilter: ...
     def __copy__(self) -> GrowableBloomFilter: ...
     def __deepcopy__(self, memo: object) -> GrowableBloomFilter: ...

@@ -37,6 +37,8 @@ from atomic_bloom import BloomFilter
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import Column, DataFrame
 
+    from atomic_bloom._atomic_bloom import Layout
+
 __all__ = ["build_filter", "contains_udf", "prefilter"]
 
 
@@ -46,7 +48,7 @@ def build_filter(
     *,
     expected_items: Optional[int] = None,
     false_positive_rate: float = 0.01,
-    layout: str = "blocked",
+    layout: Optional[Layout] = None,
     seed: int = 0,
     depth: int = 2,
 ) -> BloomFilter:
@@ -65,17 +67,16 @@ def build_filter(
     values = df.select(key.alias("key")).where(F.col("key").isNotNull())
     if expected_items is None:
         expected_items = max(values.count(), 1)
-    params = dict(
-        expected_items=expected_items,
-        false_positive_rate=false_positive_rate,
-        layout=layout,
-        seed=seed,
-    )
+    items = expected_items
+
+    def new_filter() -> BloomFilter:
+        return BloomFilter(items, false_positive_rate, layout=layout, seed=seed)
+
     # Fail on the driver, with the library's message, not in every task.
-    empty = BloomFilter(**params)
+    empty = new_filter()
 
     def build_partition(rows: Iterable) -> Iterator[bytes]:
-        partition = BloomFilter(**params)
+        partition = new_filter()
         partition.add_many(row[0] for row in rows)
         yield partition.to_bytes()
 

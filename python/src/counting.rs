@@ -7,7 +7,7 @@
 use crate::bloom::BloomFilter;
 use crate::errors::{build_error, read_error};
 use crate::keys::{for_each_chunk, hash_now};
-use crate::params::{DEFAULT_LAYOUT, builder};
+use crate::params::builder;
 use crate::saved;
 use atomic_bloom::AtomicCountingBloom;
 use pyo3::prelude::*;
@@ -39,11 +39,11 @@ impl CountingBloomFilter {
 #[pymethods]
 impl CountingBloomFilter {
     #[new]
-    #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = DEFAULT_LAYOUT, seed = 0))]
+    #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
     fn new(
         expected_items: i128,
         false_positive_rate: f64,
-        layout: &str,
+        layout: Option<&str>,
         seed: i128,
     ) -> PyResult<Self> {
         builder(expected_items, false_positive_rate, layout, seed)?

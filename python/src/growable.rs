@@ -12,7 +12,7 @@
 
 use crate::errors::{build_error, growth_error, read_error};
 use crate::keys::{for_each_chunk, hash_now, try_for_each_chunk};
-use crate::params::{DEFAULT_LAYOUT, count, parse_layout, parse_seed, within};
+use crate::params::{count, parse_layout, parse_seed, within};
 use crate::saved;
 use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
 use pyo3::prelude::*;
@@ -55,7 +55,7 @@ impl GrowableBloomFilter {
         *,
         growth_factor = 2.0,
         tightening_ratio = 0.5,
-        layout = DEFAULT_LAYOUT,
+        layout = None,
         seed = 0,
         max_sub_filters = None,
         memory_limit = None,
@@ -66,7 +66,7 @@ impl GrowableBloomFilter {
         false_positive_rate: f64,
         growth_factor: f64,
         tightening_ratio: f64,
-        layout: &str,
+        layout: Option<&str>,
         seed: i128,
         max_sub_filters: Option<i128>,
         memory_limit: Option<i128>,

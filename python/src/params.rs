@@ -9,14 +9,11 @@ use atomic_bloom::{Builder, Layout};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-/// The layout a filter gets when none is named: the library's default.
-pub const DEFAULT_LAYOUT: &str = "blocked";
-
 /// A builder sized for `expected_items` at `false_positive_rate`.
 pub fn builder(
     expected_items: i128,
     false_positive_rate: f64,
-    layout: &str,
+    layout: Option<&str>,
     seed: i128,
 ) -> PyResult<Builder> {
     Ok(Builder::default()
@@ -61,9 +58,11 @@ pub fn parse_seed(seed: i128) -> PyResult<u64> {
     })
 }
 
-/// A layout by name: "standard", "blocked", "word" or "sectorized".
-pub fn parse_layout(layout: &str) -> PyResult<Layout> {
-    layout
-        .parse()
-        .map_err(|err| PyValueError::new_err(format!("{err}")))
+/// A layout by name: "standard", "blocked", "word" or "sectorized"; `None`
+/// for the library's default (`Layout::default()`, "blocked").
+pub fn parse_layout(layout: Option<&str>) -> PyResult<Layout> {
+    layout.map_or(Ok(Layout::default()), |name| {
+        name.parse()
+            .map_err(|err| PyValueError::new_err(format!("{err}")))
+    })
 }
