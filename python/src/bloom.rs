@@ -12,7 +12,7 @@ use crate::params::builder;
 use crate::saved;
 use atomic_bloom::AtomicBloom;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
+use pyo3::types::PyList;
 use std::path::PathBuf;
 
 /// A Bloom filter that many threads share without a lock.
@@ -39,8 +39,7 @@ impl BloomFilter {
     }
 }
 
-#[pymethods]
-impl BloomFilter {
+filter_methods!(BloomFilter, "a filter", {
     #[new]
     #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
     fn new(
@@ -62,12 +61,6 @@ impl BloomFilter {
             .insert_hash(hash_now(key.clone(), self.inner.hasher())?))
     }
 
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self
-            .inner
-            .contains_hash(hash_now(key.clone(), self.inner.hasher())?))
-    }
-
     /// Adds every key of an iterable, with the GIL released while keys are
     /// hashed and inserted; returns how many were new.
     fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -75,15 +68,6 @@ impl BloomFilter {
             self.inner.insert_hash_batch(hashes.iter().copied())
         })?;
         Ok(counts.into_iter().sum())
-    }
-
-    /// Adds the keys of every iterable given, like `set.update`.
-    #[pyo3(signature = (*iterables))]
-    fn update(&self, py: Python<'_>, iterables: &Bound<'_, PyTuple>) -> PyResult<()> {
-        for keys in iterables {
-            self.add_many(py, &keys)?;
-        }
-        Ok(())
     }
 
     /// Whether each key of an iterable may be in the filter, in order,
@@ -126,21 +110,9 @@ impl BloomFilter {
         self.inner.intersect(&other.inner).map_err(incompatible)
     }
 
-    fn __eq__(&self, other: &Self) -> bool {
-        self.inner == other.inner
-    }
-
     /// A copy with the same parameters and bits.
-    fn copy(&self) -> PyResult<Self> {
-        self.duplicate()
-    }
-
-    fn __copy__(&self) -> PyResult<Self> {
-        self.duplicate()
-    }
-
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.duplicate()
+    fn copy(&self, py: Python<'_>) -> PyResult<Self> {
+        py.detach(|| self.duplicate())
     }
 
     /// Removes every key.
@@ -171,57 +143,10 @@ impl BloomFilter {
         self.inner.num_hashes()
     }
 
-    /// How bits are placed: "standard", "blocked", "word" or "sectorized".
-    #[getter]
-    fn layout(&self) -> &'static str {
-        self.inner.layout().name()
-    }
-
-    /// The hash seed; filters combine only if their seeds are equal.
-    #[getter]
-    fn seed(&self) -> u64 {
-        self.inner.hasher().seed()
-    }
-
     /// Bytes of memory the bits take.
     #[getter]
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()
-    }
-
-    /// Writes the filter to `path` in the library's format, atomically.
-    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        saved::save(py, &self.inner, path)
-    }
-
-    /// Reads a filter written by `save`, the CLI or Rust.
-    #[classmethod]
-    fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        Self::load_path(py, path)
-    }
-
-    /// The filter in the library's format.
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        saved::to_bytes(py, &self.inner)
-    }
-
-    /// Reads a filter from `to_bytes`'s output (or a file's bytes).
-    #[classmethod]
-    fn from_bytes(
-        _cls: &Bound<'_, PyType>,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-    ) -> PyResult<Self> {
-        saved::from_bytes(py, data).map(Self::wrap)
-    }
-
-    /// Pickles as `from_bytes(to_bytes())`: the validated format.
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let py = slf.py();
-        let from_bytes = slf.get_type().getattr("from_bytes")?;
-        Ok((from_bytes, (slf.get().to_bytes(py)?,)))
     }
 
     fn __repr__(&self) -> String {
@@ -233,4 +158,4 @@ impl BloomFilter {
             self.inner.hasher().seed()
         )
     }
-}
+});

@@ -11,7 +11,7 @@ use crate::params::builder;
 use crate::saved;
 use atomic_bloom::AtomicCountingBloom;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
+use pyo3::types::PyList;
 use std::path::PathBuf;
 
 /// A Bloom filter with 4-bit counters, so that keys can be removed; many
@@ -36,8 +36,7 @@ impl CountingBloomFilter {
     }
 }
 
-#[pymethods]
-impl CountingBloomFilter {
+filter_methods!(CountingBloomFilter, "a counting filter", {
     #[new]
     #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
     fn new(
@@ -74,12 +73,6 @@ impl CountingBloomFilter {
         })
     }
 
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self
-            .inner
-            .contains_hash(hash_now(key.clone(), self.inner.hasher())?))
-    }
-
     /// At most how many times `key` was added and not removed: its smallest
     /// counter, 15 standing for 15 or more.
     fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u8> {
@@ -95,15 +88,6 @@ impl CountingBloomFilter {
             self.inner.insert_hash_batch(hashes.iter().copied())
         })?;
         Ok(counts.into_iter().sum())
-    }
-
-    /// Adds the keys of every iterable given, like `set.update`.
-    #[pyo3(signature = (*iterables))]
-    fn update(&self, py: Python<'_>, iterables: &Bound<'_, PyTuple>) -> PyResult<()> {
-        for keys in iterables {
-            self.add_many(py, &keys)?;
-        }
-        Ok(())
     }
 
     /// Removes one occurrence of every key of an iterable, in order, with
@@ -140,10 +124,6 @@ impl CountingBloomFilter {
         PyList::new(py, answers.into_iter().flatten())
     }
 
-    fn __eq__(&self, other: &Self) -> bool {
-        self.inner == other.inner
-    }
-
     /// A copy with the same parameters and counters.
     fn copy(&self, py: Python<'_>) -> PyResult<Self> {
         // Through the format: the library has no in-memory copy of a
@@ -151,14 +131,6 @@ impl CountingBloomFilter {
         let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
         let copy = py.detach(|| AtomicCountingBloom::from_bytes(&bytes));
         copy.map(Self::wrap).map_err(read_error)
-    }
-
-    fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
-        self.copy(py)
-    }
-
-    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.copy(py)
     }
 
     /// Removes every key.
@@ -204,56 +176,10 @@ impl CountingBloomFilter {
         self.inner.num_hashes()
     }
 
-    /// How counters are placed: "standard", "blocked", "word" or "sectorized".
-    #[getter]
-    fn layout(&self) -> &'static str {
-        self.inner.layout().name()
-    }
-
-    /// The hash seed.
-    #[getter]
-    fn seed(&self) -> u64 {
-        self.inner.hasher().seed()
-    }
-
     /// Bytes of memory the counters take.
     #[getter]
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()
-    }
-
-    /// Writes the filter to `path` in the library's format, atomically.
-    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        saved::save(py, &self.inner, path)
-    }
-
-    /// Reads a counting filter written by `save`, the CLI or Rust.
-    #[classmethod]
-    fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        Self::load_path(py, path)
-    }
-
-    /// The filter in the library's format.
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        saved::to_bytes(py, &self.inner)
-    }
-
-    /// Reads a counting filter from `to_bytes`'s output (or a file's bytes).
-    #[classmethod]
-    fn from_bytes(
-        _cls: &Bound<'_, PyType>,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-    ) -> PyResult<Self> {
-        saved::from_bytes(py, data).map(Self::wrap)
-    }
-
-    /// Pickles as `from_bytes(to_bytes())`: the validated format.
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let from_bytes = slf.get_type().getattr("from_bytes")?;
-        Ok((from_bytes, (slf.get().to_bytes(slf.py())?,)))
     }
 
     fn __repr__(&self) -> String {
@@ -265,4 +191,4 @@ impl CountingBloomFilter {
             self.inner.hasher().seed()
         )
     }
-}
+});

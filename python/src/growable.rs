@@ -16,7 +16,7 @@ use crate::params::{count, parse_layout, parse_seed, within};
 use crate::saved;
 use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
+use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 
 /// A Bloom filter that grows as keys arrive: no need to know how many.
@@ -46,8 +46,7 @@ impl GrowableBloomFilter {
     }
 }
 
-#[pymethods]
-impl GrowableBloomFilter {
+filter_methods!(GrowableBloomFilter, "a growable filter", {
     #[new]
     #[pyo3(signature = (
         initial_capacity = 1000,
@@ -97,12 +96,6 @@ impl GrowableBloomFilter {
         self.inner.insert_hash(hash).map_err(growth_error)
     }
 
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self
-            .inner
-            .contains_hash(hash_now(key.clone(), self.inner.hasher())?))
-    }
-
     /// Adds every key of an iterable, in order, with the GIL released
     /// while keys are hashed and inserted; returns how many were new. On
     /// `FilterFullError` the keys before the one that did not fit are in.
@@ -114,15 +107,6 @@ impl GrowableBloomFilter {
             })
         })?;
         Ok(counts.into_iter().sum())
-    }
-
-    /// Adds the keys of every iterable given, like `set.update`.
-    #[pyo3(signature = (*iterables))]
-    fn update(&self, py: Python<'_>, iterables: &Bound<'_, PyTuple>) -> PyResult<()> {
-        for keys in iterables {
-            self.add_many(py, &keys)?;
-        }
-        Ok(())
     }
 
     /// Whether each key of an iterable may be in the filter, in order,
@@ -141,24 +125,12 @@ impl GrowableBloomFilter {
         PyList::new(py, answers.into_iter().flatten())
     }
 
-    fn __eq__(&self, other: &Self) -> bool {
-        self.inner == other.inner
-    }
-
     /// A copy with the same parameters, sub-filters and counts.
     fn copy(&self, py: Python<'_>) -> PyResult<Self> {
         // Through the format, as the library has no in-memory copy.
         let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
         let copy = py.detach(|| AtomicGrowableBloom::from_bytes(&bytes));
         copy.map(Self::wrap).map_err(read_error)
-    }
-
-    fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
-        self.copy(py)
-    }
-
-    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.copy(py)
     }
 
     /// How many keys were added: the adds each sub-filter reported new.
@@ -233,56 +205,10 @@ impl GrowableBloomFilter {
         self.inner.memory_limit()
     }
 
-    /// How bits are placed: "standard", "blocked", "word" or "sectorized".
-    #[getter]
-    fn layout(&self) -> &'static str {
-        self.inner.layout().name()
-    }
-
-    /// The hash seed.
-    #[getter]
-    fn seed(&self) -> u64 {
-        self.inner.hasher().seed()
-    }
-
     /// Bytes of memory the sub-filters' bits take.
     #[getter]
     fn memory_bytes(&self) -> u64 {
         self.inner.memory_bytes()
-    }
-
-    /// Writes the filter to `path` in the library's format, atomically.
-    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        saved::save(py, &self.inner, path)
-    }
-
-    /// Reads a growable filter written by `save`, the CLI or Rust.
-    #[classmethod]
-    fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        Self::load_path(py, path)
-    }
-
-    /// The filter in the library's format.
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        saved::to_bytes(py, &self.inner)
-    }
-
-    /// Reads a growable filter from `to_bytes`'s output (or a file's bytes).
-    #[classmethod]
-    fn from_bytes(
-        _cls: &Bound<'_, PyType>,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-    ) -> PyResult<Self> {
-        saved::from_bytes(py, data).map(Self::wrap)
-    }
-
-    /// Pickles as `from_bytes(to_bytes())`: the validated format.
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let from_bytes = slf.get_type().getattr("from_bytes")?;
-        Ok((from_bytes, (slf.get().to_bytes(slf.py())?,)))
     }
 
     fn __repr__(&self) -> String {
@@ -298,4 +224,4 @@ impl GrowableBloomFilter {
             self.inner.sub_filters()
         )
     }
-}
+});

@@ -6,6 +6,8 @@
 //! - [`keys`]: which Python objects are keys, and how each is hashed so
 //!   that Python, Rust and the CLI agree;
 //! - [`bloom`], [`counting`], [`growable`]: the filter classes;
+//! - [`methods`]: the methods every class shares (`in`, `update`,
+//!   copying, saving, loading, pickling), written once;
 //! - [`saved`]: saving, loading and pickling in the library's format;
 //! - [`params`], [`errors`]: parameters in, exceptions out.
 //!
@@ -13,6 +15,9 @@
 //! its classes are `frozen` and wrap filters that are `Sync` and take
 //! `&self` everywhere, so free-threaded CPython may call them from any
 //! number of threads at once.
+
+#[macro_use]
+mod methods;
 
 mod bloom;
 mod counting;

@@ -1,0 +1,110 @@
+//! # The methods every filter class shares
+//!
+//! Each class wraps one of the library's filters in a field `inner` and
+//! has its own constructor, inserts and statistics. Membership (`in`),
+//! `update`, equality, copying, the layout and seed, saving, loading and
+//! pickling are the same for all of them, and are written once here:
+//! [`filter_methods!`] makes a class's `#[pymethods]` block from its own
+//! methods and these.
+//!
+//! A class using it defines, besides its `#[pymethods]`:
+//! - `fn wrap(inner) -> Self`, and `fn load_path(py, path)` for
+//!   `atomic_bloom.load`;
+//! - among its own methods, `add_many(&self, py, keys) -> PyResult<usize>`
+//!   (which `update` calls) and `copy(&self, py) -> PyResult<Self>` (which
+//!   `copy.copy` and `copy.deepcopy` call).
+
+/// The `#[pymethods]` block of `$class`: the methods given, then the
+/// shared ones. `$what` names the class's filters in docstrings ("a
+/// counting filter").
+macro_rules! filter_methods {
+    ($class:ident, $what:literal, { $($own:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+                let hash = $crate::keys::hash_now(key.clone(), self.inner.hasher())?;
+                Ok(self.inner.contains_hash(hash))
+            }
+
+            /// Adds the keys of every iterable given, like `set.update`.
+            #[pyo3(signature = (*iterables))]
+            fn update(
+                &self,
+                py: Python<'_>,
+                iterables: &Bound<'_, pyo3::types::PyTuple>,
+            ) -> PyResult<()> {
+                for keys in iterables {
+                    self.add_many(py, &keys)?;
+                }
+                Ok(())
+            }
+
+            fn __eq__(&self, other: &Self) -> bool {
+                self.inner == other.inner
+            }
+
+            fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
+                self.copy(py)
+            }
+
+            fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
+                self.copy(py)
+            }
+
+            /// How bits are placed: "standard", "blocked", "word" or "sectorized".
+            #[getter]
+            fn layout(&self) -> &'static str {
+                self.inner.layout().name()
+            }
+
+            /// The hash seed; filters combine only if their seeds are equal.
+            #[getter]
+            fn seed(&self) -> u64 {
+                self.inner.hasher().seed()
+            }
+
+            /// Writes the filter to `path` in the library's format, atomically.
+            fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+                $crate::saved::save(py, &self.inner, path)
+            }
+
+            #[doc = concat!("Reads ", $what, " written by `save`, the CLI or Rust.")]
+            #[classmethod]
+            fn load(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                py: Python<'_>,
+                path: std::path::PathBuf,
+            ) -> PyResult<Self> {
+                Self::load_path(py, path)
+            }
+
+            /// The filter in the library's format.
+            fn to_bytes<'py>(
+                &self,
+                py: Python<'py>,
+            ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                $crate::saved::to_bytes(py, &self.inner)
+            }
+
+            #[doc = concat!("Reads ", $what, " from `to_bytes`'s output (or a file's bytes).")]
+            #[classmethod]
+            fn from_bytes(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                py: Python<'_>,
+                data: &Bound<'_, PyAny>,
+            ) -> PyResult<Self> {
+                $crate::saved::from_bytes(py, data).map(Self::wrap)
+            }
+
+            /// Pickles as `from_bytes(to_bytes())`: the validated format.
+            fn __reduce__<'py>(
+                slf: &Bound<'py, Self>,
+            ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, pyo3::types::PyBytes>,))> {
+                let from_bytes = slf.get_type().getattr("from_bytes")?;
+                Ok((from_bytes, (slf.get().to_bytes(slf.py())?,)))
+            }
+        }
+    };
+}
