@@ -2,6 +2,7 @@
 
     pip install './python[spark]'
     python python/bench/spark_build.py                 # 2M keys, local[2]
+    python python/bench/spark_build.py --keys 10000000 # the README's figures
 
 Builds one filter from a cached DataFrame of string keys split into 2, 8
 and 32 partitions, three times each, and prints the median keys/s: the

@@ -66,6 +66,16 @@ def test_the_merged_filter_equals_a_single_process_build(users):
     assert built == expected  # bit for bit: the OR of the partitions is the whole
 
 
+def test_binary_and_derived_columns_are_keys_like_bytes(users):
+    from pyspark.sql import functions as F
+
+    built = build_filter(users, F.encode("email", "UTF-8"), expected_items=KEYS)
+    expected = single_process_build(
+        (f"user-{i}@example.com".encode() for i in range(KEYS)), expected_items=KEYS
+    )
+    assert built == expected  # and bytes are the same keys as the str
+
+
 def test_integer_columns_and_counted_sizes_work_too(users):
     built = build_filter(users, "id", layout="word", seed=5)  # sized by counting: KEYS + 1
     expected = single_process_build(
