@@ -8,7 +8,10 @@ Builds one filter from a cached DataFrame of string keys split into 2, 8
 and 32 partitions, three times each, and prints the median keys/s: the
 per-partition builds run on the executors, the merge is a treeReduce of
 the partition filters' bytes. The single-process build of the same keys
-(add_many on the driver) is the baseline of the last column.
+(add_many on the driver) is the baseline of the last column. A last row
+per partition count times the Arrow transfer alone: the same mapInArrow
+job over the same keys, counting the rows of each batch and touching no
+key, which bounds what any work on the Python side could reach.
 """
 
 import argparse
@@ -19,6 +22,14 @@ import time
 
 from atomic_bloom import BloomFilter
 from atomic_bloom.spark import build_filter
+
+
+def count_rows(batches):
+    """The rows of a partition's Arrow batches, with no key read."""
+    import pyarrow as pa
+
+    rows = sum(batch.num_rows for batch in batches)
+    yield pa.record_batch([pa.array([rows], pa.int64())], names=["rows"])
 
 
 def main():
@@ -65,6 +76,14 @@ def main():
             assert built == reference, "the Spark build differs from the single build"
         rate = statistics.median(rates)
         print(f"| {partitions} | {rate:,.0f} | {rate / single_rate:.2f} |")
+        transfer = []
+        for _ in range(args.rounds):
+            start = time.perf_counter()
+            rows = df.mapInArrow(count_rows, "rows long").agg(F.sum("rows")).collect()[0][0]
+            transfer.append(n / (time.perf_counter() - start))
+            assert rows == n
+        rate = statistics.median(transfer)
+        print(f"| {partitions}, Arrow transfer alone | {rate:,.0f} | {rate / single_rate:.2f} |")
         df.unpersist()
     spark.stop()
 
