@@ -9,11 +9,9 @@
 use crate::errors::{build_error, incompatible};
 use crate::keys::{for_each_chunk, hash_now};
 use crate::params::builder;
-use crate::saved;
 use atomic_bloom::AtomicBloom;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use std::path::PathBuf;
 
 /// A Bloom filter that many threads share without a lock.
 ///
@@ -26,20 +24,12 @@ pub struct BloomFilter {
 }
 
 impl BloomFilter {
-    pub(crate) fn load_path(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        saved::load(py, path).map(Self::wrap)
-    }
-
-    fn wrap(inner: AtomicBloom) -> Self {
-        BloomFilter { inner }
-    }
-
     fn duplicate(&self) -> PyResult<Self> {
         self.inner.try_clone().map(Self::wrap).map_err(build_error)
     }
 }
 
-filter_methods!(BloomFilter, "a filter", {
+filter_methods!(BloomFilter(AtomicBloom), "a filter", {
     #[new]
     #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
     fn new(

@@ -8,11 +8,9 @@ use crate::bloom::BloomFilter;
 use crate::errors::{build_error, read_error};
 use crate::keys::{for_each_chunk, hash_now};
 use crate::params::builder;
-use crate::saved;
 use atomic_bloom::AtomicCountingBloom;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use std::path::PathBuf;
 
 /// A Bloom filter with 4-bit counters, so that keys can be removed; many
 /// threads share it without a lock.
@@ -26,169 +24,163 @@ pub struct CountingBloomFilter {
     inner: AtomicCountingBloom,
 }
 
-impl CountingBloomFilter {
-    pub(crate) fn load_path(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        saved::load(py, path).map(Self::wrap)
-    }
+filter_methods!(
+    CountingBloomFilter(AtomicCountingBloom),
+    "a counting filter",
+    {
+        #[new]
+        #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
+        fn new(
+            expected_items: i128,
+            false_positive_rate: f64,
+            layout: Option<&str>,
+            seed: i128,
+        ) -> PyResult<Self> {
+            builder(expected_items, false_positive_rate, layout, seed)?
+                .build_counting()
+                .map(Self::wrap)
+                .map_err(build_error)
+        }
 
-    fn wrap(inner: AtomicCountingBloom) -> Self {
-        CountingBloomFilter { inner }
-    }
-}
+        /// Adds one occurrence of `key`; returns whether it was absent before.
+        fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+            Ok(self
+                .inner
+                .insert_hash(hash_now(key.clone(), self.inner.hasher())?))
+        }
 
-filter_methods!(CountingBloomFilter, "a counting filter", {
-    #[new]
-    #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
-    fn new(
-        expected_items: i128,
-        false_positive_rate: f64,
-        layout: Option<&str>,
-        seed: i128,
-    ) -> PyResult<Self> {
-        builder(expected_items, false_positive_rate, layout, seed)?
-            .build_counting()
-            .map(Self::wrap)
-            .map_err(build_error)
-    }
-
-    /// Adds one occurrence of `key`; returns whether it was absent before.
-    fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self
-            .inner
-            .insert_hash(hash_now(key.clone(), self.inner.hasher())?))
-    }
-
-    /// Removes one occurrence of `key`; returns whether it was removed.
-    ///
-    /// With `checked` (the default) a key the filter reports absent is left
-    /// alone; `checked=False` decrements its counters regardless, which is
-    /// faster and right only for keys known to have been added.
-    #[pyo3(signature = (key, *, checked = true))]
-    fn remove(&self, key: &Bound<'_, PyAny>, checked: bool) -> PyResult<bool> {
-        let hash = hash_now(key.clone(), self.inner.hasher())?;
-        Ok(if checked {
-            self.inner.remove_checked_hash(hash)
-        } else {
-            self.inner.remove_hash(hash)
-        })
-    }
-
-    /// At most how many times `key` was added and not removed: its smallest
-    /// counter, 15 standing for 15 or more.
-    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u8> {
-        Ok(self
-            .inner
-            .count_of_hash(hash_now(key.clone(), self.inner.hasher())?))
-    }
-
-    /// Adds every key of an iterable, with the GIL released while keys are
-    /// hashed and inserted; returns how many were absent before.
-    fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-            self.inner.insert_hash_batch(hashes.iter().copied())
-        })?;
-        Ok(counts.into_iter().sum())
-    }
-
-    /// Removes one occurrence of every key of an iterable, in order, with
-    /// the GIL released; returns how many were removed. `checked` as for
-    /// `remove`: a key repeated in the iterable is checked before each
-    /// removal.
-    #[pyo3(signature = (keys, *, checked = true))]
-    fn remove_many(
-        &self,
-        py: Python<'_>,
-        keys: &Bound<'_, PyAny>,
-        checked: bool,
-    ) -> PyResult<usize> {
-        let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-            if checked {
-                self.inner.remove_checked_hash_batch(hashes.iter().copied())
+        /// Removes one occurrence of `key`; returns whether it was removed.
+        ///
+        /// With `checked` (the default) a key the filter reports absent is left
+        /// alone; `checked=False` decrements its counters regardless, which is
+        /// faster and right only for keys known to have been added.
+        #[pyo3(signature = (key, *, checked = true))]
+        fn remove(&self, key: &Bound<'_, PyAny>, checked: bool) -> PyResult<bool> {
+            let hash = hash_now(key.clone(), self.inner.hasher())?;
+            Ok(if checked {
+                self.inner.remove_checked_hash(hash)
             } else {
-                self.inner.remove_hash_batch(hashes.iter().copied())
-            }
-        })?;
-        Ok(counts.into_iter().sum())
-    }
+                self.inner.remove_hash(hash)
+            })
+        }
 
-    /// Whether each key of an iterable may be in the filter, in order,
-    /// with the GIL released while keys are hashed and looked up.
-    fn contains_many<'py>(
-        &self,
-        py: Python<'py>,
-        keys: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-            self.inner.contains_hash_batch(hashes.iter().copied())
-        })?;
-        PyList::new(py, answers.into_iter().flatten())
-    }
+        /// At most how many times `key` was added and not removed: its smallest
+        /// counter, 15 standing for 15 or more.
+        fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u8> {
+            Ok(self
+                .inner
+                .count_of_hash(hash_now(key.clone(), self.inner.hasher())?))
+        }
 
-    /// A copy with the same parameters and counters.
-    fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-        // Through the format: the library has no in-memory copy of a
-        // counting filter, and a round trip costs about as much.
-        let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
-        let copy = py.detach(|| AtomicCountingBloom::from_bytes(&bytes));
-        copy.map(Self::wrap).map_err(read_error)
-    }
+        /// Adds every key of an iterable, with the GIL released while keys are
+        /// hashed and inserted; returns how many were absent before.
+        fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+            let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+                self.inner.insert_hash_batch(hashes.iter().copied())
+            })?;
+            Ok(counts.into_iter().sum())
+        }
 
-    /// Removes every key.
-    fn clear(&self) {
-        self.inner.clear();
-    }
+        /// Removes one occurrence of every key of an iterable, in order, with
+        /// the GIL released; returns how many were removed. `checked` as for
+        /// `remove`: a key repeated in the iterable is checked before each
+        /// removal.
+        #[pyo3(signature = (keys, *, checked = true))]
+        fn remove_many(
+            &self,
+            py: Python<'_>,
+            keys: &Bound<'_, PyAny>,
+            checked: bool,
+        ) -> PyResult<usize> {
+            let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+                if checked {
+                    self.inner.remove_checked_hash_batch(hashes.iter().copied())
+                } else {
+                    self.inner.remove_hash_batch(hashes.iter().copied())
+                }
+            })?;
+            Ok(counts.into_iter().sum())
+        }
 
-    /// A plain `BloomFilter` of the same parameters with a bit set where a
-    /// counter is above zero: the same answers, in a quarter of the memory.
-    fn to_bloom(&self) -> PyResult<BloomFilter> {
-        self.inner
-            .to_bloom()
-            .map(|inner| BloomFilter { inner })
-            .map_err(build_error)
-    }
+        /// Whether each key of an iterable may be in the filter, in order,
+        /// with the GIL released while keys are hashed and looked up.
+        fn contains_many<'py>(
+            &self,
+            py: Python<'py>,
+            keys: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+                self.inner.contains_hash_batch(hashes.iter().copied())
+            })?;
+            PyList::new(py, answers.into_iter().flatten())
+        }
 
-    /// About how many distinct keys are present, from the counters above
-    /// zero; `None` once every counter is.
-    fn estimated_len(&self) -> Option<u64> {
-        self.inner.estimated_len()
-    }
+        /// A copy with the same parameters and counters.
+        fn copy(&self, py: Python<'_>) -> PyResult<Self> {
+            // Through the format: the library has no in-memory copy of a
+            // counting filter, and a round trip costs about as much.
+            let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
+            let copy = py.detach(|| AtomicCountingBloom::from_bytes(&bytes));
+            copy.map(Self::wrap).map_err(read_error)
+        }
 
-    /// The false-positive rate now, from the counters above zero.
-    fn estimated_false_positive_rate(&self) -> f64 {
-        self.inner.estimated_false_positive_rate()
-    }
+        /// Removes every key.
+        fn clear(&self) {
+            self.inner.clear();
+        }
 
-    /// Counters stuck at 15. They are never decremented (that could make a
-    /// key disappear); with the sizes the constructor picks, expect none.
-    fn saturated_counters(&self) -> u64 {
-        self.inner.saturated_counters()
-    }
+        /// A plain `BloomFilter` of the same parameters with a bit set where a
+        /// counter is above zero: the same answers, in a quarter of the memory.
+        fn to_bloom(&self) -> PyResult<BloomFilter> {
+            self.inner
+                .to_bloom()
+                .map(|inner| BloomFilter { inner })
+                .map_err(build_error)
+        }
 
-    /// Counters in the filter.
-    #[getter]
-    fn num_counters(&self) -> u64 {
-        self.inner.num_counters()
-    }
+        /// About how many distinct keys are present, from the counters above
+        /// zero; `None` once every counter is.
+        fn estimated_len(&self) -> Option<u64> {
+            self.inner.estimated_len()
+        }
 
-    /// Counters per key.
-    #[getter]
-    fn num_hashes(&self) -> u32 {
-        self.inner.num_hashes()
-    }
+        /// The false-positive rate now, from the counters above zero.
+        fn estimated_false_positive_rate(&self) -> f64 {
+            self.inner.estimated_false_positive_rate()
+        }
 
-    /// Bytes of memory the counters take.
-    #[getter]
-    fn memory_bytes(&self) -> usize {
-        self.inner.memory_bytes()
-    }
+        /// Counters stuck at 15. They are never decremented (that could make a
+        /// key disappear); with the sizes the constructor picks, expect none.
+        fn saturated_counters(&self) -> u64 {
+            self.inner.saturated_counters()
+        }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "CountingBloomFilter(num_counters={}, num_hashes={}, layout={:?}, seed={})",
-            self.inner.num_counters(),
-            self.inner.num_hashes(),
-            self.inner.layout().name(),
-            self.inner.hasher().seed()
-        )
+        /// Counters in the filter.
+        #[getter]
+        fn num_counters(&self) -> u64 {
+            self.inner.num_counters()
+        }
+
+        /// Counters per key.
+        #[getter]
+        fn num_hashes(&self) -> u32 {
+            self.inner.num_hashes()
+        }
+
+        /// Bytes of memory the counters take.
+        #[getter]
+        fn memory_bytes(&self) -> usize {
+            self.inner.memory_bytes()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "CountingBloomFilter(num_counters={}, num_hashes={}, layout={:?}, seed={})",
+                self.inner.num_counters(),
+                self.inner.num_hashes(),
+                self.inner.layout().name(),
+                self.inner.hasher().seed()
+            )
+        }
     }
-});
+);

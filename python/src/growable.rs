@@ -13,11 +13,9 @@
 use crate::errors::{build_error, growth_error, read_error};
 use crate::keys::{for_each_chunk, hash_now, try_for_each_chunk};
 use crate::params::{count, parse_layout, parse_seed, within};
-use crate::saved;
 use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::path::PathBuf;
 
 /// A Bloom filter that grows as keys arrive: no need to know how many.
 ///
@@ -36,19 +34,12 @@ pub struct GrowableBloomFilter {
     inner: AtomicGrowableBloom,
 }
 
-impl GrowableBloomFilter {
-    pub(crate) fn load_path(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        saved::load(py, path).map(Self::wrap)
-    }
-
-    fn wrap(inner: AtomicGrowableBloom) -> Self {
-        GrowableBloomFilter { inner }
-    }
-}
-
-filter_methods!(GrowableBloomFilter, "a growable filter", {
-    #[new]
-    #[pyo3(signature = (
+filter_methods!(
+    GrowableBloomFilter(AtomicGrowableBloom),
+    "a growable filter",
+    {
+        #[new]
+        #[pyo3(signature = (
         initial_capacity = 1000,
         false_positive_rate = 0.01,
         *,
@@ -59,169 +50,170 @@ filter_methods!(GrowableBloomFilter, "a growable filter", {
         max_sub_filters = None,
         memory_limit = None,
     ))]
-    #[allow(clippy::too_many_arguments)] // Python keyword arguments
-    fn new(
-        initial_capacity: i128,
-        false_positive_rate: f64,
-        growth_factor: f64,
-        tightening_ratio: f64,
-        layout: Option<&str>,
-        seed: i128,
-        max_sub_filters: Option<i128>,
-        memory_limit: Option<i128>,
-    ) -> PyResult<Self> {
-        let mut builder = AtomicGrowableBloom::builder(
-            count("initial_capacity", initial_capacity)?,
-            false_positive_rate,
-        )
-        .growth_factor(growth_factor)
-        .tightening_ratio(tightening_ratio)
-        .layout(parse_layout(layout)?)
-        .seed(parse_seed(seed)?);
-        if let Some(max) = max_sub_filters {
-            let max = within("max_sub_filters", max, 1, MAX_SUB_FILTERS.into())?;
-            builder = builder.max_sub_filters(max);
+        #[allow(clippy::too_many_arguments)] // Python keyword arguments
+        fn new(
+            initial_capacity: i128,
+            false_positive_rate: f64,
+            growth_factor: f64,
+            tightening_ratio: f64,
+            layout: Option<&str>,
+            seed: i128,
+            max_sub_filters: Option<i128>,
+            memory_limit: Option<i128>,
+        ) -> PyResult<Self> {
+            let mut builder = AtomicGrowableBloom::builder(
+                count("initial_capacity", initial_capacity)?,
+                false_positive_rate,
+            )
+            .growth_factor(growth_factor)
+            .tightening_ratio(tightening_ratio)
+            .layout(parse_layout(layout)?)
+            .seed(parse_seed(seed)?);
+            if let Some(max) = max_sub_filters {
+                let max = within("max_sub_filters", max, 1, MAX_SUB_FILTERS.into())?;
+                builder = builder.max_sub_filters(max);
+            }
+            if let Some(limit) = memory_limit {
+                let limit = within("memory_limit", limit, 0, u64::MAX.into())?;
+                builder = builder.memory_limit(limit);
+            }
+            builder.build().map(Self::wrap).map_err(build_error)
         }
-        if let Some(limit) = memory_limit {
-            let limit = within("memory_limit", limit, 0, u64::MAX.into())?;
-            builder = builder.memory_limit(limit);
+
+        /// Adds `key`; returns whether it was new. Raises `FilterFullError`
+        /// (the key not added) if it is new and the filter may not grow.
+        fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+            let hash = hash_now(key.clone(), self.inner.hasher())?;
+            self.inner.insert_hash(hash).map_err(growth_error)
         }
-        builder.build().map(Self::wrap).map_err(build_error)
-    }
 
-    /// Adds `key`; returns whether it was new. Raises `FilterFullError`
-    /// (the key not added) if it is new and the filter may not grow.
-    fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let hash = hash_now(key.clone(), self.inner.hasher())?;
-        self.inner.insert_hash(hash).map_err(growth_error)
-    }
+        /// Adds every key of an iterable, in order, with the GIL released
+        /// while keys are hashed and inserted; returns how many were new. On
+        /// `FilterFullError` the keys before the one that did not fit are in.
+        fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+            let counts = try_for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+                hashes.iter().try_fold(0, |new, &hash| {
+                    let was_new = self.inner.insert_hash(hash).map_err(growth_error)?;
+                    Ok(new + usize::from(was_new))
+                })
+            })?;
+            Ok(counts.into_iter().sum())
+        }
 
-    /// Adds every key of an iterable, in order, with the GIL released
-    /// while keys are hashed and inserted; returns how many were new. On
-    /// `FilterFullError` the keys before the one that did not fit are in.
-    fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let counts = try_for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-            hashes.iter().try_fold(0, |new, &hash| {
-                let was_new = self.inner.insert_hash(hash).map_err(growth_error)?;
-                Ok(new + usize::from(was_new))
-            })
-        })?;
-        Ok(counts.into_iter().sum())
-    }
+        /// Whether each key of an iterable may be in the filter, in order,
+        /// with the GIL released while keys are hashed and looked up.
+        fn contains_many<'py>(
+            &self,
+            py: Python<'py>,
+            keys: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+                hashes
+                    .iter()
+                    .map(|&hash| self.inner.contains_hash(hash))
+                    .collect::<Vec<_>>()
+            })?;
+            PyList::new(py, answers.into_iter().flatten())
+        }
 
-    /// Whether each key of an iterable may be in the filter, in order,
-    /// with the GIL released while keys are hashed and looked up.
-    fn contains_many<'py>(
-        &self,
-        py: Python<'py>,
-        keys: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-            hashes
-                .iter()
-                .map(|&hash| self.inner.contains_hash(hash))
-                .collect::<Vec<_>>()
-        })?;
-        PyList::new(py, answers.into_iter().flatten())
-    }
+        /// A copy with the same parameters, sub-filters and counts.
+        fn copy(&self, py: Python<'_>) -> PyResult<Self> {
+            // Through the format, as the library has no in-memory copy.
+            let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
+            let copy = py.detach(|| AtomicGrowableBloom::from_bytes(&bytes));
+            copy.map(Self::wrap).map_err(read_error)
+        }
 
-    /// A copy with the same parameters, sub-filters and counts.
-    fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-        // Through the format, as the library has no in-memory copy.
-        let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
-        let copy = py.detach(|| AtomicGrowableBloom::from_bytes(&bytes));
-        copy.map(Self::wrap).map_err(read_error)
-    }
+        /// How many keys were added: the adds each sub-filter reported new.
+        fn estimated_len(&self) -> u64 {
+            self.inner.estimated_len()
+        }
 
-    /// How many keys were added: the adds each sub-filter reported new.
-    fn estimated_len(&self) -> u64 {
-        self.inner.estimated_len()
-    }
+        /// The compound false-positive rate at the current counts: the sum of
+        /// the sub-filters' model rates. Below `false_positive_rate` unless a
+        /// limit made the newest sub-filter overfill.
+        fn false_positive_rate_bound(&self) -> f64 {
+            self.inner.false_positive_rate_bound()
+        }
 
-    /// The compound false-positive rate at the current counts: the sum of
-    /// the sub-filters' model rates. Below `false_positive_rate` unless a
-    /// limit made the newest sub-filter overfill.
-    fn false_positive_rate_bound(&self) -> f64 {
-        self.inner.false_positive_rate_bound()
-    }
+        /// Each sub-filter, oldest first, as a dict: `capacity` (new keys
+        /// after which it grows), `fill_limit` (new keys it is sized for),
+        /// `inserted`, `num_bits`, `num_hashes` and `false_positive_rate` (its
+        /// target at the fill limit).
+        fn sub_filter_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            let rows = self.inner.sub_filter_stats().into_iter().map(|stats| {
+                let row = PyDict::new(py);
+                row.set_item("capacity", stats.capacity)?;
+                row.set_item("fill_limit", stats.fill_limit)?;
+                row.set_item("inserted", stats.inserted)?;
+                row.set_item("num_bits", stats.sizing.num_bits())?;
+                row.set_item("num_hashes", stats.sizing.num_hashes())?;
+                row.set_item("false_positive_rate", stats.false_positive_rate)?;
+                Ok(row)
+            });
+            PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)
+        }
 
-    /// Each sub-filter, oldest first, as a dict: `capacity` (new keys
-    /// after which it grows), `fill_limit` (new keys it is sized for),
-    /// `inserted`, `num_bits`, `num_hashes` and `false_positive_rate` (its
-    /// target at the fill limit).
-    fn sub_filter_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let rows = self.inner.sub_filter_stats().into_iter().map(|stats| {
-            let row = PyDict::new(py);
-            row.set_item("capacity", stats.capacity)?;
-            row.set_item("fill_limit", stats.fill_limit)?;
-            row.set_item("inserted", stats.inserted)?;
-            row.set_item("num_bits", stats.sizing.num_bits())?;
-            row.set_item("num_hashes", stats.sizing.num_hashes())?;
-            row.set_item("false_positive_rate", stats.false_positive_rate)?;
-            Ok(row)
-        });
-        PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)
-    }
-
-    /// How many sub-filters there are now.
-    #[getter]
-    fn num_sub_filters(&self) -> usize {
-        self.inner.sub_filters()
-    }
-
-    /// The first sub-filter's capacity.
-    #[getter]
-    fn initial_capacity(&self) -> u64 {
-        self.inner.initial_capacity()
-    }
-
-    /// The target rate: the compound rate stays below it.
-    #[getter]
-    fn false_positive_rate(&self) -> f64 {
-        self.inner.false_positive_rate()
-    }
-
-    /// How much larger each sub-filter is than the last.
-    #[getter]
-    fn growth_factor(&self) -> f64 {
-        self.inner.growth_factor()
-    }
-
-    /// How much tighter each sub-filter's rate is than the last's.
-    #[getter]
-    fn tightening_ratio(&self) -> f64 {
-        self.inner.tightening_ratio()
-    }
-
-    /// The most sub-filters it may have.
-    #[getter]
-    fn max_sub_filters(&self) -> u32 {
-        self.inner.max_sub_filters()
-    }
-
-    /// The bytes its sub-filters may take in all, or `None` for no limit.
-    #[getter]
-    fn memory_limit(&self) -> Option<u64> {
-        self.inner.memory_limit()
-    }
-
-    /// Bytes of memory the sub-filters' bits take.
-    #[getter]
-    fn memory_bytes(&self) -> u64 {
-        self.inner.memory_bytes()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "GrowableBloomFilter(initial_capacity={}, false_positive_rate={}, growth_factor={}, \
-             tightening_ratio={}, layout={:?}, seed={}, num_sub_filters={})",
-            self.inner.initial_capacity(),
-            self.inner.false_positive_rate(),
-            self.inner.growth_factor(),
-            self.inner.tightening_ratio(),
-            self.inner.layout().name(),
-            self.inner.hasher().seed(),
+        /// How many sub-filters there are now.
+        #[getter]
+        fn num_sub_filters(&self) -> usize {
             self.inner.sub_filters()
-        )
+        }
+
+        /// The first sub-filter's capacity.
+        #[getter]
+        fn initial_capacity(&self) -> u64 {
+            self.inner.initial_capacity()
+        }
+
+        /// The target rate: the compound rate stays below it.
+        #[getter]
+        fn false_positive_rate(&self) -> f64 {
+            self.inner.false_positive_rate()
+        }
+
+        /// How much larger each sub-filter is than the last.
+        #[getter]
+        fn growth_factor(&self) -> f64 {
+            self.inner.growth_factor()
+        }
+
+        /// How much tighter each sub-filter's rate is than the last's.
+        #[getter]
+        fn tightening_ratio(&self) -> f64 {
+            self.inner.tightening_ratio()
+        }
+
+        /// The most sub-filters it may have.
+        #[getter]
+        fn max_sub_filters(&self) -> u32 {
+            self.inner.max_sub_filters()
+        }
+
+        /// The bytes its sub-filters may take in all, or `None` for no limit.
+        #[getter]
+        fn memory_limit(&self) -> Option<u64> {
+            self.inner.memory_limit()
+        }
+
+        /// Bytes of memory the sub-filters' bits take.
+        #[getter]
+        fn memory_bytes(&self) -> u64 {
+            self.inner.memory_bytes()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "GrowableBloomFilter(initial_capacity={}, false_positive_rate={}, growth_factor={}, \
+             tightening_ratio={}, layout={:?}, seed={}, num_sub_filters={})",
+                self.inner.initial_capacity(),
+                self.inner.false_positive_rate(),
+                self.inner.growth_factor(),
+                self.inner.tightening_ratio(),
+                self.inner.layout().name(),
+                self.inner.hasher().seed(),
+                self.inner.sub_filters()
+            )
+        }
     }
-});
+);

@@ -7,18 +7,28 @@
 //! [`filter_methods!`] makes a class's `#[pymethods]` block from its own
 //! methods and these.
 //!
-//! A class using it defines, besides its `#[pymethods]`:
-//! - `fn wrap(inner) -> Self`, and `fn load_path(py, path)` for
-//!   `atomic_bloom.load`;
-//! - among its own methods, `add_many(&self, py, keys) -> PyResult<usize>`
-//!   (which `update` calls) and `copy(&self, py) -> PyResult<Self>` (which
-//!   `copy.copy` and `copy.deepcopy` call).
+//! It also makes `wrap` (a filter into the class) and `load_path` (which
+//! `atomic_bloom.load` calls). Among its own methods a class defines
+//! `add_many(&self, py, keys) -> PyResult<usize>` (which `update` calls)
+//! and `copy(&self, py) -> PyResult<Self>` (which `copy.copy` and
+//! `copy.deepcopy` call).
 
-/// The `#[pymethods]` block of `$class`: the methods given, then the
-/// shared ones. `$what` names the class's filters in docstrings ("a
-/// counting filter").
+/// The `#[pymethods]` block of `$class`, which wraps an `$inner` in its
+/// field `inner`: the methods given, then the shared ones. `$what` names
+/// the class's filters in docstrings ("a counting filter").
 macro_rules! filter_methods {
-    ($class:ident, $what:literal, { $($own:tt)* }) => {
+    ($class:ident($inner:ty), $what:literal, { $($own:tt)* }) => {
+        impl $class {
+            fn wrap(inner: $inner) -> Self {
+                $class { inner }
+            }
+
+            /// The filter saved at `path`, for `atomic_bloom.load`.
+            pub(crate) fn load_path(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+                $crate::saved::load(py, path).map(Self::wrap)
+            }
+        }
+
         #[pymethods]
         impl $class {
             $($own)*
