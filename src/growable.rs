@@ -574,7 +574,7 @@ impl<S: BuildHasher> AtomicGrowableBloom<S> {
         I: IntoIterator,
         I::Item: Hash,
     {
-        keys.into_iter().map(|key| self.contains(&key)).collect()
+        self.contains_hash_batch(keys.into_iter().map(|key| self.hasher.hash_one(key)))
     }
 
     /// The 64-bit hash of `key`, as [`insert`](Self::insert) and
@@ -593,6 +593,22 @@ impl<S> AtomicGrowableBloom<S> {
         newest
             .and_older()
             .any(|n| n.value().filter.contains_hash(hash))
+    }
+
+    /// [`contains_batch`](Self::contains_batch) of keys given by their
+    /// 64-bit hashes, as [`AtomicBloom::contains_hash_batch`].
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(10, 0.01)?;
+    /// f.insert_hash(0x1234_5678_9abc_def0)?;
+    /// assert_eq!(f.contains_hash_batch([0x1234_5678_9abc_def0, 7]), [true, false]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
+        hashes
+            .into_iter()
+            .map(|hash| self.contains_hash(hash))
+            .collect()
     }
 
     /// Removes every key and every sub-filter but the first, which is

@@ -11,7 +11,6 @@ use crate::keys::{for_each_chunk, hash_now};
 use crate::params::builder;
 use atomic_bloom::AtomicBloom;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
 /// A Bloom filter that many threads share without a lock.
 ///
@@ -58,19 +57,6 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
             self.inner.insert_hash_batch(hashes.iter().copied())
         })?;
         Ok(counts.into_iter().sum())
-    }
-
-    /// Whether each key of an iterable may be in the filter, in order,
-    /// with the GIL released while keys are hashed and looked up.
-    fn contains_many<'py>(
-        &self,
-        py: Python<'py>,
-        keys: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-            self.inner.contains_hash_batch(hashes.iter().copied())
-        })?;
-        PyList::new(py, answers.into_iter().flatten())
     }
 
     /// A new filter with the keys of both (`self | other`).

@@ -10,7 +10,6 @@ use crate::keys::{for_each_chunk, hash_now};
 use crate::params::builder;
 use atomic_bloom::AtomicCountingBloom;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
 /// A Bloom filter with 4-bit counters, so that keys can be removed; many
 /// threads share it without a lock.
@@ -100,19 +99,6 @@ filter_methods!(
                 }
             })?;
             Ok(counts.into_iter().sum())
-        }
-
-        /// Whether each key of an iterable may be in the filter, in order,
-        /// with the GIL released while keys are hashed and looked up.
-        fn contains_many<'py>(
-            &self,
-            py: Python<'py>,
-            keys: &Bound<'py, PyAny>,
-        ) -> PyResult<Bound<'py, PyList>> {
-            let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-                self.inner.contains_hash_batch(hashes.iter().copied())
-            })?;
-            PyList::new(py, answers.into_iter().flatten())
         }
 
         /// A copy with the same parameters and counters.

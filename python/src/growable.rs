@@ -11,7 +11,7 @@
 //! A new filter does the same job.
 
 use crate::errors::{build_error, growth_error, read_error};
-use crate::keys::{for_each_chunk, hash_now, try_for_each_chunk};
+use crate::keys::{hash_now, try_for_each_chunk};
 use crate::params::{count, parse_layout, parse_seed, within};
 use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
 use pyo3::prelude::*;
@@ -98,22 +98,6 @@ filter_methods!(
                 })
             })?;
             Ok(counts.into_iter().sum())
-        }
-
-        /// Whether each key of an iterable may be in the filter, in order,
-        /// with the GIL released while keys are hashed and looked up.
-        fn contains_many<'py>(
-            &self,
-            py: Python<'py>,
-            keys: &Bound<'py, PyAny>,
-        ) -> PyResult<Bound<'py, PyList>> {
-            let answers = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-                hashes
-                    .iter()
-                    .map(|&hash| self.inner.contains_hash(hash))
-                    .collect::<Vec<_>>()
-            })?;
-            PyList::new(py, answers.into_iter().flatten())
         }
 
         /// A copy with the same parameters, sub-filters and counts.

@@ -1,9 +1,10 @@
 //! # The methods every filter class shares
 //!
 //! Each class wraps one of the library's filters in a field `inner` and
-//! has its own constructor, inserts and statistics. Membership (`in`),
-//! `update`, equality, copying, the layout and seed, saving, loading and
-//! pickling are the same for all of them, and are written once here:
+//! has its own constructor, inserts and statistics. Membership (`in`,
+//! `contains_many`), `update`, equality, copying, the layout and seed,
+//! saving, loading and pickling are the same for all of them, and are
+//! written once here:
 //! [`filter_methods!`] makes a class's `#[pymethods]` block from its own
 //! methods and these.
 //!
@@ -36,6 +37,19 @@ macro_rules! filter_methods {
             fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
                 let hash = $crate::keys::hash_now(key.clone(), self.inner.hasher())?;
                 Ok(self.inner.contains_hash(hash))
+            }
+
+            /// Whether each key of an iterable may be in the filter, in order,
+            /// with the GIL released while keys are hashed and looked up.
+            fn contains_many<'py>(
+                &self,
+                py: Python<'py>,
+                keys: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+                let answers = $crate::keys::for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+                    self.inner.contains_hash_batch(hashes.iter().copied())
+                })?;
+                pyo3::types::PyList::new(py, answers.into_iter().flatten())
             }
 
             /// Adds the keys of every iterable given, like `set.update`.
