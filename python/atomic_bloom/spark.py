@@ -5,10 +5,12 @@ The build is the usual per-partition aggregation: every partition builds
 its own filter on its executor (``add_many``, which releases the GIL while
 it inserts), ships it as the library's validated bytes, and the partition
 filters are OR-merged with ``treeReduce``. The keys reach the executors'
-Python in Arrow record batches (``mapInArrow``), not as one pickled row
-each: that is what keeps the build's cost near ``add_many``'s own. Union is associative and
-commutative and every partition filter has the same parameters, so the
-result is, bit for bit, the filter one process builds from the same keys.
+Python in Arrow record batches (``mapInArrow``) rather than one pickled row
+each, which was about four times slower (``python/bench/spark_build.py``;
+Spark's own transfer of the column now bounds the build). Union is
+associative and commutative and every partition filter has the same
+parameters, so the result is, bit for bit, the filter one process builds
+from the same keys.
 Spark's own ``BloomFilter`` sketch merges the same way
 (``mergeInPlace``: an OR of equal-sized filters).
 
@@ -70,7 +72,7 @@ def build_filter(
     values = df.select(key.alias("key")).where(F.col("key").isNotNull())
     if expected_items is None:
         expected_items = max(values.count(), 1)
-    items = expected_items
+    items = expected_items  # an int now; a closure would not see it narrowed
 
     def new_filter() -> BloomFilter:
         return BloomFilter(items, false_positive_rate, layout=layout, seed=seed)
@@ -90,11 +92,11 @@ def build_filter(
     filters = values.mapInArrow(build_partition, "filter binary").rdd
     if filters.getNumPartitions() == 0:
         return empty
-    merged = filters.map(lambda row: bytes(row[0])).treeReduce(_union_bytes, depth=depth)
+    merged = filters.map(lambda row: row[0]).treeReduce(_union_bytes, depth=depth)
     return BloomFilter.from_bytes(merged)
 
 
-def _union_bytes(left: bytes, right: bytes) -> bytes:
+def _union_bytes(left: bytes | bytearray, right: bytes | bytearray) -> bytes:
     """The union of two saved filters, saved."""
     union = BloomFilter.from_bytes(left)
     union |= BloomFilter.from_bytes(right)
