@@ -184,19 +184,6 @@ class TestFiles:
         with pytest.raises(CorruptFilterError, match="read it with GrowableBloomFilter"):
             BloomFilter.from_bytes(GrowableBloomFilter(100).to_bytes())
 
-    def test_every_truncation_and_every_flipped_byte_is_caught(self):
-        f = GrowableBloomFilter(4, layout="word")
-        f.add_many(range(20))
-        data = f.to_bytes()
-        for end in range(len(data)):
-            with pytest.raises(CorruptFilterError):
-                GrowableBloomFilter.from_bytes(data[:end])
-        for i in range(len(data)):
-            damaged = bytearray(data)
-            damaged[i] ^= 0x40
-            with pytest.raises(CorruptFilterError):
-                GrowableBloomFilter.from_bytes(damaged)
-
     def test_files_cross_with_the_cli_both_ways(self, cli, tmp_path):
         keys = [f"url-{i}" for i in range(5000)]
         (tmp_path / "keys.txt").write_text("\n".join(keys) + "\n")

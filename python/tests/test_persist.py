@@ -7,7 +7,13 @@ import sys
 import pytest
 
 import atomic_bloom
-from atomic_bloom import BloomFilter, CorruptFilterError, CountingBloomFilter, key_hash
+from atomic_bloom import (
+    BloomFilter,
+    CorruptFilterError,
+    CountingBloomFilter,
+    GrowableBloomFilter,
+    key_hash,
+)
 
 
 def mixed_keys():
@@ -103,20 +109,29 @@ class TestBadData:
         with pytest.raises(ValueError):  # CorruptFilterError is a ValueError
             BloomFilter.from_bytes(b"")
 
-    def test_every_truncation_and_every_flipped_byte_is_caught(self):
-        f = BloomFilter(50, layout="word")
+    @pytest.mark.parametrize(
+        "build",
+        [
+            lambda: BloomFilter(50, layout="word"),
+            lambda: CountingBloomFilter(50, layout="word"),
+            lambda: GrowableBloomFilter(4, layout="word"),  # several sub-filters
+        ],
+        ids=["plain", "counting", "growable"],
+    )
+    def test_every_truncation_and_every_flipped_byte_is_caught(self, build):
+        f = build()
         f.add_many(range(50))
-        data = f.to_bytes()
+        data, read = f.to_bytes(), type(f).from_bytes
         for end in range(len(data)):
             with pytest.raises(CorruptFilterError):
-                BloomFilter.from_bytes(data[:end])
+                read(data[:end])
         for i in range(len(data)):
             damaged = bytearray(data)
             damaged[i] ^= 0x40
             with pytest.raises(CorruptFilterError):
-                BloomFilter.from_bytes(damaged)
+                read(damaged)
         with pytest.raises(CorruptFilterError, match="trailing"):
-            BloomFilter.from_bytes(data + b"\0")
+            read(data + b"\0")
 
     def test_reading_the_other_kind_names_the_class_to_use(self):
         counting = CountingBloomFilter(100).to_bytes()
