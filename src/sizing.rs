@@ -111,18 +111,27 @@ impl Sizing {
                 };
                 let load = |bits: u64| block as f64 * items / bits as f64;
                 fewest_bits(near, start, granule, |k, best| {
-                    let Some(best) = best else {
+                    let Some((best, best_k)) = best else {
                         return exact_bits(k);
                     };
                     // Beside a best size, two rates settle how `k` compares
                     // with it; only a smaller size needs a search. The
-                    // mean-fill rate, at most the exact one, may settle the
-                    // first without an exact model.
+                    // mean-fill rate, at most the exact one, may settle
+                    // them without an exact model: above the target at the
+                    // best size, `k` needs more; above it one granule
+                    // smaller, `k` needs at least the best, which is all the
+                    // search must know of a `k` that could not win a tie.
                     let more = Some(best + granule);
-                    if model_fpr(layout, best, k, items, Model::MeanFill) > target {
+                    let mean_fill_above =
+                        |bits| model_fpr(layout, bits, k, items, Model::MeanFill) > target;
+                    if mean_fill_above(best) {
                         return more;
                     }
                     let smaller = (best - granule).max(granule);
+                    let wins_ties = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
+                    if !wins_ties && (best == granule || mean_fill_above(smaller)) {
+                        return Some(best);
+                    }
                     let model = RateModel::new(layout, k, load(smaller), Model::Exact);
                     if model.fpr(load(best)) > target {
                         more
@@ -292,17 +301,20 @@ fn walk_out(start: u32, mut visit: impl FnMut(u32) -> bool) {
 /// not grow (they are unimodal in `k`, with runs of equal sizes in small
 /// filters, whose sizes are a few granules); of `k` with the same size, the
 /// one nearest `start`. `bits_for(k, best)` is the fewest bits for `k`, or
-/// `None` if no size reaches the target; given the best size so far, it may
-/// answer any size above it for a `k` that needs more. `least` is the least
-/// size any `k` can have (one granule).
+/// `None` if no size reaches the target. Given the best size so far and its
+/// `k`, it may answer any size above the best for a `k` that needs more,
+/// and the best size itself for a `k` that needs at least as much and is
+/// no nearer `start` (which could not replace the best): the walk then
+/// goes on past that `k` rather than stopping, and finds what it would
+/// have. `least` is the least size any `k` can have (one granule).
 fn fewest_bits(
     from: u32,
     start: u32,
     least: u64,
-    bits_for: impl Fn(u32, Option<u64>) -> Option<u64>,
+    bits_for: impl Fn(u32, Option<(u64, u32)>) -> Option<u64>,
 ) -> Option<(u64, u32)> {
     let mut best = bits_for(from, None).map(|m| (m, from));
-    walk_out(from, |k| match (bits_for(k, best.map(|(m, _)| m)), best) {
+    walk_out(from, |k| match (bits_for(k, best), best) {
         (Some(m), Some((best_m, _))) if m > best_m => false,
         (Some(m), Some((best_m, best_k))) if m == best_m => {
             let nearer = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
@@ -433,8 +445,13 @@ fn min_bits(layout: Layout, k: u32, items: f64, fpp: f64, model: Model) -> Optio
     }
     // Gallop to an upper bound in steps from a 32nd of the lower bound up,
     // since the size is rarely far above it: fpr(lo) > fpp >= fpr(hi).
+    // A gallop that has not arrived within eight doublings asks first
+    // whether the largest size reaches the target at all: a rate no size
+    // reaches (a `k` far from the best, or a target the layout cannot meet)
+    // then costs one rate instead of a gallop to the limit.
     let (mut lo, mut hi) = (lower, lower);
     let mut step = (lower / 32).max(1);
+    let mut doublings = 0;
     let mut ln_hi = loop {
         hi = hi.saturating_add(step).min(max_granules);
         let ln_hi = ln_fpr(hi);
@@ -446,6 +463,10 @@ fn min_bits(layout: Layout, k: u32, items: f64, fpp: f64, model: Model) -> Optio
         }
         (lo, ln_lo) = (hi, ln_hi);
         step = step.saturating_mul(2);
+        doublings += 1;
+        if doublings == 8 && ln_fpr(max_granules) > ln_fpp {
+            return None;
+        }
     };
     // Then narrow it by interpolation, halving instead whenever a guess
     // leaves more than half of the interval.
@@ -652,21 +673,29 @@ impl BlockModel {
         // Then the insert draws cover them: U moves from u to u - 1 with
         // probability u / B. One key's k draws, as a matrix: column c holds
         // where U goes from c (row u, for u <= c, in `per_key[u][c - u]`).
-        let mut per_key: Vec<Vec<f64>> = (0..states).map(|u| vec![0.0; states - u]).collect();
-        let mut column = vec![0.0; states];
-        for c in 0..states {
-            column[..c].fill(0.0);
-            column[c] = 1.0;
-            for _ in 0..k {
-                // In place, upwards: column[u + 1] is still the previous
-                // draw's when column[u] reads it.
-                for u in 0..c {
-                    column[u] = column[u] * miss[u] + column[u + 1] * hit[u + 1];
+        // It starts as the identity and takes one draw at a time, every
+        // column at once: row u becomes `miss[u]` times itself plus
+        // `hit[u + 1]` times row u + 1, a loop along a row that the
+        // compiler vectorises. (In place, upwards: row u + 1 is still the
+        // previous draw's when row u reads it.)
+        let mut per_key: Vec<Vec<f64>> = (0..states)
+            .map(|u| {
+                let mut row = vec![0.0; states - u];
+                row[0] = 1.0;
+                row
+            })
+            .collect();
+        for _ in 0..k {
+            for u in 0..states {
+                let (this, below) = per_key.split_at_mut(u + 1);
+                let row = &mut this[u];
+                row[0] *= miss[u];
+                if let Some(next) = below.first() {
+                    let (stay, come) = (miss[u], hit[u + 1]);
+                    for (x, y) in row[1..].iter_mut().zip(next) {
+                        *x = *x * stay + y * come;
+                    }
                 }
-                column[c] *= miss[c];
-            }
-            for (u, row) in per_key.iter_mut().enumerate().take(c + 1) {
-                row[c - u] = column[u];
             }
         }
         // Then apply it key by key, in place upwards again.
@@ -918,7 +947,7 @@ mod tests {
     #[test]
     fn the_search_finds_what_trying_every_k_finds() {
         for layout in Layout::ALL {
-            for p in [0.5, 0.1, 0.01, 1e-3, 1e-6, 1e-9] {
+            for p in [0.5, 0.1, 0.01, 1e-3, 1e-6, 1e-9, 1e-12] {
                 for n in [1, 7, 100, 5000, 1_000_000] {
                     let items = n as f64;
                     let target = p - hash_floor(n);
