@@ -274,12 +274,13 @@ fn bench_probes(c: &mut Criterion, label: &str, bytes: usize) {
 }
 
 /// Sizing a filter, the part of construction independent of its memory:
-/// the default rate at 1M keys, and the slowest case `atomic-bloom bench`
-/// finds (100 keys at p = 0.001, where 20 values of `k` give one size).
+/// the default rate at 1M keys, 100 keys at p = 0.001 (where 20 values of
+/// `k` give one size), and the slowest `Blocked` case `atomic-bloom bench`
+/// finds (100 keys at p = 1e-12).
 fn bench_sizing(c: &mut Criterion) {
     let mut group = c.benchmark_group("sizing");
     for layout in Layout::ALL {
-        for (n, p) in [(1_000_000, FPP), (100, 1e-3)] {
+        for (n, p) in [(1_000_000, FPP), (100, 1e-3), (100, 1e-12)] {
             let id = BenchmarkId::new(layout.name(), format!("n={n},p={p}"));
             group.bench_function(id, |b| {
                 b.iter(|| Sizing::for_rate(layout, black_box(n), black_box(p)))
