@@ -7,6 +7,7 @@
 
 use crate::error::BuildError;
 use crate::layout::Layout;
+use std::ops::RangeInclusive;
 
 /// The largest bit array a filter may have: 2^43 bits, 1 TiB.
 ///
@@ -91,58 +92,10 @@ impl Sizing {
         let target = (fpp - floor).min(LOOSEST_TARGET);
         let items = expected_items as f64;
         // The best k is near log2(1/p) for `Standard`, and lower for the
-        // blocked layouts.
+        // blocked layouts (whose search starts from the best of a cheap
+        // model that it finds from here).
         let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
-        let granule = layout.granule_bits();
-        let exact_bits = |k| min_bits(layout, k, items, target, Model::Exact);
-        let best = match layout.block_bits() {
-            None => fewest_bits(start, start, granule, |k, _| exact_bits(k)),
-            Some(block) => {
-                // An exact block model costs far more than a mean-fill one,
-                // so start the exact search where the mean-fill model is
-                // best: the `k` with its lowest rate at the size it needs
-                // for `start`. The two agree to within a `k` or so.
-                let near = match min_bits(layout, start, items, target, Model::MeanFill) {
-                    // One granule is the least any `k` needs.
-                    Some(bits) if bits > granule => lowest(start, |k| {
-                        model_fpr(layout, bits, k, items, Model::MeanFill)
-                    }),
-                    _ => start,
-                };
-                let load = |bits: u64| block as f64 * items / bits as f64;
-                fewest_bits(near, start, granule, |k, best| {
-                    let Some((best, best_k)) = best else {
-                        return exact_bits(k);
-                    };
-                    // Beside a best size, two rates settle how `k` compares
-                    // with it; only a smaller size needs a search. The
-                    // mean-fill rate, at most the exact one, may settle
-                    // them without an exact model: above the target at the
-                    // best size, `k` needs more; above it one granule
-                    // smaller, `k` needs at least the best, which is all the
-                    // search must know of a `k` that could not win a tie.
-                    let more = Some(best + granule);
-                    let mean_fill_above =
-                        |bits| model_fpr(layout, bits, k, items, Model::MeanFill) > target;
-                    if mean_fill_above(best) {
-                        return more;
-                    }
-                    let smaller = (best - granule).max(granule);
-                    let wins_ties = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
-                    if !wins_ties && (best == granule || mean_fill_above(smaller)) {
-                        return Some(best);
-                    }
-                    let model = RateModel::new(layout, k, load(smaller), Model::Exact);
-                    if model.fpr(load(best)) > target {
-                        more
-                    } else if best == granule || model.fpr(load(smaller)) > target {
-                        Some(best)
-                    } else {
-                        exact_bits(k)
-                    }
-                })
-            }
-        };
+        let best = Search::new(layout, items, target).fewest_bits(start);
         let (num_bits, num_hashes) = best.ok_or(match layout.block_bits() {
             Some(_) => BuildError::RateUnreachable {
                 layout,
@@ -311,7 +264,7 @@ fn fewest_bits(
     from: u32,
     start: u32,
     least: u64,
-    bits_for: impl Fn(u32, Option<(u64, u32)>) -> Option<u64>,
+    mut bits_for: impl FnMut(u32, Option<(u64, u32)>) -> Option<u64>,
 ) -> Option<(u64, u32)> {
     let mut best = bits_for(from, None).map(|m| (m, from));
     walk_out(from, |k| match (bits_for(k, best), best) {
@@ -337,7 +290,7 @@ fn fewest_bits(
 
 /// The `k` with the lowest `rate(k)`, walking out from `start` while it
 /// falls.
-fn lowest(start: u32, rate: impl Fn(u32) -> f64) -> u32 {
+fn lowest(start: u32, mut rate: impl FnMut(u32) -> f64) -> u32 {
     let mut best = (rate(start), start);
     walk_out(start, |k| {
         let r = rate(k);
@@ -355,21 +308,17 @@ fn lowest(start: u32, rate: impl Fn(u32) -> f64) -> u32 {
 enum Model {
     /// The exact model: what sizes are chosen by and rates reported with.
     Exact,
-    /// The mean-fill shortcut `(1 - (1 - 1/B)^(ik))^k` per block: never
-    /// above the exact model (Jensen's inequality), and cheap, so it bounds
-    /// the search.
+    /// The mean-fill shortcut `(1 - (1 - 1/B)^(ik))^k` per block (for
+    /// `Sectorized`, the product of its two words' mean-fill rates, as if
+    /// independent): never above the exact model (Jensen's inequality, and
+    /// the words' positive association), and cheap, so it bounds the
+    /// search.
     MeanFill,
 }
 
 /// The layout's model false-positive rate with `items` keys.
 fn model_fpr(layout: Layout, num_bits: u64, k: u32, items: f64, model: Model) -> f64 {
-    match layout.block_bits() {
-        None => standard_fpr(num_bits, k, items),
-        Some(block) => {
-            let load = block as f64 * items / num_bits as f64;
-            RateModel::new(layout, k, load, model).fpr(load)
-        }
-    }
+    Rates::new(layout, items, model).fpr(k, num_bits)
 }
 
 fn standard_fpr(num_bits: u64, k: u32, items: f64) -> f64 {
@@ -395,149 +344,265 @@ fn fewest_standard_bits(items: f64, fpp: f64) -> u128 {
         .ceil() as u128 // saturates; +inf (no finite size) becomes u128::MAX
 }
 
-/// The smallest size (in the layout's granules) with `k` hashes whose model
-/// rate is at most `fpp`, or `None` above `MAX_BITS`.
-fn min_bits(layout: Layout, k: u32, items: f64, fpp: f64, model: Model) -> Option<u64> {
-    let granule = layout.granule_bits();
-    let max_granules = MAX_BITS / granule;
-    let mut lower = match (layout.block_bits(), model) {
-        // The exact size is at least the mean-fill one, whose rate is at
-        // most the exact rate; without a mean-fill size there is no exact
-        // one either.
-        (Some(_), Model::Exact) => min_bits(layout, k, items, fpp, Model::MeanFill)? / granule,
-        _ => {
-            // Blocking only ever raises the exact rate, so the Standard
-            // size is a lower bound of every exact size; a mean-fill size
-            // found above it is a lower bound too.
-            let lower = standard_bits(k, items, fpp) / granule as f64;
-            if !lower.is_finite() || lower >= max_granules as f64 {
-                return None;
-            }
-            (lower.ceil() as u64).max(1)
+/// One sizing search: a layout, its item count and target rate, and the
+/// exact and mean-fill models of each `k` it has asked about, each built
+/// once and extended as the search asks about fuller blocks.
+struct Search {
+    layout: Layout,
+    items: f64,
+    target: f64,
+    exact: Rates,
+    mean_fill: Rates,
+}
+
+impl Search {
+    fn new(layout: Layout, items: f64, target: f64) -> Self {
+        Search {
+            layout,
+            items,
+            target,
+            exact: Rates::new(layout, items, Model::Exact),
+            mean_fill: Rates::new(layout, items, Model::MeanFill),
         }
-    };
-    let fpr: Box<dyn Fn(u64) -> f64> = match layout.block_bits() {
-        None => Box::new(|g: u64| standard_fpr(g * granule, k, items)),
-        Some(block) => {
-            let load_at = move |g: u64| block as f64 * items / (g * granule) as f64;
-            // Sizes whose blocks are saturated have rate 1 (above any
-            // `fpp`): start past them, so that the model, built for the
-            // largest load it is asked about, holds every smaller one.
-            let unsaturated = RateModel::saturated_below(layout, k, items);
+    }
+
+    /// The fewest bits whose exact rate meets the target and the `k` that
+    /// needs them (of several, the one nearest `start`), or `None` if no
+    /// size up to `MAX_BITS` meets it.
+    fn fewest_bits(&mut self, start: u32) -> Option<(u64, u32)> {
+        let (layout, target) = (self.layout, self.target);
+        let granule = layout.granule_bits();
+        if layout.block_bits().is_none() {
+            return fewest_bits(start, start, granule, |k, _| self.min_bits(k, Model::Exact));
+        }
+        // An exact block model costs far more than a mean-fill one, so
+        // start the exact search where the mean-fill model is best: the `k`
+        // with its lowest rate at the size it needs for `start`. The two
+        // agree to within a `k` or so.
+        let near = match self.min_bits(start, Model::MeanFill) {
+            // One granule is the least any `k` needs.
+            Some(bits) if bits > granule => lowest(start, |k| self.mean_fill.fpr(k, bits)),
+            Some(_) => start,
+            None => {
+                // The mean-fill rate is at most the exact one, and rates
+                // fall as sizes grow: if its lowest at the largest size
+                // misses the target, no `k` reaches it at any size, which a
+                // walk over every `k` would find out one `k` at a time.
+                let largest = MAX_BITS / granule * granule;
+                let best = lowest(start, |k| self.mean_fill.fpr(k, largest));
+                if self.mean_fill.fpr(best, largest) > target {
+                    return None;
+                }
+                start
+            }
+        };
+        fewest_bits(near, start, granule, |k, best| {
+            let Some((best, best_k)) = best else {
+                return self.min_bits(k, Model::Exact);
+            };
+            // Beside a best size, two rates settle how `k` compares with
+            // it; only a smaller size needs a search. The mean-fill rate, at
+            // most the exact one, may settle them without an exact model:
+            // above the target at the best size, `k` needs more; above it
+            // one granule smaller, `k` needs at least the best, which is all
+            // the search must know of a `k` that could not win a tie.
+            let more = Some(best + granule);
+            if self.mean_fill.fpr(k, best) > target {
+                return more;
+            }
+            let smaller = (best - granule).max(granule);
+            let wins_ties = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
+            if !wins_ties && (best == granule || self.mean_fill.fpr(k, smaller) > target) {
+                return Some(best);
+            }
+            if self.exact.fpr(k, best) > target {
+                more
+            } else if best == granule || self.exact.fpr(k, smaller) > target {
+                Some(best)
+            } else {
+                self.min_bits(k, Model::Exact)
+            }
+        })
+    }
+
+    /// The smallest size with `k` hashes whose rate under `model` is at most
+    /// the target, or `None` above `MAX_BITS`.
+    fn min_bits(&mut self, k: u32, model: Model) -> Option<u64> {
+        let (layout, items, target) = (self.layout, self.items, self.target);
+        let granule = layout.granule_bits();
+        let max_granules = MAX_BITS / granule;
+        let mut lower = match (layout.block_bits(), model) {
+            // The exact size is at least the mean-fill one, whose rate is at
+            // most the exact rate; without a mean-fill size there is no exact
+            // one either.
+            (Some(_), Model::Exact) => self.min_bits(k, Model::MeanFill)? / granule,
+            _ => {
+                // Blocking only ever raises the exact rate, so the Standard
+                // size is a lower bound of every exact size; a mean-fill size
+                // found above it is a lower bound too.
+                let lower = standard_bits(k, items, target) / granule as f64;
+                if !lower.is_finite() || lower >= max_granules as f64 {
+                    return None;
+                }
+                (lower.ceil() as u64).max(1)
+            }
+        };
+        if let Some(block) = layout.block_bits() {
+            // Sizes whose blocks are saturated have rate 1, above any
+            // target: start past them.
+            let unsaturated = Rates::saturated_below(layout, k, items);
             if unsaturated >= max_granules as f64 {
                 return None;
             }
             lower = lower.max(unsaturated as u64);
-            while RateModel::saturates(layout, k, load_at(lower)) {
+            while Rates::saturates(layout, k, block as f64 * items / (lower * granule) as f64) {
                 lower += 1;
             }
-            let model = RateModel::new(layout, k, load_at(lower), model);
-            Box::new(move |g| model.fpr(load_at(g)))
         }
-    };
-    // Work with the log of the rate, which is close to linear in the log of
-    // the size.
-    let ln_fpr = |g: u64| fpr(g).ln();
-    let ln_fpp = fpp.ln();
-    let mut ln_lo = ln_fpr(lower);
-    if ln_lo <= ln_fpp {
-        return Some(lower * granule);
-    }
-    // Gallop to an upper bound in steps from a 32nd of the lower bound up,
-    // since the size is rarely far above it: fpr(lo) > fpp >= fpr(hi).
-    // A gallop that has not arrived within eight doublings asks first
-    // whether the largest size reaches the target at all: a rate no size
-    // reaches (a `k` far from the best, or a target the layout cannot meet)
-    // then costs one rate instead of a gallop to the limit.
-    let (mut lo, mut hi) = (lower, lower);
-    let mut step = (lower / 32).max(1);
-    let mut doublings = 0;
-    let mut ln_hi = loop {
-        hi = hi.saturating_add(step).min(max_granules);
-        let ln_hi = ln_fpr(hi);
-        if ln_hi <= ln_fpp {
-            break ln_hi;
-        }
-        if hi == max_granules {
-            return None;
-        }
-        (lo, ln_lo) = (hi, ln_hi);
-        step = step.saturating_mul(2);
-        doublings += 1;
-        if doublings == 8 && ln_fpr(max_granules) > ln_fpp {
-            return None;
-        }
-    };
-    // Then narrow it by interpolation, halving instead whenever a guess
-    // leaves more than half of the interval.
-    while hi - lo > 1 {
-        let width = hi - lo;
-        let (x_lo, x_hi) = ((lo as f64).ln(), (hi as f64).ln());
-        let guess = (x_lo + (x_hi - x_lo) * (ln_lo - ln_fpp) / (ln_lo - ln_hi)).exp();
-        let mut mid = if guess.is_finite() {
-            (guess.round() as u64).clamp(lo + 1, hi - 1)
-        } else {
-            lo + width / 2
+        let rates = match model {
+            Model::Exact => &mut self.exact,
+            Model::MeanFill => &mut self.mean_fill,
         };
-        loop {
-            let ln_mid = ln_fpr(mid);
-            if ln_mid <= ln_fpp {
-                (hi, ln_hi) = (mid, ln_mid);
-            } else {
-                (lo, ln_lo) = (mid, ln_mid);
-            }
-            if hi - lo <= width / 2 || hi - lo <= 1 {
-                break;
-            }
-            mid = lo + (hi - lo) / 2;
+        // Work with the log of the rate, which is close to linear in the log
+        // of the size.
+        let mut ln_fpr = |g: u64| rates.fpr(k, g * granule).ln();
+        let ln_fpp = target.ln();
+        let mut ln_lo = ln_fpr(lower);
+        if ln_lo <= ln_fpp {
+            return Some(lower * granule);
         }
+        // Gallop to an upper bound in steps from a 32nd of the lower bound
+        // up, since the size is rarely far above it: fpr(lo) > fpp >=
+        // fpr(hi). A gallop that has not arrived within eight doublings asks
+        // first whether the largest size reaches the target at all: a rate
+        // no size reaches (a `k` far from the best, or a target the layout
+        // cannot meet) then costs one rate instead of a gallop to the limit.
+        let (mut lo, mut hi) = (lower, lower);
+        let mut step = (lower / 32).max(1);
+        let mut doublings = 0;
+        let mut ln_hi = loop {
+            hi = hi.saturating_add(step).min(max_granules);
+            let ln_hi = ln_fpr(hi);
+            if ln_hi <= ln_fpp {
+                break ln_hi;
+            }
+            if hi == max_granules {
+                return None;
+            }
+            (lo, ln_lo) = (hi, ln_hi);
+            step = step.saturating_mul(2);
+            doublings += 1;
+            if doublings == 8 && ln_fpr(max_granules) > ln_fpp {
+                return None;
+            }
+        };
+        // Then narrow it by interpolation, halving instead whenever a guess
+        // leaves more than half of the interval.
+        while hi - lo > 1 {
+            let width = hi - lo;
+            let (x_lo, x_hi) = ((lo as f64).ln(), (hi as f64).ln());
+            let guess = (x_lo + (x_hi - x_lo) * (ln_lo - ln_fpp) / (ln_lo - ln_hi)).exp();
+            let mut mid = if guess.is_finite() {
+                (guess.round() as u64).clamp(lo + 1, hi - 1)
+            } else {
+                lo + width / 2
+            };
+            loop {
+                let ln_mid = ln_fpr(mid);
+                if ln_mid <= ln_fpp {
+                    (hi, ln_hi) = (mid, ln_mid);
+                } else {
+                    (lo, ln_lo) = (mid, ln_mid);
+                }
+                if hi - lo <= width / 2 || hi - lo <= 1 {
+                    break;
+                }
+                mid = lo + (hi - lo) / 2;
+            }
+        }
+        Some(hi * granule)
     }
-    Some(hi * granule)
 }
 
-/// The rate model of a layout that confines a key to a block, built for
-/// loads (keys per block) up to a maximum.
-enum RateModel {
-    /// `Blocked` and `Word`: the key's `k` bits are drawn from its block.
-    Block(BlockModel),
-    /// `Sectorized`: `ceil(k/2)` bits are drawn from one of the block's
-    /// first four words and `floor(k/2)` from one of its last four. Each
-    /// word is a block of 64 bits for the keys that pick it; `second` is
-    /// `None` for `k = 1`, whose second word is tested for nothing.
-    Sectors {
-        first: BlockModel,
-        second: Option<BlockModel>,
-    },
+/// The rates of one layout with a number of keys, under one model, for any
+/// `k` and size: closed-form for `Standard`, from [`BlockModels`] for the
+/// blocked layouts, which build each `k`'s model on first use and extend
+/// it as fuller blocks are asked about.
+struct Rates {
+    layout: Layout,
+    items: f64,
+    /// The models of the layout's blocks, or of a `Sectorized` block's
+    /// words.
+    blocks: BlockModels,
 }
 
-impl RateModel {
+impl Rates {
     /// Words a `Sectorized` key picks each of its two words from.
     const SECTOR_CHOICES: f64 = 4.0;
 
-    fn new(layout: Layout, k: u32, max_load: f64, model: Model) -> Self {
-        match layout {
-            Layout::Sectorized => {
-                let word_load = max_load / Self::SECTOR_CHOICES;
-                let word = |k| BlockModel::new(64, k, word_load, model);
-                RateModel::Sectors {
-                    first: word(k.div_ceil(2)),
-                    second: (k >= 2).then(|| word(k / 2)),
-                }
-            }
-            _ => {
-                let block = layout.block_bits().expect("a blocked layout");
-                RateModel::Block(BlockModel::new(block, k, max_load, model))
-            }
+    fn new(layout: Layout, items: f64, model: Model) -> Self {
+        let block = match layout {
+            Layout::Sectorized => 64,
+            _ => layout.block_bits().unwrap_or(64),
+        };
+        Rates {
+            layout,
+            items,
+            blocks: BlockModels::new(block, model),
         }
+    }
+
+    /// The rate with `k` hashes and `num_bits` bits.
+    ///
+    /// `Blocked` and `Word` draw a key's `k` bits from its block.
+    /// `Sectorized` draws `ceil(k/2)` bits from one of the block's first
+    /// four words and `floor(k/2)` from one of its last four; each word is
+    /// a block of 64 bits for the keys that pick it (for `k = 1` the second
+    /// word is tested for nothing).
+    fn fpr(&mut self, k: u32, num_bits: u64) -> f64 {
+        let Some(block) = self.layout.block_bits() else {
+            return standard_fpr(num_bits, k, self.items);
+        };
+        let load = block as f64 * self.items / num_bits as f64;
+        if self.layout != Layout::Sectorized {
+            return self.blocks.fpr(k, load);
+        }
+        let word_load = load / Self::SECTOR_CHOICES;
+        let (first, second) = (k.div_ceil(2), k / 2);
+        if Self::saturates(self.layout, k, load) {
+            return 1.0;
+        }
+        // The keys that picked the absent key's word, `s + x`, are
+        // Poisson(λ/4): for `k = 1` that mix is the rate.
+        let first_word = self.blocks.fpr(first, word_load);
+        if second == 0 {
+            return first_word;
+        }
+        // Both words' rates grow with `s`, so they are positively
+        // associated and the rate is at least the product of their means.
+        // That bound is the mean-fill model, which need only bound the
+        // exact one from below; for the exact model, what the sums below may
+        // leave out is measured against it.
+        let lower = first_word * self.blocks.fpr(second, word_load);
+        if matches!(self.blocks.growth, Growth::MeanFill { .. }) {
+            return lower;
+        }
+        let tail = (lower * LEFT_OUT).max(f64::MIN_POSITIVE);
+        let keys = poisson_support(word_load, tail);
+        self.blocks.extend(first, keys);
+        self.blocks.extend(second, keys);
+        let per_keys = &self.blocks.per_keys;
+        let (first, second) = (&per_keys[first as usize], &per_keys[second as usize]);
+        sectors_fpr(&first[..keys], &second[..keys], word_load, tail)
     }
 
     /// Whether a block of `load` keys is saturated: the rate is then 1.
     fn saturates(layout: Layout, k: u32, load: f64) -> bool {
         match layout {
             Layout::Sectorized => {
-                BlockModel::saturates(64, k.div_ceil(2), load / Self::SECTOR_CHOICES)
+                BlockModels::saturates(64, k.div_ceil(2), load / Self::SECTOR_CHOICES)
             }
-            _ => BlockModel::saturates(layout.block_bits().expect("a blocked layout"), k, load),
+            _ => BlockModels::saturates(layout.block_bits().expect("a blocked layout"), k, load),
         }
     }
 
@@ -551,187 +616,285 @@ impl RateModel {
             _ => k,
         };
         items * f64::from(draws)
-            / (BlockModel::SATURATED_DRAWS_PER_BIT * layout.granule_bits() as f64)
+            / (BlockModels::SATURATED_DRAWS_PER_BIT * layout.granule_bits() as f64)
     }
+}
 
-    /// The rate at `load` keys per block, at most the `max_load` the model
-    /// was built for.
-    fn fpr(&self, load: f64) -> f64 {
-        match self {
-            RateModel::Block(model) => model.fpr(load),
-            RateModel::Sectors { first, second } => {
-                let word_load = load / Self::SECTOR_CHOICES;
-                if first.is_saturated(word_load) {
-                    return 1.0;
-                }
-                // Of the keys in the block, a quarter pick the key's first
-                // word, a quarter its second, and a sixteenth both:
-                // `s ~ Poisson(λ/16)` pick both, `x, y ~ Poisson(3λ/16)` one
-                // each, independently, and the rate is
-                // `Σ_s P(s) A(s) B(s)` with `A(s) = Σ_x P(x) first[s + x]`.
-                let (both, one) = (word_load / 4.0, word_load * 0.75);
-                // The weights of `x` (and `y`), from where they matter.
-                let keys = first.per_keys.len();
-                let lowest = poisson_lowest(one);
-                let mut weight = poisson(lowest, one);
-                let weights: Vec<f64> = (lowest..keys)
-                    .map(|x| {
-                        let w = weight;
-                        weight *= one / (x + 1) as f64;
-                        w
-                    })
-                    .collect();
-                let given_shared = |model: &BlockModel, s: usize| {
-                    dot(&weights, model.per_keys.get(s + lowest..).unwrap_or(&[]))
-                };
-                poisson_mix(both, keys, |s| {
-                    let b = second
-                        .as_ref()
-                        .map_or(1.0, |second| given_shared(second, s));
-                    given_shared(first, s) * b
-                })
-            }
+/// The rate of a `Sectorized` block whose words hold `word_load` keys each
+/// on average, given `per_keys` of the absent key's first word and of its
+/// second, both to the support of `word_load` for a tail of `tail`, the
+/// most the sums may leave out.
+///
+/// Of the keys in the block, a quarter pick the key's first word, a quarter
+/// its second, and a sixteenth both: `s ~ Poisson(λ/16)` pick both,
+/// `x, y ~ Poisson(3λ/16)` one each, independently, and the rate is
+/// `Σ_s P(s) A(s) B(s)` with `A(s) = Σ_x P(x) first[s + x]`.
+fn sectors_fpr(first: &[f64], second: &[f64], word_load: f64, tail: f64) -> f64 {
+    let (both, one) = (word_load / 4.0, word_load * 0.75);
+    // The weights of `x` (and `y`), from where they matter to where their
+    // tail is negligible.
+    let lowest = poisson_lowest(one);
+    let mut weight = poisson(lowest, one);
+    let mut weights = Vec::new();
+    for x in lowest..first.len() {
+        weights.push(weight);
+        let step = one / (x + 1) as f64;
+        weight *= step;
+        if step < 1.0 && weight < tail * (1.0 - step) {
+            break;
         }
     }
+    let given_shared =
+        |per_keys: &[f64], s: usize| dot(&weights, per_keys.get(s + lowest..).unwrap_or(&[]));
+    poisson_mix(both, first.len(), |s| {
+        given_shared(first, s) * given_shared(second, s)
+    })
 }
 
-/// The false-positive rate of a block that holds `i` keys, for every `i`
-/// up to where the Poisson tail of the largest load asked about is
-/// negligible, mixed over the Poisson number of keys per block.
+/// The rate of a block that holds `i` keys, `per_keys[k][i] = E[(X/B)^k |
+/// i keys]` with `X` the block's set bits, for each `k` asked about and
+/// every `i` up to where the Poisson mix of the loads asked about stops.
 ///
-/// An absent key's `k` probes land on `J` distinct bits of its block,
-/// distributed as `k` draws with replacement from `B` bits; it is a false
-/// positive iff the block's `i k` insert draws covered all `J`. Follow
-/// `U`, the number of those `J` bits no insert draw has covered yet: each
-/// insert draw covers one of them with probability `U / B`, so `U` is a
-/// pure-death chain on `0..=k` started at `U = J`, and
-/// `E[(X/B)^k | i keys] = P(U = 0 after i k draws)`, where `X` is the
-/// block's set-bit count. The chain has `k + 1` states where one over `X`
-/// has `B + 1`, and one key's `k` draws are applied as one triangular
-/// matrix: about `(k + 1)^2 / 2` operations per key, against `k (B + 1)`.
-/// Its weights are sums of non-negative terms, so there is no
-/// cancellation, as there is in the inclusion-exclusion
-/// closed form `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`. The test
-/// `death_chain_matches_the_fill_chain` checks it against the chain over
-/// `X` that it replaces.
-struct BlockModel {
+/// The exact model follows an absent key instead of the block. Its `k`
+/// probes land on `J` distinct bits, distributed as `k` draws with
+/// replacement from `B` bits, and it is a false positive iff the block's
+/// `i k` insert draws cover all `J`, so that
+///
+/// ```text
+/// E[(X/B)^k | i keys] = Σ_j P(J = j) · C_j(i k)
+/// ```
+///
+/// with `C_j(T)` the chance that `T` draws cover `j` given bits. A first
+/// draw covers one of them with probability `j / B`, so
+/// `C_j(T + 1) = (j/B) C_(j-1)(T) + (1 - j/B) C_j(T)` from `C_j(0) = [j =
+/// 0]`: a recurrence whose terms are all non-negative, with no
+/// cancellation, as there is in the inclusion-exclusion closed form
+/// `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`, and over `j <= k`, where a chain
+/// over `X` has `B + 1` states. `C` does not depend on `k`: one pass over
+/// the draws serves a window of `k` about where a search starts, each
+/// adding a dot product per key, where a model built per `k` would repeat
+/// the chain. The test `coverage_model_matches_the_fill_chain` checks it
+/// against the chain over `X` that it replaces.
+struct BlockModels {
     /// Bits per block.
     block: u64,
-    k: u32,
-    /// `per_keys[i] = E[(X/B)^k | i keys]`.
-    per_keys: Vec<f64>,
+    /// `per_keys[k]`, empty for a `k` not asked about yet.
+    per_keys: Vec<Vec<f64>>,
+    growth: Growth,
 }
 
-impl BlockModel {
+/// How a [`BlockModels`]' `per_keys` grow.
+enum Growth {
+    /// The mean-fill shortcut `(1 - (1 - 1/B)^(ik))^k`, with the chance
+    /// `(1 - 1/B)^(ik)` that a bit is still clear after the keys so far,
+    /// by `k`.
+    MeanFill { clear: Vec<f64> },
+    /// The exact model, by passes over the draws, each for a window of
+    /// `k`.
+    Exact { passes: Vec<DrawPass> },
+}
+
+impl BlockModels {
     /// A block is saturated (every bit set but for odds below e^-30) once
     /// its expected draws exceed 30 B: the rate is then 1.
     const SATURATED_DRAWS_PER_BIT: f64 = 30.0;
 
-    fn new(block: u64, k: u32, max_load: f64, model: Model) -> Self {
-        let mut built = BlockModel {
+    /// No models yet (nor memory for them: a `Standard` search has none).
+    fn new(block: u64, model: Model) -> Self {
+        BlockModels {
             block,
-            k,
-            per_keys: vec![0.0],
-        };
-        if built.is_saturated(max_load) {
-            return built;
+            per_keys: Vec::new(),
+            growth: match model {
+                Model::Exact => Growth::Exact { passes: Vec::new() },
+                Model::MeanFill => Growth::MeanFill { clear: Vec::new() },
+            },
         }
-        let keys = poisson_support(max_load);
-        match model {
-            Model::Exact => built.per_keys.extend(Self::exact(block, k, keys)),
-            Model::MeanFill => {
-                // 1 - (1 - 1/B)^(ik), the mean fill with i keys.
-                let clear_per_key = (1.0 - 1.0 / block as f64).powi(k as i32);
-                let mut clear = 1.0;
-                built.per_keys.extend((1..keys).map(|_| {
-                    clear *= clear_per_key;
-                    (1.0 - clear).powi(k as i32)
-                }));
-            }
-        }
-        built
-    }
-
-    /// `E[(X/B)^k | i keys]` for `i` in `1..keys`, by the chain over `U`.
-    fn exact(block: u64, k: u32, keys: usize) -> impl Iterator<Item = f64> {
-        // A draw covers one of `u` particular bits with probability u / B.
-        let states = (k as usize).min(block as usize) + 1;
-        let hit: Vec<f64> = (0..states).map(|u| u as f64 / block as f64).collect();
-        let miss: Vec<f64> = (0..states)
-            .map(|u| (block - u as u64) as f64 / block as f64)
-            .collect();
-        // The distinct bits among the absent key's k probes: a chain that
-        // moves from j to j + 1 when a probe misses the j already drawn.
-        let mut uncovered = vec![0.0; states];
-        uncovered[0] = 1.0;
-        for probe in 0..k as usize {
-            for j in (1..=(probe + 1).min(states - 1)).rev() {
-                uncovered[j] = uncovered[j] * hit[j] + uncovered[j - 1] * miss[j - 1];
-            }
-            uncovered[0] = 0.0;
-        }
-        // Then the insert draws cover them: U moves from u to u - 1 with
-        // probability u / B. One key's k draws, as a matrix: column c holds
-        // where U goes from c (row u, for u <= c, in `per_key[u][c - u]`).
-        // It starts as the identity and takes one draw at a time, every
-        // column at once: row u becomes `miss[u]` times itself plus
-        // `hit[u + 1]` times row u + 1, a loop along a row that the
-        // compiler vectorises. (In place, upwards: row u + 1 is still the
-        // previous draw's when row u reads it.)
-        let mut per_key: Vec<Vec<f64>> = (0..states)
-            .map(|u| {
-                let mut row = vec![0.0; states - u];
-                row[0] = 1.0;
-                row
-            })
-            .collect();
-        for _ in 0..k {
-            for u in 0..states {
-                let (this, below) = per_key.split_at_mut(u + 1);
-                let row = &mut this[u];
-                row[0] *= miss[u];
-                if let Some(next) = below.first() {
-                    let (stay, come) = (miss[u], hit[u + 1]);
-                    for (x, y) in row[1..].iter_mut().zip(next) {
-                        *x = *x * stay + y * come;
-                    }
-                }
-            }
-        }
-        // Then apply it key by key, in place upwards again.
-        (1..keys).map(move |_| {
-            for (u, row) in per_key.iter().enumerate() {
-                uncovered[u] = dot(row, &uncovered[u..]);
-            }
-            uncovered[0]
-        })
-    }
-
-    fn is_saturated(&self, load: f64) -> bool {
-        Self::saturates(self.block, self.k, load)
     }
 
     fn saturates(block: u64, k: u32, load: f64) -> bool {
         load * f64::from(k) > Self::SATURATED_DRAWS_PER_BIT * block as f64
     }
 
-    /// `Σ_i Poisson(i; load) · per_keys[i]`; `load` at most the `max_load`
-    /// the model was built for.
-    fn fpr(&self, load: f64) -> f64 {
-        if self.is_saturated(load) {
+    /// The rate with `k` hashes at `load` keys per block, mixed over the
+    /// Poisson number of keys as far as its terms matter (extending the
+    /// model that far), whatever more the model holds: a rate does not
+    /// depend on what was asked before.
+    fn fpr(&mut self, k: u32, load: f64) -> f64 {
+        if Self::saturates(self.block, k, load) {
             return 1.0;
         }
-        if load <= 0.0 {
-            return 0.0;
+        poisson_mix(load, usize::MAX, |i| {
+            match self
+                .per_keys
+                .get(k as usize)
+                .and_then(|per_keys| per_keys.get(i))
+            {
+                Some(&rate) => rate,
+                None => {
+                    self.extend(k, i + 1);
+                    self.per_keys[k as usize][i]
+                }
+            }
+        })
+    }
+
+    /// Extends `per_keys[k]` to at least `keys` keys.
+    fn extend(&mut self, k: u32, keys: usize) {
+        let index = k as usize;
+        if self.per_keys.len() <= index {
+            self.per_keys.resize(MAX_HASHES as usize + 1, Vec::new());
         }
-        debug_assert!(self.per_keys.len() >= poisson_support(load));
-        poisson_mix(load, self.per_keys.len(), |i| self.per_keys[i])
+        let per_keys = &mut self.per_keys[index];
+        if per_keys.len() >= keys {
+            return;
+        }
+        match &mut self.growth {
+            Growth::MeanFill { clear } => {
+                clear.resize(MAX_HASHES as usize + 1, 1.0);
+                let clear_per_key = (1.0 - 1.0 / self.block as f64).powi(k as i32);
+                if per_keys.is_empty() {
+                    per_keys.push(0.0);
+                }
+                while per_keys.len() < keys {
+                    clear[index] *= clear_per_key;
+                    per_keys.push(power(1.0 - clear[index], k));
+                }
+            }
+            Growth::Exact { passes } => {
+                let pass = match passes.iter().position(|p| p.ks.contains(&k)) {
+                    Some(at) => &mut passes[at],
+                    None => {
+                        // A window about `k` that leaves out the `k` of the
+                        // passes already made.
+                        let (mut first, mut last) = (
+                            k.saturating_sub(k / DrawPass::REACH).max(1),
+                            (k + k / DrawPass::REACH + 1).min(MAX_HASHES),
+                        );
+                        for made in passes.iter() {
+                            if *made.ks.end() < k {
+                                first = first.max(made.ks.end() + 1);
+                            } else {
+                                last = last.min(made.ks.start() - 1);
+                            }
+                        }
+                        passes.push(DrawPass::new(self.block, first..=last, &mut self.per_keys));
+                        passes.last_mut().expect("pushed")
+                    }
+                };
+                while self.per_keys[index].len() < keys {
+                    pass.draw(&mut self.per_keys);
+                }
+            }
+        }
+    }
+}
+
+/// One pass over a block's insert draws, keeping `C_j` for the last draw
+/// only and giving each `k` of a window its next key whenever its draws
+/// make one: the memory of a few rows, whatever the draws.
+struct DrawPass {
+    ks: RangeInclusive<u32>,
+    /// `P(J = j)` for `j <= min(k, B)`, for each `k` of the window in order.
+    distinct: Vec<Vec<f64>>,
+    /// For each `k` of the window, the draws until its next key is whole,
+    /// as of the last draw that made a key.
+    until_key: Vec<u32>,
+    /// Draws until the next that makes a key for some `k`.
+    until_any: u32,
+    /// `C_j` after the draws so far, for `j` up to the window's largest `k`
+    /// (and `B`), and the next draw's.
+    covered: Vec<f64>,
+    next: Vec<f64>,
+    /// `j / B` and `1 - j/B`: the chance that a draw covers one of `j`
+    /// given bits, and that it does not.
+    hit: Vec<f64>,
+    miss: Vec<f64>,
+}
+
+impl DrawPass {
+    /// A pass's window reaches `k / REACH` below the `k` that starts it and
+    /// one more above: a search over `k` rarely goes further (runs of equal
+    /// sizes are longer for larger `k`), and mostly upwards, towards
+    /// `round(log2(1/p))`.
+    const REACH: u32 = 6;
+
+    /// The pass before any draw, with `per_keys[k] = [0]` (no keys, no
+    /// false positive) for each `k` of `ks`.
+    fn new(block: u64, ks: RangeInclusive<u32>, per_keys: &mut [Vec<f64>]) -> Self {
+        let states = (*ks.end() as usize).min(block as usize) + 1;
+        let hit: Vec<f64> = (0..states).map(|j| j as f64 / block as f64).collect();
+        let miss: Vec<f64> = (0..states)
+            .map(|j| (block - j as u64) as f64 / block as f64)
+            .collect();
+        // The distinct bits among the absent key's probes: a chain that
+        // moves from j to j + 1 when a probe misses the j already drawn,
+        // taken at each `k` of the window.
+        let mut law = vec![0.0; states];
+        law[0] = 1.0;
+        let mut distinct = Vec::new();
+        for probe in 1..=*ks.end() as usize {
+            for j in (1..=probe.min(states - 1)).rev() {
+                law[j] = law[j] * hit[j] + law[j - 1] * miss[j - 1];
+            }
+            law[0] = 0.0;
+            if ks.contains(&(probe as u32)) {
+                // Only `j <= k` can be drawn; a law of the window's length
+                // would group the dot product's terms by the window, and a
+                // rate would depend on which pass computed it.
+                distinct.push(law[..=probe.min(states - 1)].to_vec());
+                per_keys[probe] = vec![0.0];
+            }
+        }
+        let mut covered = vec![0.0; states];
+        covered[0] = 1.0;
+        DrawPass {
+            distinct,
+            until_key: ks.clone().collect(),
+            until_any: *ks.start(),
+            ks,
+            next: covered.clone(),
+            covered,
+            hit,
+            miss,
+        }
+    }
+
+    /// One more draw, `C_j = (j/B) C_(j-1) + (1 - j/B) C_j` (into the
+    /// other buffer, a loop the compiler vectorises); then `per_keys[k]`
+    /// gains a key for each `k` whose draws make one (counted down to the
+    /// next such draw, not per `k` at every draw).
+    fn draw(&mut self, per_keys: &mut [Vec<f64>]) {
+        let states = self.covered.len();
+        let (last, next) = (&self.covered[..states], &mut self.next[..states]);
+        let (hit, miss) = (&self.hit[..states], &self.miss[..states]);
+        for j in 1..states {
+            next[j] = last[j] * miss[j] + last[j - 1] * hit[j];
+        }
+        std::mem::swap(&mut self.covered, &mut self.next);
+        self.until_any -= 1;
+        if self.until_any > 0 {
+            return;
+        }
+        let (first, mut next_any) = (*self.ks.start(), u32::MAX);
+        let gap = self.until_key.iter().min().copied().unwrap_or(0);
+        for (w, until) in self.until_key.iter_mut().enumerate() {
+            *until -= gap;
+            if *until == 0 {
+                let k = first + w as u32;
+                *until = k;
+                per_keys[k as usize].push(dot(&self.distinct[w], &self.covered));
+            }
+            next_any = next_any.min(*until);
+        }
+        self.until_any = next_any;
     }
 }
 
 /// `Σ_i Poisson(i; load) · rate(i)` over `i < len`, for rates in `[0, 1]`
-/// that never fall as `i` grows, summed over `i` where the terms matter.
-fn poisson_mix(load: f64, len: usize, rate: impl Fn(usize) -> f64) -> f64 {
+/// that never fall as `i` grows, summed over `i` where the terms matter: it
+/// stops once what the Poisson tail could add is below [`LEFT_OUT`] of the
+/// sum, so a model need only reach that far.
+fn poisson_mix(load: f64, len: usize, mut rate: impl FnMut(usize) -> f64) -> f64 {
     if load <= 0.0 {
         return if len > 0 { rate(0) } else { 0.0 };
     }
@@ -740,14 +903,38 @@ fn poisson_mix(load: f64, len: usize, rate: impl Fn(usize) -> f64) -> f64 {
     let mut total = 0.0;
     for i in first..len {
         total += weight * rate(i);
-        weight *= load / (i + 1) as f64;
-        // Past 2λ each weight is under half the last, so with every rate at
-        // most 1 the rest adds under 2 · weight.
-        if (i + 1) as f64 > 2.0 * load && 2.0 * weight < total * 1e-17 {
+        let step = load / (i + 1) as f64;
+        weight *= step;
+        // Past the mode each weight is at most `step` times the last, so
+        // with every rate at most 1 the rest adds under
+        // `weight / (1 - step)`.
+        if step < 1.0 && (weight < total * LEFT_OUT * (1.0 - step) || weight == 0.0) {
             break;
         }
     }
     total.min(1.0)
+}
+
+/// The most a rate's sums leave out, relative to the rate: below the
+/// rounding error of the sums themselves (about 1e-14 for a hundred terms),
+/// so that a rate does not depend on where they stop.
+const LEFT_OUT: f64 = 1e-15;
+
+/// `x^k` by squaring, inline: what `f64::powi` computes, without the call
+/// that it makes for an exponent known only at run time.
+#[inline]
+fn power(mut x: f64, mut k: u32) -> f64 {
+    let mut product = 1.0;
+    loop {
+        if k & 1 != 0 {
+            product *= x;
+        }
+        k >>= 1;
+        if k == 0 {
+            return product;
+        }
+        x *= x;
+    }
 }
 
 /// Where the terms of a sum over a Poisson(λ) count `i` of rates that only
@@ -762,14 +949,15 @@ fn poisson_lowest(load: f64) -> usize {
 /// vectorise.
 #[inline]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut lanes = [0.0; 4];
-    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let len = a.len().min(b.len());
+    let (a4, b4) = (a[..len].chunks_exact(4), b[..len].chunks_exact(4));
     let tail: f64 = a4
         .remainder()
         .iter()
         .zip(b4.remainder())
         .map(|(x, y)| x * y)
         .sum();
+    let mut lanes = [0.0; 4];
     for (x, y) in a4.zip(b4) {
         for lane in 0..4 {
             lanes[lane] += x[lane] * y[lane];
@@ -778,9 +966,8 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]) + tail
 }
 
-/// Keys per block beyond which the Poisson(λ) tail is below 1e-20: a
-/// rate sums no further.
-fn poisson_support(load: f64) -> usize {
+/// Keys per block beyond which the Poisson(λ) tail is below `tail`.
+fn poisson_support(load: f64, tail: f64) -> usize {
     if load <= 0.0 {
         return 1;
     }
@@ -788,11 +975,12 @@ fn poisson_support(load: f64) -> usize {
     // tail past i is under w_i / (1 - λ / (i + 1)).
     let mut i = load.floor() as usize;
     let mut weight = poisson(i, load);
+    let mut ratio = load / (i + 1) as f64;
     loop {
         i += 1;
-        weight *= load / i as f64;
-        let ratio = load / (i + 1) as f64;
-        if ratio < 1.0 && weight / (1.0 - ratio) < 1e-20 {
+        weight *= ratio;
+        ratio = load / (i + 1) as f64;
+        if ratio < 1.0 && weight < tail * (1.0 - ratio) {
             return i + 1;
         }
     }
@@ -803,11 +991,12 @@ fn poisson(i: usize, load: f64) -> f64 {
     (i as f64 * load.ln() - load - ln_factorial(i)).exp()
 }
 
-/// `ln(i!)`: summed below 20, Stirling's series above (within 1e-13 of
-/// the sum: `ln_factorial_matches_the_sum_of_logs`).
+/// `ln(i!)`: of the product below 23 (whose factorials a double holds
+/// exactly), Stirling's series above (within 1e-13 of the sum of logs:
+/// `ln_factorial_matches_the_sum_of_logs`).
 fn ln_factorial(i: usize) -> f64 {
-    if i < 20 {
-        return (2..=i).map(|j| (j as f64).ln()).sum();
+    if i < 23 {
+        return (2..=i).map(|j| j as f64).product::<f64>().ln();
     }
     let x = i as f64;
     let inv = 1.0 / x;
@@ -925,10 +1114,12 @@ mod tests {
     }
 
     #[test]
-    fn death_chain_matches_the_fill_chain() {
+    fn coverage_model_matches_the_fill_chain() {
         for block in [64, 512] {
             for k in [1, 2, 3, 7, 16, 33, 64] {
-                let fast = BlockModel::new(block, k, 20.0, Model::Exact).per_keys;
+                let mut models = BlockModels::new(block, Model::Exact);
+                models.extend(k, poisson_support(20.0, 1e-20));
+                let fast = std::mem::take(&mut models.per_keys[k as usize]);
                 assert!(fast.len() > 50, "B={block} k={k}: {} keys", fast.len());
                 let fill = fill_chain(block, k, fast.len());
                 for (i, (fill, death)) in fill.iter().zip(&fast).enumerate() {
@@ -954,7 +1145,9 @@ mod tests {
                     let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
                     let every: Vec<(u64, u32)> = (1..=MAX_HASHES)
                         .filter_map(|k| {
-                            min_bits(layout, k, items, target, Model::Exact).map(|m| (m, k))
+                            Search::new(layout, items, target)
+                                .min_bits(k, Model::Exact)
+                                .map(|m| (m, k))
                         })
                         .collect();
                     let fewest = every.iter().map(|&(m, _)| m).min().unwrap();
@@ -998,9 +1191,6 @@ mod tests {
         }
     }
 
-    /// Small filters have runs of `k` with equal sizes: a walk that stops
-    /// at the first `k` whose size does not shrink can stop on a run that is
-    /// not the least.
     /// The `Sectorized` model against a plain triple sum over the keys that
     /// picked both of an absent key's words (`s`) and each alone (`x`,
     /// `y`), with the fill chain for each word: the mixing's truncations
@@ -1035,10 +1225,14 @@ mod tests {
         }
     }
 
+    /// Small filters have runs of `k` with equal sizes: a walk that stops
+    /// at the first `k` whose size does not shrink can stop on a run that is
+    /// not the least.
     #[test]
     fn a_run_of_equal_sizes_does_not_stop_the_search() {
         let target = 1e-9 - hash_floor(100);
-        let bits = |k| min_bits(Layout::Blocked, k, 100.0, target, Model::Exact);
+        let mut search = Search::new(Layout::Blocked, 100.0, target);
+        let mut bits = |k| search.min_bits(k, Model::Exact);
         // From round(log2(1e9)) = 30 down, the sizes stay at 8704 to k = 27,
         // and only then fall.
         assert!((27..=30).all(|k| bits(k) == Some(8704)));
@@ -1049,6 +1243,76 @@ mod tests {
             Sizing::for_rate(Layout::Word, 1, 1e-6).unwrap().num_bits(),
             192
         );
+    }
+
+    /// Models are shared by a search and extended as it asks: a rate must
+    /// come out the same, to the bit, whatever was asked before it (or the
+    /// search and the rate a filter reports could disagree).
+    #[test]
+    fn a_rate_does_not_depend_on_what_was_asked_before() {
+        for layout in [Layout::Blocked, Layout::Word, Layout::Sectorized] {
+            for model in [Model::Exact, Model::MeanFill] {
+                let items = 1000.0;
+                let asked = [
+                    (3, 20_480u64),
+                    (40, 512),
+                    (17, 4096),
+                    (9, 65_536),
+                    (28, 8192),
+                ];
+                let mut used = Rates::new(layout, items, model);
+                for (k, bits) in asked {
+                    used.fpr(k, bits.next_multiple_of(layout.granule_bits()));
+                }
+                for k in [2, 9, 10, 16, 17, 18, 27, 33, 40] {
+                    for bits in [1024u64, 6144, 20_480, 131_072] {
+                        let bits = bits.next_multiple_of(layout.granule_bits());
+                        let fresh = Rates::new(layout, items, model).fpr(k, bits);
+                        assert_eq!(
+                            used.fpr(k, bits).to_bits(),
+                            fresh.to_bits(),
+                            "{layout} {model:?} k={k} bits={bits}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dot_pairs_terms_by_index_over_the_shorter() {
+        let a: Vec<f64> = (1..=11).map(f64::from).collect();
+        let b = [1.0; 6];
+        assert_eq!(dot(&a, &b), 21.0);
+        assert_eq!(dot(&b, &a), 21.0);
+        assert_eq!(dot(&a, &a[..9]), (1..=9).map(|x| f64::from(x * x)).sum());
+    }
+
+    /// A target no size reaches is found by the mean-fill rates at the
+    /// largest size, not by a walk over every `k`: it must agree with asking
+    /// every `k`.
+    #[test]
+    fn unreachable_targets_are_those_no_k_reaches() {
+        for layout in [Layout::Blocked, Layout::Word, Layout::Sectorized] {
+            for n in [1_000_000_000usize, 10_000_000_000, 100_000_000_000, 1 << 40] {
+                for p in [1e-3, 1e-5, 1e-7, 1e-9] {
+                    if p <= hash_floor(n) {
+                        continue;
+                    }
+                    let target = p - hash_floor(n);
+                    let reachable = (1..=MAX_HASHES).any(|k| {
+                        Search::new(layout, n as f64, target)
+                            .min_bits(k, Model::Exact)
+                            .is_some()
+                    });
+                    let sized = Sizing::for_rate(layout, n, p);
+                    assert_eq!(sized.is_ok(), reachable, "{layout} n={n} p={p}: {sized:?}");
+                    if !reachable {
+                        assert!(matches!(sized, Err(BuildError::RateUnreachable { .. })));
+                    }
+                }
+            }
+        }
     }
 
     #[test]
