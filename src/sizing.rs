@@ -396,6 +396,10 @@ impl Search {
                 start
             }
         };
+        // Of the best size so far: how many `k` have asked whether they meet
+        // the target one granule smaller, and whether none does, once asked
+        // of every `k` at once.
+        let (mut run_size, mut run_asked, mut none_smaller) = (0, 0, None);
         fewest_bits(near, start, granule, |k, best| {
             let Some((best, best_k)) = best else {
                 return self.min_bits(k, Model::Exact);
@@ -416,8 +420,29 @@ impl Search {
                 return Some(best);
             }
             if self.exact.fpr(k, best) > target {
-                more
-            } else if best == granule || self.exact.fpr(k, smaller) > target {
+                return more;
+            }
+            if best == granule {
+                return Some(best);
+            }
+            // In a run of equal sizes, every `k` would ask whether it meets
+            // the target one granule smaller. Rates are unimodal in `k`, so
+            // once the lowest rate there misses it, none does: from the
+            // second `k` of a best size on, ask that once instead.
+            if run_size != best {
+                (run_size, run_asked, none_smaller) = (best, 0, None);
+            }
+            run_asked += 1;
+            if run_asked >= 2 && none_smaller.is_none() {
+                let below = lowest(k, |k| self.mean_fill.fpr(k, smaller));
+                none_smaller = Some(
+                    self.mean_fill.fpr(below, smaller) > target || {
+                        let below = lowest(below, |k| self.exact.fpr(k, smaller));
+                        self.exact.fpr(below, smaller) > target
+                    },
+                );
+            }
+            if none_smaller == Some(true) || self.exact.fpr(k, smaller) > target {
                 Some(best)
             } else {
                 self.min_bits(k, Model::Exact)
@@ -463,25 +488,36 @@ impl Search {
             Model::Exact => &mut self.exact,
             Model::MeanFill => &mut self.mean_fill,
         };
-        // Work with the log of the rate, which is close to linear in the log
-        // of the size.
         let mut ln_fpr = |g: u64| rates.fpr(k, g * granule).ln();
         let ln_fpp = target.ln();
         let mut ln_lo = ln_fpr(lower);
         if ln_lo <= ln_fpp {
             return Some(lower * granule);
         }
-        // Gallop to an upper bound in steps from a 32nd of the lower bound
-        // up, since the size is rarely far above it: fpr(lo) > fpp >=
-        // fpr(hi). A gallop that has not arrived within eight doublings asks
-        // first whether the largest size reaches the target at all: a rate
-        // no size reaches (a `k` far from the best, or a target the layout
-        // cannot meet) then costs one rate instead of a gallop to the limit.
+        // Sizes and rates are compared on the log-log line, where the rate
+        // is nearly straight and convex: a secant through two sizes below
+        // the target's meets it a little past where the rate does.
+        let over = |ln: f64| ln - ln_fpp;
+        let line = |(x1, y1): (f64, f64), (x2, y2): (f64, f64)| x1 - y1 * (x2 - x1) / (y2 - y1);
+        // Gallop to an upper bound: one step of a 32nd of the lower bound
+        // (the size is rarely far above it), then to where the secant
+        // through the last two sizes meets the target, or by a step doubled
+        // each time if that is further: fpr(lo) > fpp >= fpr(hi). A gallop
+        // that has not arrived within eight steps asks first whether the
+        // largest size reaches the target at all: a rate no size reaches (a
+        // `k` far from the best, or a target the layout cannot meet) then
+        // costs one rate instead of a gallop to the limit.
         let (mut lo, mut hi) = (lower, lower);
         let mut step = (lower / 32).max(1);
         let mut doublings = 0;
-        let mut ln_hi = loop {
-            hi = hi.saturating_add(step).min(max_granules);
+        let mut before_lo = None;
+        let ln_hi = loop {
+            let lo_point = ((lo as f64).ln(), over(ln_lo));
+            let secant = before_lo
+                .map(|before| line(before, lo_point).exp().ceil())
+                .filter(|x: &f64| x.is_finite())
+                .map_or(0, |x| x.min(max_granules as f64) as u64);
+            hi = hi.saturating_add(step).max(secant).min(max_granules);
             let ln_hi = ln_fpr(hi);
             if ln_hi <= ln_fpp {
                 break ln_hi;
@@ -489,6 +525,7 @@ impl Search {
             if hi == max_granules {
                 return None;
             }
+            before_lo = Some(lo_point);
             (lo, ln_lo) = (hi, ln_hi);
             step = step.saturating_mul(2);
             doublings += 1;
@@ -496,29 +533,36 @@ impl Search {
                 return None;
             }
         };
-        // Then narrow it by interpolation, halving instead whenever a guess
-        // leaves more than half of the interval.
+        // Then narrow it by the secant through the last two sizes tried,
+        // which closes in faster than interpolating between the ends of
+        // the interval (the rate is convex, so those guesses all land on
+        // one side and the far end never moves), falling back to the ends
+        // when the secant leaves the interval, and halving after two steps
+        // that did not halve it.
+        let (mut lo_point, mut hi_point) = (
+            ((lo as f64).ln(), over(ln_lo)),
+            ((hi as f64).ln(), over(ln_hi)),
+        );
+        let (mut last, mut newest) = (lo_point, hi_point);
+        let mut slow = 0;
         while hi - lo > 1 {
             let width = hi - lo;
-            let (x_lo, x_hi) = ((lo as f64).ln(), (hi as f64).ln());
-            let guess = (x_lo + (x_hi - x_lo) * (ln_lo - ln_fpp) / (ln_lo - ln_hi)).exp();
-            let mut mid = if guess.is_finite() {
-                (guess.round() as u64).clamp(lo + 1, hi - 1)
-            } else {
-                lo + width / 2
+            let inside = |x: f64| x.is_finite() && x > lo_point.0 && x < hi_point.0;
+            let guess = [line(last, newest), line(lo_point, hi_point)]
+                .into_iter()
+                .find(|&x| inside(x));
+            let mid = match guess {
+                Some(x) if slow < 2 => (x.exp().round() as u64).clamp(lo + 1, hi - 1),
+                _ => lo + width / 2,
             };
-            loop {
-                let ln_mid = ln_fpr(mid);
-                if ln_mid <= ln_fpp {
-                    (hi, ln_hi) = (mid, ln_mid);
-                } else {
-                    (lo, ln_lo) = (mid, ln_mid);
-                }
-                if hi - lo <= width / 2 || hi - lo <= 1 {
-                    break;
-                }
-                mid = lo + (hi - lo) / 2;
+            let point = ((mid as f64).ln(), over(ln_fpr(mid)));
+            if point.1 <= 0.0 {
+                (hi, hi_point) = (mid, point);
+            } else {
+                (lo, lo_point) = (mid, point);
             }
+            (last, newest) = (newest, point);
+            slow = if hi - lo > width / 2 { slow + 1 } else { 0 };
         }
         Some(hi * granule)
     }
@@ -750,6 +794,9 @@ impl BlockModels {
         }
         match &mut self.growth {
             Growth::MeanFill { clear } => {
+                // Cheap keys, asked for one at a time by a Poisson mix:
+                // grow by doubling rather than by one.
+                let keys = keys.max(2 * per_keys.len());
                 clear.resize(MAX_HASHES as usize + 1, 1.0);
                 let clear_per_key = (1.0 - 1.0 / self.block as f64).powi(k as i32);
                 if per_keys.is_empty() {
@@ -942,7 +989,9 @@ fn power(mut x: f64, mut k: u32) -> f64 {
 /// e^-72, so those terms are below e^-72 of the total. From there a sum
 /// steps the weights by λ / i.
 fn poisson_lowest(load: f64) -> usize {
-    (load - 12.0 * load.sqrt()).floor().max(0.0) as usize
+    // The cast truncates, which is the floor of what `max` leaves (a
+    // call to `floor` on the baseline x86-64 target).
+    (load - 12.0 * load.sqrt()).max(0.0) as usize
 }
 
 /// `Σ a[i] b[i]` over the shorter, in four lanes the compiler can
@@ -973,7 +1022,7 @@ fn poisson_support(load: f64, tail: f64) -> usize {
     }
     // Past the mode each weight is at most λ / (i + 1) of the last, so the
     // tail past i is under w_i / (1 - λ / (i + 1)).
-    let mut i = load.floor() as usize;
+    let mut i = load as usize; // the floor: `load` is positive
     let mut weight = poisson(i, load);
     let mut ratio = load / (i + 1) as f64;
     loop {
@@ -988,6 +1037,9 @@ fn poisson_support(load: f64, tail: f64) -> usize {
 
 /// `Poisson(i; λ)`, through logs: `e^-λ` alone underflows for large `λ`.
 fn poisson(i: usize, load: f64) -> f64 {
+    if i == 0 {
+        return (-load).exp(); // the same terms, without two logarithms
+    }
     (i as f64 * load.ln() - load - ln_factorial(i)).exp()
 }
 
