@@ -91,21 +91,30 @@
 //! starting `k` until they grow: for `Standard` from `round(log2(1/p))`,
 //! the textbook optimum; for the blocked layouts from the best `k` of the
 //! mean-fill shortcut above, which is cheap and whose rate never exceeds
-//! the exact model's (Jensen's inequality), so its size for a `k` is where
-//! the exact search for that `k` starts, and a `k` whose mean-fill rate
-//! misses the target at the best size so far needs no exact model. Of
-//! several `k` with the fewest bits, the one nearest `round(log2(1/p))` is
-//! chosen; so a `k` farther from it than the best so far needs an exact
-//! model only if its mean-fill rate meets the target one granule below the
-//! best size (it could then be smaller), and in a run of equal sizes most
-//! `k` are settled by the shortcut alone. Tests check the search against
-//! trying every `k` (`the_search_finds_what_trying_every_k_finds`) and
-//! across a run of equal sizes
-//! (`a_run_of_equal_sizes_does_not_stop_the_search`).
+//! the exact model's (Jensen's inequality; for `Sectorized`, the product of
+//! its words' mean-fill rates, below the joint rate since both grow with
+//! the keys the words share), so its size for a `k` is where the exact
+//! search for that `k` starts, and a `k` whose mean-fill rate misses the
+//! target at the best size so far needs no exact model. Of several `k`
+//! with the fewest bits, the one nearest `round(log2(1/p))` is chosen; so
+//! a `k` farther from it than the best so far needs an exact model only if
+//! its mean-fill rate meets the target one granule below the best size (it
+//! could then be smaller). In a run of equal sizes, whether any `k` meets
+//! the target one granule smaller is asked once, of the `k` with the lowest
+//! rate there, rather than of each `k`; and if the lowest mean-fill rate at
+//! the largest size misses the target, no `k` reaches it and the search
+//! stops at once. For one `k`, the size is found on the log-log line, where
+//! the rate is nearly straight: a gallop that jumps to where the secant
+//! through its last two sizes meets the target, then the secant through the
+//! last two sizes tried, each size one exact rate. Tests check the search
+//! against trying every `k` (`the_search_finds_what_trying_every_k_finds`),
+//! across a run of equal sizes (`a_run_of_equal_sizes_does_not_stop_the_search`)
+//! and for targets no size reaches (`unreachable_targets_are_those_no_k_reaches`).
 //! `atomic-bloom bench` times it (the "sizing" lines): on an AMD EPYC
-//! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a median of
-//! 20 µs for `Blocked` and 13 µs for `Word`, at most 111 µs (100 keys at
-//! p = 1e-12) and 63 µs (10^10 keys at p = 1e-9, which `Word` cannot reach).
+//! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a mean of
+//! 22-25 µs for `Blocked`, 10-12 µs for `Word` and 22-24 µs for
+//! `Sectorized`, at most 48-52 µs (100 keys at p = 1e-12), 20-28 µs and
+//! 57-59 µs (one key at p = 1e-12).
 //!
 //! ## Limits
 //!
