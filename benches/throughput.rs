@@ -280,7 +280,7 @@ fn bench_probes(c: &mut Criterion, label: &str, bytes: usize) {
 fn bench_sizing(c: &mut Criterion) {
     let mut group = c.benchmark_group("sizing");
     for layout in Layout::ALL {
-        for (n, p) in [(1_000_000, FPP), (100, 1e-3), (100, 1e-12)] {
+        for (n, p) in [(1_000_000, FPP), (100, 1e-3), (100, 1e-12), (1, 1e-12)] {
             let id = BenchmarkId::new(layout.name(), format!("n={n},p={p}"));
             group.bench_function(id, |b| {
                 b.iter(|| Sizing::for_rate(layout, black_box(n), black_box(p)))
