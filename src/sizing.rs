@@ -578,11 +578,15 @@ struct Rates {
     /// The models of the layout's blocks, or of a `Sectorized` block's
     /// words.
     blocks: BlockModels,
+    /// The last `Sectorized` word rates asked, by `k` and load.
+    word_rates: Vec<((u32, u64), f64)>,
 }
 
 impl Rates {
     /// Words a `Sectorized` key picks each of its two words from.
     const SECTOR_CHOICES: f64 = 4.0;
+    /// How many `Sectorized` word rates are kept.
+    const WORD_RATES_KEPT: usize = 8;
 
     fn new(layout: Layout, items: f64, model: Model) -> Self {
         let block = match layout {
@@ -593,6 +597,7 @@ impl Rates {
             layout,
             items,
             blocks: BlockModels::new(block, model),
+            word_rates: Vec::new(),
         }
     }
 
@@ -618,7 +623,7 @@ impl Rates {
         }
         // The keys that picked the absent key's word, `s + x`, are
         // Poisson(λ/4): for `k = 1` that mix is the rate.
-        let first_word = self.blocks.fpr(first, word_load);
+        let first_word = self.word_fpr(first, word_load);
         if second == 0 {
             return first_word;
         }
@@ -627,7 +632,7 @@ impl Rates {
         // That bound is the mean-fill model, which need only bound the
         // exact one from below; for the exact model, what the sums below may
         // leave out is measured against it.
-        let lower = first_word * self.blocks.fpr(second, word_load);
+        let lower = first_word * self.word_fpr(second, word_load);
         if matches!(self.blocks.growth, Growth::MeanFill { .. }) {
             return lower;
         }
@@ -638,6 +643,23 @@ impl Rates {
         let per_keys = &self.blocks.per_keys;
         let (first, second) = (&per_keys[first as usize], &per_keys[second as usize]);
         sectors_fpr(&first[..keys], &second[..keys], word_load, tail)
+    }
+
+    /// One `Sectorized` word's rate with `k` hashes at `word_load` keys.
+    /// Neighbouring `k` share words (`2w - 1`, `2w` and `2w + 1` all draw
+    /// `w` bits in one of theirs), so a search asks the same rate again:
+    /// the last few are kept.
+    fn word_fpr(&mut self, k: u32, word_load: f64) -> f64 {
+        let key = (k, word_load.to_bits());
+        if let Some(&(_, rate)) = self.word_rates.iter().find(|(asked, _)| *asked == key) {
+            return rate;
+        }
+        let rate = self.blocks.fpr(k, word_load);
+        if self.word_rates.len() == Self::WORD_RATES_KEPT {
+            self.word_rates.remove(0);
+        }
+        self.word_rates.push((key, rate));
+        rate
     }
 
     /// Whether a block of `load` keys is saturated: the rate is then 1.
