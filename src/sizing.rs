@@ -409,15 +409,19 @@ impl Search {
             // most the exact one, may settle them without an exact model:
             // above the target at the best size, `k` needs more; above it
             // one granule smaller, `k` needs at least the best, which is all
-            // the search must know of a `k` that could not win a tie.
+            // the search must know of a `k` that could not win a tie. A `k`
+            // that could needs its exact rate at the best size anyway (the
+            // mean-fill one there would settle only the last of a run).
             let more = Some(best + granule);
-            if self.mean_fill.fpr(k, best) > target {
-                return more;
-            }
             let smaller = (best - granule).max(granule);
             let wins_ties = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
-            if !wins_ties && (best == granule || self.mean_fill.fpr(k, smaller) > target) {
-                return Some(best);
+            if !wins_ties {
+                if self.mean_fill.fpr(k, best) > target {
+                    return more;
+                }
+                if best == granule || self.mean_fill.fpr(k, smaller) > target {
+                    return Some(best);
+                }
             }
             if self.exact.fpr(k, best) > target {
                 return more;
