@@ -112,9 +112,9 @@
 //! and for targets no size reaches (`unreachable_targets_are_those_no_k_reaches`).
 //! `atomic-bloom bench` times it (the "sizing" lines): on an AMD EPYC
 //! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a mean of
-//! 22-25 µs for `Blocked`, 10-12 µs for `Word` and 22-24 µs for
-//! `Sectorized`, at most 48-52 µs (100 keys at p = 1e-12), 20-28 µs and
-//! 57-59 µs (one key at p = 1e-12).
+//! 22-26 µs for `Blocked`, 9.5-10.5 µs for `Word` and 20-22 µs for
+//! `Sectorized` over three runs, at most 46-61 µs (100 keys at p = 1e-12),
+//! 19-27 µs and 47-52 µs (one key at p = 1e-12).
 //!
 //! ## Limits
 //!
