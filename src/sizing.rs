@@ -499,8 +499,8 @@ impl Search {
             return Some(lower * granule);
         }
         // Sizes and rates are compared on the log-log line, where the rate
-        // is nearly straight and convex: a secant through two sizes below
-        // the target's meets it a little past where the rate does.
+        // is nearly straight: a secant through two sizes meets the target
+        // near where the rate does, a little short or a little past.
         let over = |ln: f64| ln - ln_fpp;
         let line = |(x1, y1): (f64, f64), (x2, y2): (f64, f64)| x1 - y1 * (x2 - x1) / (y2 - y1);
         // Gallop to an upper bound: one step of a 32nd of the lower bound
@@ -539,8 +539,8 @@ impl Search {
         };
         // Then narrow it by the secant through the last two sizes tried,
         // which closes in faster than interpolating between the ends of
-        // the interval (the rate is convex, so those guesses all land on
-        // one side and the far end never moves), falling back to the ends
+        // the interval (the rate bends, so those guesses tend to land on
+        // one side and the far end stays put), falling back to the ends
         // when the secant leaves the interval, and halving after two steps
         // that did not halve it.
         let (mut lo_point, mut hi_point) = (
