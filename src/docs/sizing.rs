@@ -112,9 +112,9 @@
 //! and for targets no size reaches (`unreachable_targets_are_those_no_k_reaches`).
 //! `atomic-bloom bench` times it (the "sizing" lines): on an AMD EPYC
 //! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a mean of
-//! 22-26 µs for `Blocked`, 9.5-10.5 µs for `Word` and 20-22 µs for
-//! `Sectorized` over three runs, at most 46-61 µs (100 keys at p = 1e-12),
-//! 19-27 µs and 47-52 µs (one key at p = 1e-12).
+//! 21.4-21.6 µs for `Blocked`, 9.5-9.6 µs for `Word` and 19.6-19.7 µs for
+//! `Sectorized` over three runs, at most 42.8-43.8 µs (100 keys at
+//! p = 1e-12), 19.2-19.7 µs and 45.6-46.4 µs (one key at p = 1e-12).
 //!
 //! ## Limits
 //!
