@@ -42,8 +42,11 @@
 //! `k`, so one pass over the draws serves every `k` near where a search
 //! starts, each adding a dot product per key. The sums over the keys per
 //! block stop where what they leave out is below 1e-15 of the rate, under
-//! their own rounding error. A test checks the model against the chain over
-//! `X` to 1e-12.
+//! their own rounding error, whatever more a model holds, so that a rate
+//! does not depend on what a search asked before
+//! (`a_rate_does_not_depend_on_what_was_asked_before`, to the bit). A test
+//! checks the model against the chain over `X` to 1e-12
+//! (`coverage_model_matches_the_fill_chain`).
 //!
 //! `Sectorized` draws `ceil(k/2)` bits in one of a block's first four words
 //! and `floor(k/2)` in one of its last four, so each word is a 64-bit block
