@@ -222,24 +222,28 @@ impl BitArray {
             .all(|(index, mask)| self.test_word(index, mask))
     }
 
-    /// Sets every probe's bit (each `(word index, one-bit mask)`, at most
-    /// 64 of them); returns
-    /// whether this call set at least one. Loads all words first so their
-    /// cache misses overlap, then writes only the missing bits, one
-    /// `set_bit` each (by the index of the mask's one bit).
+    /// Sets the bits of probes `0..count` (`probe(i)` is probe `i`'s
+    /// `(word index, one-bit mask)`; at most 64 probes); returns whether
+    /// this call set at least one. Loads all words first so their cache
+    /// misses overlap, then writes only the missing bits, one `set_bit`
+    /// each (by the index of the mask's one bit), asking `probe` again for
+    /// those: keeping every probe instead would mean an array of 64 per
+    /// call, whose zeroing alone, 128 stores, fills the store buffer and
+    /// keeps the next key's loads from starting early.
     #[inline]
-    pub(crate) fn set_bits(&self, probes: &[(usize, u64)]) -> bool {
+    pub(crate) fn set_bits(&self, count: u32, probe: impl Fn(u32) -> (usize, u64)) -> bool {
         // Which probes miss their bit, as a bit set: testing without a
         // branch per probe, whose outcome is a coin toss in a filter half
         // full, is what keeps mispredictions to about one per key.
-        debug_assert!(probes.len() <= 64, "k is at most MAX_HASHES = 64");
+        debug_assert!(count <= 64, "k is at most MAX_HASHES = 64");
         let mut missing = 0u64;
-        for (i, &(index, mask)) in probes.iter().enumerate() {
+        for i in 0..count {
+            let (index, mask) = probe(i);
             missing |= u64::from(!self.test_word(index, mask)) << i;
         }
         let mut changed = false;
         while missing != 0 {
-            let (index, mask) = probes[missing.trailing_zeros() as usize];
+            let (index, mask) = probe(missing.trailing_zeros());
             missing &= missing - 1;
             // G1, G4: `same_key_two_inserters_spanning_two_words`.
             changed |= set_bit(self.word(index), mask.trailing_zeros());

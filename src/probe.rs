@@ -36,7 +36,7 @@ use crate::layout::Layout;
 use crate::layout::{
     block_line, for_each_offset, sector_words, standard_probe, word_index, word_mask,
 };
-use crate::sizing::{MAX_HASHES, Sizing};
+use crate::sizing::Sizing;
 
 /// Runs `$body` with `$P` naming the probe type of `$layout`: the one
 /// place a layout is mapped to its probe type.
@@ -307,12 +307,7 @@ fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 /// The `Standard` insert: out of line for the same reason.
 #[inline(never)]
 fn set_standard(bits: &BitArray, hash: u64, num_bits: u64, k: u32) -> bool {
-    let mut probes = [(0usize, 0u64); MAX_HASHES as usize];
-    let probes = &mut probes[..k as usize];
-    for (i, probe) in (0..k).zip(probes.iter_mut()) {
-        *probe = standard_probe(hash, i, num_bits);
-    }
-    bits.set_bits(probes)
+    bits.set_bits(k, |i| standard_probe(hash, i, num_bits))
 }
 
 #[cfg(test)]
