@@ -35,7 +35,8 @@
 //! The `Sectorized` layout's per-key rows come last in each size, and its
 //! ratios to the same `Blocked` rows are measured as pairs too (with no
 //! target: they say whether it wins), beside both layouts' bits per key at
-//! the same target rate.
+//! the same target rate. Then `Standard`'s per-key inserts, against
+//! fastbloom's (whose bits go anywhere in the array too), unpaired.
 //!
 //! Last come the "sizing" lines: how long `Sizing::for_rate` takes for
 //! each layout over a grid of item counts and rates, against a target of
@@ -294,6 +295,8 @@ const SECTOR_INSERT_1T: &str = "Sectorized layout insert, per key, 1 thread";
 const SECTOR_INSERT_2T: &str = "Sectorized layout insert, per key, 2 threads";
 const SECTOR_CONTAINS_1T: &str = "Sectorized layout contains hit, per key, 1 thread";
 const SECTOR_MISS_1T: &str = "Sectorized layout contains miss, per key, 1 thread";
+const STANDARD_INSERT_1T: &str = "Standard layout insert, per key, 1 thread";
+const STANDARD_INSERT_2T: &str = "Standard layout insert, per key, 2 threads";
 
 /// The per-key targets, the same for both sizes: inserts of new keys
 /// against fastbloom and the per-bit reference, duplicates against
@@ -487,6 +490,18 @@ const RATIOS_LAYOUTS: &[Ratio] = &[
         SECTOR_INSERT_2T,
         PER_BIT_2T,
     ),
+    // `Standard` against fastbloom, whose bits go anywhere in the array
+    // too (the same class of layout): target >= 1.0, unpaired likewise.
+    ratio(
+        "Standard insert 1T / fastbloom insert 1T",
+        STANDARD_INSERT_1T,
+        FASTBLOOM_1T,
+    ),
+    ratio(
+        "Standard insert 2T / fastbloom insert 2T",
+        STANDARD_INSERT_2T,
+        FASTBLOOM_2T,
+    ),
 ];
 
 /// Item counts and rates `sizing_times` sizes filters for.
@@ -668,6 +683,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let g = fresh(Layout::Blocked);
         let word = fresh(Layout::Word);
         let sectorized = fresh(Layout::Sectorized);
+        let standard = fresh(Layout::Standard);
         println!(
             "{label:>5} bits per key at p = {FPP}: Blocked {:.2}, Sectorized {:.2}",
             f.num_bits() as f64 / items as f64,
@@ -863,6 +879,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .count(),
             );
         }));
+        table.per_key_inserts(
+            [STANDARD_INSERT_1T, STANDARD_INSERT_2T],
+            per_key,
+            || standard.par_clear(),
+            |k| {
+                standard.insert(&k);
+            },
+        );
         rows += table.works.len();
 
         let sized = if label == "1M" {
