@@ -582,15 +582,11 @@ struct Rates {
     /// The models of the layout's blocks, or of a `Sectorized` block's
     /// words.
     blocks: BlockModels,
-    /// The last `Sectorized` word rates asked, by `k` and load.
-    word_rates: Vec<((u32, u64), f64)>,
 }
 
 impl Rates {
     /// Words a `Sectorized` key picks each of its two words from.
     const SECTOR_CHOICES: f64 = 4.0;
-    /// How many `Sectorized` word rates are kept.
-    const WORD_RATES_KEPT: usize = 8;
 
     fn new(layout: Layout, items: f64, model: Model) -> Self {
         let block = match layout {
@@ -601,7 +597,6 @@ impl Rates {
             layout,
             items,
             blocks: BlockModels::new(block, model),
-            word_rates: Vec::new(),
         }
     }
 
@@ -627,7 +622,7 @@ impl Rates {
         }
         // The keys that picked the absent key's word, `s + x`, are
         // Poisson(λ/4): for `k = 1` that mix is the rate.
-        let first_word = self.word_fpr(first, word_load);
+        let first_word = self.blocks.fpr(first, word_load);
         if second == 0 {
             return first_word;
         }
@@ -636,7 +631,7 @@ impl Rates {
         // That bound is the mean-fill model, which need only bound the
         // exact one from below; for the exact model, what the sums below may
         // leave out is measured against it.
-        let lower = first_word * self.word_fpr(second, word_load);
+        let lower = first_word * self.blocks.fpr(second, word_load);
         if matches!(self.blocks.growth, Growth::MeanFill { .. }) {
             return lower;
         }
@@ -647,23 +642,6 @@ impl Rates {
         let per_keys = &self.blocks.per_keys;
         let (first, second) = (&per_keys[first as usize], &per_keys[second as usize]);
         sectors_fpr(&first[..keys], &second[..keys], word_load, tail)
-    }
-
-    /// One `Sectorized` word's rate with `k` hashes at `word_load` keys.
-    /// Neighbouring `k` share words (`2w - 1`, `2w` and `2w + 1` all draw
-    /// `w` bits in one of theirs), so a search asks the same rate again:
-    /// the last few are kept.
-    fn word_fpr(&mut self, k: u32, word_load: f64) -> f64 {
-        let key = (k, word_load.to_bits());
-        if let Some(&(_, rate)) = self.word_rates.iter().find(|(asked, _)| *asked == key) {
-            return rate;
-        }
-        let rate = self.blocks.fpr(k, word_load);
-        if self.word_rates.len() == Self::WORD_RATES_KEPT {
-            self.word_rates.remove(0);
-        }
-        self.word_rates.push((key, rate));
-        rate
     }
 
     /// Whether a block of `load` keys is saturated: the rate is then 1.
@@ -751,6 +729,10 @@ struct BlockModels {
     /// `per_keys[k]`, empty for a `k` not asked about yet.
     per_keys: Vec<Vec<f64>>,
     growth: Growth,
+    /// The last rates asked, by `k` and load: a search asks the same again
+    /// (`Sectorized` neighbours `2w - 1`, `2w` and `2w + 1` all ask word
+    /// `w`'s, and a walk over `k` asks each at the best size twice).
+    recent: Vec<((u32, u64), f64)>,
 }
 
 /// How a [`BlockModels`]' `per_keys` grow.
@@ -768,6 +750,8 @@ impl BlockModels {
     /// A block is saturated (every bit set but for odds below e^-30) once
     /// its expected draws exceed 30 B: the rate is then 1.
     const SATURATED_DRAWS_PER_BIT: f64 = 30.0;
+    /// How many recent rates are kept.
+    const RECENT: usize = 8;
 
     /// No models yet (nor memory for them: a `Standard` search has none).
     fn new(block: u64, model: Model) -> Self {
@@ -778,6 +762,7 @@ impl BlockModels {
                 Model::Exact => Growth::Exact { passes: Vec::new() },
                 Model::MeanFill => Growth::MeanFill { clear: Vec::new() },
             },
+            recent: Vec::new(),
         }
     }
 
@@ -793,7 +778,11 @@ impl BlockModels {
         if Self::saturates(self.block, k, load) {
             return 1.0;
         }
-        poisson_mix(load, usize::MAX, |i| {
+        let asked = (k, load.to_bits());
+        if let Some(&(_, rate)) = self.recent.iter().find(|(key, _)| *key == asked) {
+            return rate;
+        }
+        let rate = poisson_mix(load, usize::MAX, |i| {
             match self
                 .per_keys
                 .get(k as usize)
@@ -805,7 +794,12 @@ impl BlockModels {
                     self.per_keys[k as usize][i]
                 }
             }
-        })
+        });
+        if self.recent.len() == Self::RECENT {
+            self.recent.remove(0);
+        }
+        self.recent.push((asked, rate));
+        rate
     }
 
     /// Extends `per_keys[k]` to at least `keys` keys.
@@ -886,7 +880,7 @@ struct DrawPass {
 
 impl DrawPass {
     /// A pass's window reaches `k / REACH` below the `k` that starts it and
-    /// one more above: a search over `k` rarely goes further (runs of equal
+    /// `k / REACH + 1` above: a search over `k` rarely goes further (runs of equal
     /// sizes are longer for larger `k`), and mostly upwards, towards
     /// `round(log2(1/p))`.
     const REACH: u32 = 6;
