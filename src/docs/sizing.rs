@@ -115,9 +115,9 @@
 //! and for targets no size reaches (`unreachable_targets_are_those_no_k_reaches`).
 //! `atomic-bloom bench` times it (the "sizing" lines): on an AMD EPYC
 //! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a mean of
-//! 21.4-21.6 µs for `Blocked`, 9.5-9.6 µs for `Word` and 19.6-19.7 µs for
-//! `Sectorized` over three runs, at most 42.8-43.8 µs (100 keys at
-//! p = 1e-12), 19.2-19.7 µs and 45.6-46.4 µs (one key at p = 1e-12).
+//! 21.1-21.2 µs for `Blocked`, 9.5-9.6 µs for `Word` and 19.4-19.6 µs for
+//! `Sectorized` over three runs, at most 41.7-45.1 µs (100 keys at
+//! p = 1e-12), 19.5-20.1 µs and 45.0-47.2 µs (one key at p = 1e-12).
 //!
 //! ## Limits
 //!
