@@ -52,8 +52,8 @@ impl Op {
     /// within noise; the difference grows with the cores sharing a filter.)
     fn access(self) -> Access {
         match self {
-            Op::Insert => Access::Write,
-            Op::Contains => Access::Read,
+            Op::Insert => Access::write(),
+            Op::Contains => Access::READ,
         }
     }
 }
@@ -71,6 +71,8 @@ pub(crate) trait Stage {
 pub(crate) struct BloomStage<'a, S, P> {
     filter: &'a AtomicBloom<S>,
     op: Op,
+    /// `op.access()`, asked once per stage.
+    access: Access,
     probe: PhantomData<P>,
 }
 
@@ -81,6 +83,7 @@ impl<'a, S, P: Probe> BloomStage<'a, S, P> {
         BloomStage {
             filter,
             op,
+            access: op.access(),
             probe: PhantomData,
         }
     }
@@ -99,7 +102,7 @@ impl<S, P: Probe> Stage for BloomStage<'_, S, P> {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
         self.probe(hash)
-            .prefetch(self.filter.bit_array(), self.op.access());
+            .prefetch(self.filter.bit_array(), self.access);
     }
 
     #[inline(always)]
@@ -293,6 +296,34 @@ mod tests {
                 filter.clear();
                 let before: Vec<u64> = filter.words().collect();
                 assert!(filter.insert_hash(hash));
+                assert_eq!(
+                    prefetched,
+                    changed_lines(&filter, &before),
+                    "{layout}: key {key}"
+                );
+            }
+        }
+    }
+
+    /// A single insert prefetches exactly the lines it writes, as batches
+    /// do, so that its misses overlap the previous insert's writes.
+    #[test]
+    fn single_inserts_prefetch_the_lines_they_touch() {
+        for layout in Layout::ALL {
+            let filter = AtomicBloom::builder()
+                .capacity(100_000, 0.001)
+                .layout(layout)
+                .build()
+                .unwrap();
+            for key in 0..500u64 {
+                let hash = filter.hash(&key);
+                filter.clear();
+                let before: Vec<u64> = filter.words().collect();
+                let prefetched: BTreeSet<usize> =
+                    recorded_prefetches(|| assert!(filter.insert_hash(hash)))
+                        .into_iter()
+                        .map(|address| address / 64)
+                        .collect();
                 assert_eq!(
                     prefetched,
                     changed_lines(&filter, &before),

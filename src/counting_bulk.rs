@@ -26,18 +26,26 @@ enum CountingOp {
 struct CountingStage<'a, S> {
     filter: &'a AtomicCountingBloom<S>,
     op: CountingOp,
+    /// How `op` asks for its lines, asked once per stage.
+    access: Access,
+}
+
+impl<'a, S> CountingStage<'a, S> {
+    fn new(filter: &'a AtomicCountingBloom<S>, op: CountingOp) -> Self {
+        // Updates need the lines exclusively, queries a shared copy (as
+        // the plain filter's `Op::access` explains).
+        let access = match op {
+            CountingOp::Insert | CountingOp::Remove | CountingOp::RemoveChecked => Access::write(),
+            CountingOp::Contains => Access::READ,
+        };
+        CountingStage { filter, op, access }
+    }
 }
 
 impl<S: BuildHasher> Stage for CountingStage<'_, S> {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
-        // Updates need the lines exclusively, queries a shared copy (as
-        // the plain filter's `Op::access` explains).
-        let access = match self.op {
-            CountingOp::Insert | CountingOp::Remove | CountingOp::RemoveChecked => Access::Write,
-            CountingOp::Contains => Access::Read,
-        };
-        self.filter.prefetch_hash(hash, access);
+        self.filter.prefetch_hash(hash, self.access);
     }
 
     /// The per-key update asks for its lines again, which the pipeline has
@@ -58,7 +66,7 @@ impl<S: BuildHasher> Stage for CountingStage<'_, S> {
 
 impl<S: BuildHasher> AtomicCountingBloom<S> {
     fn pipeline(&self, op: CountingOp) -> Pipeline<CountingStage<'_, S>> {
-        Pipeline::new(CountingStage { filter: self, op })
+        Pipeline::new(CountingStage::new(self, op))
     }
 
     /// Each key's hash, as the key arrives.
@@ -225,7 +233,7 @@ mod parallel {
             par_pipeline_count(
                 keys,
                 |key| self.hasher().hash_one(key),
-                || CountingStage { filter: self, op },
+                || CountingStage::new(self, op),
             )
         }
 
@@ -301,11 +309,8 @@ mod parallel {
                 .map(|bucket| {
                     let start = hashes.partition_point(|&h| bucket_of(h) < bucket);
                     let end = hashes.partition_point(|&h| bucket_of(h) <= bucket);
-                    Pipeline::new(CountingStage {
-                        filter: self,
-                        op: CountingOp::RemoveChecked,
-                    })
-                    .count(hashes[start..end].iter().copied())
+                    Pipeline::new(CountingStage::new(self, CountingOp::RemoveChecked))
+                        .count(hashes[start..end].iter().copied())
                 })
                 .sum()
         }
@@ -355,10 +360,7 @@ mod tests {
             let counters = filter.counter_array();
             for key in 0..300u64 {
                 let hash = filter.hasher().hash_one(key);
-                let stage = CountingStage {
-                    filter: &filter,
-                    op: CountingOp::Insert,
-                };
+                let stage = CountingStage::new(&filter, CountingOp::Insert);
                 let prefetched: BTreeSet<usize> = recorded_prefetches(|| stage.prefetch(hash))
                     .into_iter()
                     .map(|address| address / 64)

@@ -336,7 +336,7 @@ impl Config {
 fn prefetch<S>(newest: &Node<SubFilter<S>>, hash: u64, access: Access) {
     newest.value().filter.prefetch_hash(hash, access);
     for node in newest.older() {
-        node.value().filter.prefetch_hash(hash, Access::Read);
+        node.value().filter.prefetch_hash(hash, Access::READ);
     }
 }
 
@@ -450,7 +450,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     /// [`AtomicBloom::insert_hash`].
     pub fn insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
         let mut newest = self.chain.newest();
-        prefetch(newest, hash, Access::Write);
+        prefetch(newest, hash, Access::write());
         loop {
             if newest.older().any(|n| n.value().filter.contains_hash(hash)) {
                 return Ok(false);
@@ -589,7 +589,7 @@ impl<S> AtomicGrowableBloom<S> {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let newest = self.chain.newest();
-        prefetch(newest, hash, Access::Read);
+        prefetch(newest, hash, Access::READ);
         newest
             .and_older()
             .any(|n| n.value().filter.contains_hash(hash))

@@ -13,7 +13,7 @@
 mod hints;
 
 use atomic_bloom::{Layout, Sizing, WyBuildHasher};
-use hints::{advise_huge_pages, prefetch};
+use hints::{Access, advise_huge_pages, prefetch};
 use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
@@ -437,7 +437,7 @@ impl Probe {
 
     /// One random atomic `fetch_or` per key, prefetched 16 keys ahead.
     pub fn fetch_or_prefetched(&self, keys: std::ops::Range<u64>) -> u64 {
-        self.pipelined(keys, Self::word, |i, bit| {
+        self.pipelined(keys, Self::word, Access::Write, |i, bit| {
             self.at(i).fetch_or(bit, Relaxed) & 1
         })
     }
@@ -447,7 +447,7 @@ impl Probe {
     /// insert of a new key needs (its k = 6 bits fall in about 4.4 of the
     /// 8 words of its block).
     pub fn fetch_or_group_prefetched(&self, keys: std::ops::Range<u64>, n: usize) -> u64 {
-        self.pipelined(keys, Self::line, |i, bit| {
+        self.pipelined(keys, Self::line, Access::Write, |i, bit| {
             (0..n)
                 .map(|j| self.at(i + j).fetch_or(bit, Relaxed) & 1)
                 .sum()
@@ -465,7 +465,9 @@ impl Probe {
 
     /// One random load per key, prefetched 16 keys ahead.
     pub fn load_prefetched(&self, keys: std::ops::Range<u64>) -> u64 {
-        self.pipelined(keys, Self::word, |i, bit| self.at(i).load(Relaxed) & bit)
+        self.pipelined(keys, Self::word, Access::Read, |i, bit| {
+            self.at(i).load(Relaxed) & bit
+        })
     }
 
     /// Like the filter's batches: hash once, prefetch, act 16 keys later.
@@ -473,6 +475,7 @@ impl Probe {
         &self,
         keys: std::ops::Range<u64>,
         locate: fn(&Self, u64) -> (usize, u64),
+        access: Access,
         op: impl Fn(usize, u64) -> u64,
     ) -> u64 {
         const AHEAD: usize = 16;
@@ -481,7 +484,7 @@ impl Probe {
         let count = keys.end.saturating_sub(keys.start) as usize;
         for (n, k) in keys.enumerate() {
             let (i, bit) = locate(self, k);
-            prefetch(self.at(i));
+            prefetch(self.at(i), access);
             if n >= AHEAD {
                 let (i, bit) = window[n % AHEAD];
                 acc ^= op(i, bit);
