@@ -268,12 +268,12 @@ mod tests {
             .collect()
     }
 
-    /// For every layout, the lines the batch pipeline prefetches for a key
-    /// are exactly the lines inserting that key into an empty filter
-    /// writes: a prefetch to the wrong line changes only timing, so nothing
-    /// else would notice.
+    /// For every layout, the lines the batch pipeline prefetches for a key,
+    /// and those a single insert prefetches before its test, are exactly
+    /// the lines inserting that key into an empty filter writes: a prefetch
+    /// to the wrong line changes only timing, so nothing else would notice.
     #[test]
-    fn batches_prefetch_the_lines_inserts_touch() {
+    fn batches_and_single_inserts_prefetch_the_lines_inserts_touch() {
         for layout in Layout::ALL {
             let filter = AtomicBloom::builder()
                 .capacity(100_000, 0.001)
@@ -295,40 +295,14 @@ mod tests {
                 .collect();
                 filter.clear();
                 let before: Vec<u64> = filter.words().collect();
-                assert!(filter.insert_hash(hash));
-                assert_eq!(
-                    prefetched,
-                    changed_lines(&filter, &before),
-                    "{layout}: key {key}"
-                );
-            }
-        }
-    }
-
-    /// A single insert prefetches exactly the lines it writes, as batches
-    /// do, so that its misses overlap the previous insert's writes.
-    #[test]
-    fn single_inserts_prefetch_the_lines_they_touch() {
-        for layout in Layout::ALL {
-            let filter = AtomicBloom::builder()
-                .capacity(100_000, 0.001)
-                .layout(layout)
-                .build()
-                .unwrap();
-            for key in 0..500u64 {
-                let hash = filter.hash(&key);
-                filter.clear();
-                let before: Vec<u64> = filter.words().collect();
-                let prefetched: BTreeSet<usize> =
+                let single: BTreeSet<usize> =
                     recorded_prefetches(|| assert!(filter.insert_hash(hash)))
                         .into_iter()
                         .map(|address| address / 64)
                         .collect();
-                assert_eq!(
-                    prefetched,
-                    changed_lines(&filter, &before),
-                    "{layout}: key {key}"
-                );
+                let written = changed_lines(&filter, &before);
+                assert_eq!(prefetched, written, "{layout}: key {key}, batch");
+                assert_eq!(single, written, "{layout}: key {key}, single insert");
             }
         }
     }
