@@ -25,9 +25,9 @@
 //! Zen 4 with 1M keys, `par_insert` on 2 threads against fastbloom's
 //! inserts went from 1.18-1.20 with the read prefetch the code issued
 //! before (the `x86` module below says why it was a read prefetch) to
-//! 1.34-1.37 (`atomic-bloom bench`, the README's benchmark section). A single insert prefetches for reading: it
-//! cannot know yet whether the key is present, and a present key's line
-//! should stay shared.
+//! 1.34-1.37 (`atomic-bloom bench`, the README's benchmark section). A
+//! single insert prefetches for reading: it cannot know yet whether the key
+//! is present, and a present key's line should stay shared.
 //!
 //! Elsewhere than x86_64, and under loom, it is a no-op.
 //!
@@ -144,11 +144,11 @@ mod x86 {
     pub(super) fn prefetchw(line: *const u8) {
         #[allow(unsafe_code)]
         // SAFETY: run only where CPUID reports PREFETCHW (an `Access` asks
-        // for it only if `has_prefetchw` said so),
-        // so it is never an undefined opcode. A prefetch is a hint: it never
-        // faults, whatever the address, writes no memory and no register,
-        // and has no effect the program can observe but timing. `line`
-        // comes from a live reference.
+        // for it only if `has_prefetchw` said so), so it is never an
+        // undefined opcode. A prefetch is a hint: it never faults, whatever
+        // the address, writes no memory and no register, and has no effect
+        // the program can observe but timing. `line` comes from a live
+        // reference.
         unsafe {
             std::arch::asm!("prefetchw [{line}]", line = in(reg) line, options(nostack, preserves_flags, readonly));
         }
