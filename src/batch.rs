@@ -47,9 +47,10 @@ impl Op {
     /// other core holds arrives exclusive either way, so this costs a
     /// duplicate only when another core shares its line. Queries ask for a
     /// shared copy: an exclusive fetch would invalidate every other core's
-    /// copy of the line, turning reads into coherence traffic. (On this
-    /// project's 2-core machine `par_contains` measured the same either way,
-    /// within noise; the difference grows with the cores sharing a filter.)
+    /// copy of the line, turning reads into coherence traffic. (An earlier
+    /// note here found `par_contains` the same either way; it compared two
+    /// read prefetches, since the write hint then compiled to PREFETCHT0
+    /// (`hints.rs`), so the choice for queries rests on the reasoning alone.)
     fn access(self) -> Access {
         match self {
             Op::Insert => Access::write(),
