@@ -373,7 +373,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
             // span four) would wait for each miss in turn. Per-key inserts
             // and removes at 100M keys measured 1.2x with it (`cargo bench
             // --bench throughput -- counting/100M/u64/insert-then-remove/1t`:
-            // 2.26 against 1.85 Melem/s).
+            // 2.26 against 1.85 Melem/s, when the write hint still compiled
+            // to a read prefetch, PREFETCHT0: see `hints.rs`).
             self.counters.prefetch((bit / COUNTERS_PER_WORD) as usize, access);
             counters[len] = bit;
             len += 1;
