@@ -330,12 +330,13 @@ impl Config {
 
 /// Asks for the lines a key touches in every sub-filter from `newest` back,
 /// before any is probed: a query of an absent key probes them all, and
-/// asked one after another each waits for the last one's miss. `newest`
-/// for `access` (an insert writes there), the older ones for reading.
+/// asked one after another each waits for the last one's miss. For reading,
+/// inserts too: an insert cannot know yet whether the key is present, and a
+/// present key's line should stay shared (as `AtomicBloom::insert_hash`
+/// asks for its line).
 #[inline]
-fn prefetch<S>(newest: &Node<SubFilter<S>>, hash: u64, access: Access) {
-    newest.value().filter.prefetch_hash(hash, access);
-    for node in newest.older() {
+fn prefetch<S>(newest: &Node<SubFilter<S>>, hash: u64) {
+    for node in newest.and_older() {
         node.value().filter.prefetch_hash(hash, Access::READ);
     }
 }
@@ -450,7 +451,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     /// [`AtomicBloom::insert_hash`].
     pub fn insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
         let mut newest = self.chain.newest();
-        prefetch(newest, hash, Access::write());
+        prefetch(newest, hash);
         loop {
             if newest.older().any(|n| n.value().filter.contains_hash(hash)) {
                 return Ok(false);
@@ -589,7 +590,7 @@ impl<S> AtomicGrowableBloom<S> {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let newest = self.chain.newest();
-        prefetch(newest, hash, Access::READ);
+        prefetch(newest, hash);
         newest
             .and_older()
             .any(|n| n.value().filter.contains_hash(hash))
