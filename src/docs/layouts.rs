@@ -29,10 +29,11 @@
 //!   cache-sectorized blocked filter of Lang, Neumann, Kemper and Boncz,
 //!   "Performance-Optimal Filtering: Bloom Overtakes Cuckoo at High
 //!   Throughput" (VLDB 2019), with two sectors of four words. Against
-//!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.1-1.5x faster and
-//!   answers queries at the same speed (1.01-1.04x, one cache miss either
-//!   way; `atomic-bloom bench`, three runs, in the README). It is not the
-//!   default because queries do not win; choose it for insert-heavy work.
+//!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.5-1.8x faster and
+//!   answers queries at about the same speed (hits 1.01-1.07x, misses
+//!   0.97-1.01x, one cache miss either way; `atomic-bloom bench`, three
+//!   runs, in the README). It is not the default because queries do not
+//!   win; choose it for insert-heavy work.
 //!
 //! ## How an insert writes
 //!
@@ -68,11 +69,25 @@
 //!
 //! The test is what keeps duplicates cheap, and it costs new keys something.
 //! A filter with the same bit positions that tests nothing first
-//! (`baselines::PerBitBlocked`) inserts new keys 1.3x faster than ours on
-//! Zen 4 with 1M keys, but writes every duplicate's line, at 0.47-0.49x the
+//! (`baselines::PerBitBlocked`) inserts new keys 1.2x faster than ours on
+//! Zen 4 with 1M keys, but writes every duplicate's line, at 0.43-0.44x the
 //! speed of our query (0.61-0.62x with 100M keys), where our duplicates run
 //! at a query's speed (`atomic-bloom bench`, three runs). The README's
 //! benchmark section has the current ratios.
+//!
+//! ## How a query reads
+//!
+//! A query loads the key's words and tests every one of its bits, with no
+//! branch per bit and no early exit: in a filter near its capacity about
+//! half the bits are set, and a branch on each would mispredict for about
+//! half of absent keys. Returning at the first clear bit was measured both
+//! ways on Zen 4: with 1M keys, hits fell from 111 to 94 M/s and misses
+//! from 106 to 71; only in a sparse filter (20M keys in one sized for
+//! 100M) did misses gain, from 16.1 to 28.6 M/s (a harness outside the
+//! repository; the README's "What bounds the misses" has the details).
+//! With the filter in cache, a query's cost is its instructions, so the
+//! per-key calls are always inlined (`contains_hash` and `insert_hash`
+//! say what that gained).
 //!
 //! How a key's hash becomes its positions in each layout is in the source,
 //! `src/layout.rs`; how those positions become atomic operations,
