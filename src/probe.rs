@@ -22,9 +22,10 @@
 //! missing. A key that is already present therefore writes nothing: its
 //! cache lines stay shared between cores instead of bouncing between them
 //! in the exclusive state a locked read-modify-write needs. A key with a bit
-//! missing is then written one bit per read-modify-write (`Blocked`: every
-//! bit of the key, the line being exclusive after the first; `Standard`:
-//! the bits found missing), each a single locked bit-test-and-set on
+//! missing is then written one bit per read-modify-write (every bit of the
+//! key: for `Blocked` the line is exclusive after the first; a loop over
+//! only the missing bits mispredicts its exit, `BitArray::set_bits` has
+//! the figures), each a single locked bit-test-and-set on
 //! x86-64, or one read-modify-write per word (`Word`: one; `Sectorized`:
 //! two); the [`docs::layouts`](crate::docs::layouts) chapter has the
 //! measurements behind this.
@@ -330,6 +331,33 @@ mod tests {
                     probe.bits(|bit| listed[(bit / 64) as usize] |= 1 << (bit % 64));
                     let set: Vec<u64> = array.load_words(array.all()).collect();
                     assert_eq!(listed, set, "{layout}, key {key}");
+                });
+            }
+        }
+    }
+
+    /// An insert of a key that is present issues no read-modify-write (its
+    /// cache lines stay shared), in every layout; the insert that added it
+    /// issued at least one, so the count would show a write.
+    #[test]
+    #[cfg(not(loom))] // The count is kept outside loom's model.
+    fn inserting_a_present_key_writes_nothing() {
+        use crate::bit_array::READ_MODIFY_WRITES;
+        let writes = || READ_MODIFY_WRITES.with(|count| count.get());
+        for layout in Layout::ALL {
+            let sizing = Sizing::for_bits(layout, 1 << 16, 7).unwrap();
+            let array = BitArray::zeroed(1 << 10).unwrap();
+            for key in 0..500u64 {
+                let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key;
+                with_probe!(layout, P => {
+                    let probe = P::new(&sizing, hash);
+                    let before = writes();
+                    if probe.insert(&array) {
+                        assert!(writes() > before, "{layout}, key {key}: a new key wrote");
+                    }
+                    let before = writes();
+                    assert!(!probe.insert(&array), "{layout}, key {key}");
+                    assert_eq!(writes(), before, "{layout}, key {key}: a present key wrote");
                 });
             }
         }
