@@ -236,12 +236,12 @@ impl BitArray {
     /// inserts of new keys ran at 19.6-19.7 M/s that way against 22.4-22.5
     /// with 1M keys, and 3.8-3.9 against 4.0-4.1 with 2M keys into a 100M
     /// filter (AMD Zen 4, 1 thread, best of 5 and 3 rounds, three
-    /// alternating runs, by a harness outside the repository). Keeping every probe instead of
-    /// asking again meant an array of 64 per call: its zeroing, 128 stores,
-    /// held `Standard` duplicate inserts at 4.1-4.2 M/s with 100M keys,
-    /// against 5.1-6.0 without (likely by filling the store buffer, which
-    /// keeps the next key's loads from starting early; this VM has no
-    /// counters to show it).
+    /// alternating runs, by a harness outside the repository). Keeping
+    /// every probe instead of asking again meant an array of 64 per call:
+    /// its zeroing, 128 stores, held `Standard` duplicate inserts at
+    /// 4.1-4.2 M/s with 100M keys, against 5.1-6.0 without (likely by
+    /// filling the store buffer, which keeps the next key's loads from
+    /// starting early; this VM has no counters to show it).
     #[inline]
     pub(crate) fn set_bits(&self, count: u32, probe: impl Fn(u32) -> (usize, u64)) -> bool {
         // Every probe tested, without a branch per probe, whose outcome is
@@ -427,6 +427,8 @@ fn fetch_or(word: &AtomicU64, mask: u64) -> u64 {
         word.swap(old | mask, Relaxed);
         return old;
     }
+    #[cfg(all(test, not(loom)))]
+    READ_MODIFY_WRITES.with(|count| count.set(count.get() + 1));
     // ORDERING: Relaxed (G1, G4, G6). A read-modify-write always acts on the
     // newest value of its word, so concurrent fetch_or's on one word never
     // lose each other's bits, whatever the ordering; the old value it
@@ -436,8 +438,6 @@ fn fetch_or(word: &AtomicU64, mask: u64) -> u64 {
     // `same_key_two_inserters_spanning_two_words`; bulk.rs:
     // `union_racing_insert`; negative control negative.rs:
     // `split_fetch_or_loses_bits` (this function, with the fault injected).
-    #[cfg(all(test, not(loom)))]
-    READ_MODIFY_WRITES.with(|count| count.set(count.get() + 1));
     word.fetch_or(mask, Relaxed)
 }
 
