@@ -214,21 +214,24 @@ impl BitArray {
         }
     }
 
-    /// Whether every probe's bit is set; stops at the first missing one.
+    /// Whether every bit `bits` lists (by its index in the array) is set;
+    /// stops at the first missing one.
     #[inline]
-    pub(crate) fn test_bits(&self, probes: impl IntoIterator<Item = (usize, u64)>) -> bool {
-        probes
-            .into_iter()
-            .all(|(index, mask)| self.test_word(index, mask))
+    pub(crate) fn test_bits(&self, bits: impl IntoIterator<Item = u64>) -> bool {
+        bits.into_iter().all(|bit| self.test_bit(bit))
     }
 
-    /// Sets the bits of probes `0..count` (`probe(i)` is probe `i`'s
-    /// `(word index, one-bit mask)`) unless all of them are set; returns
-    /// whether this call set at least one. Loads all words first so their
-    /// cache misses overlap, and writes nothing if every bit is set (a
-    /// duplicate insert). Otherwise it sets all `count` bits, one `set_bit`
-    /// each (by the index of the mask's one bit), asking `probe` again for
-    /// each.
+    /// Whether bit `bit` (an index in the array) is set.
+    #[inline(always)]
+    fn test_bit(&self, bit: u64) -> bool {
+        self.test_word((bit / 64) as usize, 1 << (bit % 64))
+    }
+
+    /// Sets bits `bit(0)` .. `bit(count - 1)` (indices in the array)
+    /// unless all of them are set; returns whether this call set at least
+    /// one. Loads all words first so their cache misses overlap, and writes
+    /// nothing if every bit is set (a duplicate insert). Otherwise it sets
+    /// all `count` bits, one `set_bit` each.
     ///
     /// Setting every bit rather than only those the test found clear keeps
     /// the second loop's trip count fixed: looping over the clear ones ends
@@ -236,31 +239,45 @@ impl BitArray {
     /// inserts of new keys ran at 19.6-19.7 M/s that way against 22.4-22.5
     /// with 1M keys, and 3.8-3.9 against 4.0-4.1 with 2M keys into a 100M
     /// filter (AMD Zen 4, 1 thread, best of 5 and 3 rounds, three
-    /// alternating runs, by a harness outside the repository). Keeping
-    /// every probe instead of asking again meant an array of 64 per call:
-    /// its zeroing, 128 stores, held `Standard` duplicate inserts at
-    /// 4.1-4.2 M/s with 100M keys, against 5.1-6.0 without (likely by
-    /// filling the store buffer, which keeps the next key's loads from
-    /// starting early; this VM has no counters to show it).
+    /// alternating runs, by a harness outside the repository).
+    ///
+    /// The test keeps the bits it computed for the sets, up to
+    /// [`KEPT_BITS`] of them; beyond that (`k` over 16, rates below about
+    /// 1e-5) the sets ask `bit` again. A `Standard` bit costs about twenty
+    /// instructions (`src/layout.rs`), and asking twice made a new key's
+    /// insert that much longer: kept, new keys went from 22.2-22.4 to
+    /// 26.1-26.2 M/s with 1M keys and from 4.2-4.3 to 4.3-4.4 with 2M keys
+    /// into a 100M filter, duplicates unchanged (35.7-36.4 M/s and
+    /// 6.4-6.6; three alternating runs of a harness outside the
+    /// repository, same machine). An array of 64, zeroed whatever `k`,
+    /// had cost duplicates 15-30% at 100M keys (4.1-4.2 M/s against
+    /// 5.1-6.0, when those ran at that speed).
     #[inline]
-    pub(crate) fn set_bits(&self, count: u32, probe: impl Fn(u32) -> (usize, u64)) -> bool {
-        // Every probe tested, without a branch per probe, whose outcome is
-        // a coin toss in a filter half full.
-        let mut complete = true;
-        for i in 0..count {
-            let (index, mask) = probe(i);
-            complete &= self.test_word(index, mask);
+    pub(crate) fn set_bits(&self, count: u32, bit: impl Fn(u32) -> u64) -> bool {
+        // Every bit tested, without a branch per bit, whose outcome is a
+        // coin toss in a filter half full.
+        let mut kept = [0; KEPT_BITS];
+        if let Some(kept) = kept.get_mut(..count as usize) {
+            let mut complete = true;
+            for (slot, i) in kept.iter_mut().zip(0..) {
+                *slot = bit(i);
+                complete &= self.test_bit(*slot);
+            }
+            !complete
+                && kept
+                    .iter()
+                    .fold(false, |changed, &bit| changed | self.set_bit(bit))
+        } else {
+            let complete = (0..count).fold(true, |all, i| all & self.test_bit(bit(i)));
+            !complete && (0..count).fold(false, |changed, i| changed | self.set_bit(bit(i)))
         }
-        if complete {
-            return false;
-        }
-        let mut changed = false;
-        for i in 0..count {
-            let (index, mask) = probe(i);
-            // G1, G4: `same_key_two_inserters_spanning_two_words`.
-            changed |= set_bit(self.word(index), mask.trailing_zeros());
-        }
-        changed
+    }
+
+    /// Sets bit `bit` (an index in the array); returns whether it was clear.
+    #[inline(always)]
+    fn set_bit(&self, bit: u64) -> bool {
+        // G1, G4: `same_key_two_inserters_spanning_two_words`.
+        set_bit(self.word((bit / 64) as usize), (bit % 64) as u32)
     }
 
     /// Zeroes words `range`.
@@ -371,6 +388,9 @@ impl LineReader<'_> {
         self.all & 1 == 1
     }
 }
+
+/// How many bits [`BitArray::set_bits`] keeps from its test for its sets.
+const KEPT_BITS: usize = 16;
 
 /// Sets bits of one cache line, one atomic bit-test-and-set per bit:
 /// [`set`](Self::set) each bit of a key, then ask [`changed`](Self::changed).

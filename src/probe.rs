@@ -35,7 +35,7 @@ use crate::hints::Access;
 #[cfg(test)]
 use crate::layout::Layout;
 use crate::layout::{
-    block_line, for_each_offset, sector_words, standard_probe, word_index, word_mask,
+    block_line, for_each_offset, sector_words, standard_bit, word_index, word_mask,
 };
 use crate::sizing::Sizing;
 
@@ -118,7 +118,7 @@ impl Probe for StandardProbe {
     #[inline(always)]
     fn contains(&self, bits: &BitArray) -> bool {
         let StandardProbe { hash, num_bits, k } = *self;
-        bits.test_bits((0..k).map(|i| standard_probe(hash, i, num_bits)))
+        bits.test_bits((0..k).map(|i| standard_bit(hash, i, num_bits)))
     }
 
     #[inline(always)]
@@ -129,14 +129,14 @@ impl Probe for StandardProbe {
     #[inline(always)]
     fn prefetch(&self, bits: &BitArray, access: Access) {
         for i in 0..self.k {
-            bits.prefetch_word(standard_probe(self.hash, i, self.num_bits).0, access);
+            let bit = standard_bit(self.hash, i, self.num_bits);
+            bits.prefetch_word((bit / 64) as usize, access);
         }
     }
 
     fn bits(&self, mut f: impl FnMut(u64)) {
         for i in 0..self.k {
-            let (word, mask) = standard_probe(self.hash, i, self.num_bits);
-            f(word as u64 * 64 + u64::from(mask.trailing_zeros()));
+            f(standard_bit(self.hash, i, self.num_bits));
         }
     }
 }
@@ -308,30 +308,37 @@ fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 /// The `Standard` insert: out of line for the same reason.
 #[inline(never)]
 fn set_standard(bits: &BitArray, hash: u64, num_bits: u64, k: u32) -> bool {
-    bits.set_bits(k, |i| standard_probe(hash, i, num_bits))
+    bits.set_bits(k, |i| standard_bit(hash, i, num_bits))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Numbers of bits per key the tests try: one, a usual one, and both
+    /// sides of the 16 that a `Standard` insert keeps from its test for its
+    /// sets (`BitArray::set_bits`), up to the most a filter may have.
+    const KS: [u32; 5] = [1, 9, 16, 17, crate::MAX_HASHES];
+
     /// A key's bits, as `bits` lists them, are exactly the bits its insert
     /// sets in an empty array, in every layout.
     #[test]
     fn bits_lists_what_an_insert_sets() {
         for layout in Layout::ALL {
-            let sizing = Sizing::for_bits(layout, 4096, 9).unwrap();
-            for key in 0..200u64 {
-                let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key;
-                with_probe!(layout, P => {
-                    let probe = P::new(&sizing, hash);
-                    let array = BitArray::zeroed(64).unwrap();
-                    probe.insert(&array);
-                    let mut listed = vec![0u64; 64];
-                    probe.bits(|bit| listed[(bit / 64) as usize] |= 1 << (bit % 64));
-                    let set: Vec<u64> = array.load_words(array.all()).collect();
-                    assert_eq!(listed, set, "{layout}, key {key}");
-                });
+            for k in KS {
+                let sizing = Sizing::for_bits(layout, 4096, k).unwrap();
+                for key in 0..200u64 {
+                    let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key;
+                    with_probe!(layout, P => {
+                        let probe = P::new(&sizing, hash);
+                        let array = BitArray::zeroed(64).unwrap();
+                        probe.insert(&array);
+                        let mut listed = vec![0u64; 64];
+                        probe.bits(|bit| listed[(bit / 64) as usize] |= 1 << (bit % 64));
+                        let set: Vec<u64> = array.load_words(array.all()).collect();
+                        assert_eq!(listed, set, "{layout}, k = {k}, key {key}");
+                    });
+                }
             }
         }
     }
@@ -345,20 +352,22 @@ mod tests {
         use crate::bit_array::READ_MODIFY_WRITES;
         let writes = || READ_MODIFY_WRITES.with(|count| count.get());
         for layout in Layout::ALL {
-            let sizing = Sizing::for_bits(layout, 1 << 16, 7).unwrap();
-            let array = BitArray::zeroed(1 << 10).unwrap();
-            for key in 0..500u64 {
-                let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key;
-                with_probe!(layout, P => {
-                    let probe = P::new(&sizing, hash);
-                    let before = writes();
-                    if probe.insert(&array) {
-                        assert!(writes() > before, "{layout}, key {key}: a new key wrote");
-                    }
-                    let before = writes();
-                    assert!(!probe.insert(&array), "{layout}, key {key}");
-                    assert_eq!(writes(), before, "{layout}, key {key}: a present key wrote");
-                });
+            for k in KS {
+                let sizing = Sizing::for_bits(layout, 1 << 16, k).unwrap();
+                let array = BitArray::zeroed(1 << 10).unwrap();
+                for key in 0..500u64 {
+                    let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key;
+                    with_probe!(layout, P => {
+                        let probe = P::new(&sizing, hash);
+                        let before = writes();
+                        if probe.insert(&array) {
+                            assert!(writes() > before, "{layout}, k = {k}, key {key}: a new key wrote");
+                        }
+                        let before = writes();
+                        assert!(!probe.insert(&array), "{layout}, k = {k}, key {key}");
+                        assert_eq!(writes(), before, "{layout}, k = {k}, key {key}: a present key wrote");
+                    });
+                }
             }
         }
     }
