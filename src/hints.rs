@@ -31,6 +31,10 @@
 //!
 //! Elsewhere than x86_64, and under loom, it is a no-op.
 //!
+//! The workspace's benchmark baselines issue the same hints through
+//! `atomic_bloom::__hints`, hidden and outside the API, so that their
+//! physical-limit probes run as the filter does.
+//!
 //! ## Huge pages
 //!
 //! A filter far larger than the cache takes a TLB miss on almost every
@@ -50,14 +54,14 @@
 /// What the code that follows a prefetch will do with the line, and so how
 /// to ask for it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Access {
+pub struct Access {
     /// Whether to ask for the line exclusively (PREFETCHW).
     exclusive: bool,
 }
 
 impl Access {
     /// Only load it: fetch a shared copy, which other cores may keep too.
-    pub(crate) const READ: Access = Access { exclusive: false };
+    pub const READ: Access = Access { exclusive: false };
 
     /// `fetch_or` it: fetch it in the exclusive state, which takes it from
     /// every other core's cache (PREFETCHW; a read prefetch on CPUs
@@ -65,7 +69,7 @@ impl Access {
     /// still keep the value rather than call this per key: the check cost
     /// batched inserts 7% (`insert_batch`, 1 thread, 1M and 100M keys,
     /// timed by a harness outside the repository).
-    pub(crate) fn write() -> Access {
+    pub fn write() -> Access {
         Access {
             exclusive: cpu_has_prefetchw(),
         }
@@ -90,7 +94,7 @@ fn cpu_has_prefetchw() -> bool {
 /// cores' caches, and concurrent queries would bounce lines between cores
 /// as if they were writing.
 #[inline(always)]
-pub(crate) fn prefetch<T>(value: &T, access: Access) {
+pub fn prefetch<T>(value: &T, access: Access) {
     #[cfg(all(test, not(loom)))]
     RECORDED.with(|r| {
         r.borrow_mut()
@@ -171,7 +175,7 @@ mod x86 {
 
 /// Asks Linux to back the pages of `memory` with transparent huge pages.
 /// Best effort: a refusal (old kernel, THP disabled) changes nothing.
-pub(crate) fn advise_huge_pages<T>(memory: &[T]) {
+pub fn advise_huge_pages<T>(memory: &[T]) {
     #[cfg(all(target_os = "linux", not(loom)))]
     {
         /// Arrays smaller than this are not worth a huge-page request.

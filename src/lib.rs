@@ -88,6 +88,14 @@ pub use sizing::{MAX_BITS, MAX_HASHES, Sizing, hash_floor};
 #[doc(hidden)]
 pub use sync::fault;
 
+/// The prefetch and huge-page hints the filter issues, for the workspace's
+/// benchmark baselines, whose probes must run under the same conditions.
+/// Not part of the API: hidden, and free to change in any release.
+#[doc(hidden)]
+pub mod __hints {
+    pub use crate::hints::{Access, advise_huge_pages, prefetch};
+}
+
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -7,13 +7,11 @@
 //! probes that do the least any filter must do per key. Shared by
 //! `benches/throughput.rs` and the CLI (`bench`, `demo`).
 //!
-//! The crate's only `unsafe` code is in `hints.rs` (a prefetch and a
-//! huge-page request), each block with its safety argument.
+//! Its probes prefetch and ask for huge pages through the filter's own
+//! hints (`atomic_bloom::__hints`), so that they run as the filter does.
 
-mod hints;
-
+use atomic_bloom::__hints::{Access, advise_huge_pages, prefetch};
 use atomic_bloom::{Layout, Sizing, WyBuildHasher};
-use hints::{Access, advise_huge_pages, prefetch};
 use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
@@ -437,7 +435,7 @@ impl Probe {
 
     /// One random atomic `fetch_or` per key, prefetched 16 keys ahead.
     pub fn fetch_or_prefetched(&self, keys: std::ops::Range<u64>) -> u64 {
-        self.pipelined(keys, Self::word, Access::Write, |i, bit| {
+        self.pipelined(keys, Self::word, Access::write(), |i, bit| {
             self.at(i).fetch_or(bit, Relaxed) & 1
         })
     }
@@ -447,7 +445,7 @@ impl Probe {
     /// insert of a new key needs (its k = 6 bits fall in about 4.4 of the
     /// 8 words of its block).
     pub fn fetch_or_group_prefetched(&self, keys: std::ops::Range<u64>, n: usize) -> u64 {
-        self.pipelined(keys, Self::line, Access::Write, |i, bit| {
+        self.pipelined(keys, Self::line, Access::write(), |i, bit| {
             (0..n)
                 .map(|j| self.at(i + j).fetch_or(bit, Relaxed) & 1)
                 .sum()
@@ -465,7 +463,7 @@ impl Probe {
 
     /// One random load per key, prefetched 16 keys ahead.
     pub fn load_prefetched(&self, keys: std::ops::Range<u64>) -> u64 {
-        self.pipelined(keys, Self::word, Access::Read, |i, bit| {
+        self.pipelined(keys, Self::word, Access::READ, |i, bit| {
             self.at(i).load(Relaxed) & bit
         })
     }
