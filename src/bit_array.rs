@@ -421,11 +421,13 @@ impl LineWriter<'_> {
 /// Sets bit `bit` (`0..64`) of `word`; returns whether it was clear. Taking
 /// the bit's index, not a mask, is what lets the compiler see a one-bit
 /// `fetch_or` whose old value is tested only at that bit, which x86-64
-/// compiles to one `lock bts` (`cargo build --release --example insert_loop`,
-/// then `objdump -d` its `set_block`: seven `lock bts`, no `cmpxchg`). A `fetch_or` of a wider mask whose old
-/// value is used compiles to a load and a `lock cmpxchg` retry loop, which
-/// cost new-key inserts 1.3-1.6x on AMD Zen 4 (`docs::layouts`, "How an
-/// insert writes").
+/// compiles to one `lock bts` (`cargo build --release --example
+/// insert_loop`, then `objdump -d` its `main`, where every layout's insert
+/// is inlined: seven `lock bts` set a `Blocked` key's bits, and the three
+/// `lock cmpxchg` are `Word`'s and `Sectorized`'s wider masks). A
+/// `fetch_or` of a wider mask whose old value is used compiles to a load
+/// and a `lock cmpxchg` retry loop, which cost new-key inserts 1.3-1.6x on
+/// AMD Zen 4 (`docs::layouts`, "How an insert writes").
 #[inline(always)]
 fn set_bit(word: &AtomicU64, bit: u32) -> bool {
     let mask = 1 << bit;
