@@ -184,6 +184,11 @@ impl HashChunk {
     }
 
     /// Adds `object`'s key, hashed now if it is short.
+    // Always inlined: LLVM kept it out of line, a call per key. Inlined,
+    // `add_many` of 1M `str` keys went from 28.0-28.8 to 29.3-29.8 M/s and
+    // `contains_many` from 33.1-33.4 to 34.5-34.8 (AMD Zen 4, three
+    // alternating runs of scripts outside the repository).
+    #[inline(always)]
     fn push<S: BuildHasher>(&mut self, object: Bound<'_, PyAny>, hasher: &S) -> PyResult<()> {
         // The common key, an exact `str`, is type-tested and read once.
         if let Ok(s) = object.cast_exact::<PyString>() {
