@@ -29,9 +29,9 @@
 //!   cache-sectorized blocked filter of Lang, Neumann, Kemper and Boncz,
 //!   "Performance-Optimal Filtering: Bloom Overtakes Cuckoo at High
 //!   Throughput" (VLDB 2019), with two sectors of four words. Against
-//!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.5-1.8x faster and
-//!   answers queries at about the same speed (hits 1.01-1.07x, misses
-//!   0.97-1.01x, one cache miss either way; `atomic-bloom bench`, three
+//!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.4-1.5x faster and
+//!   answers queries at about the same speed (hits 1.00-1.07x, misses
+//!   0.96-1.06x, one cache miss either way; `atomic-bloom bench`, three
 //!   runs, in the README). It is not the default because queries do not
 //!   win; choose it for insert-heavy work.
 //!
@@ -67,13 +67,14 @@
 //! (`atomic-bloom bench`, best-of-three rows, two runs before and three
 //! after; the README's benchmark section has the ratios).
 //!
-//! The test is what keeps duplicates cheap, and it costs new keys something.
+//! The test is what keeps duplicates cheap, and it costs new keys little.
 //! A filter with the same bit positions that tests nothing first
-//! (`baselines::PerBitBlocked`) inserts new keys 1.2x faster than ours on
-//! Zen 4 with 1M keys, but writes every duplicate's line, at 0.43-0.44x the
-//! speed of our query (0.61-0.62x with 100M keys), where our duplicates run
-//! at a query's speed (`atomic-bloom bench`, three runs). The README's
-//! benchmark section has the current ratios.
+//! (`baselines::PerBitBlocked`) inserts new keys at our speed on Zen 4 on
+//! one thread (ours 0.99-1.03x its speed with 1M keys, 1.02-1.04x with
+//! 100M) and 1.00-1.11x ours on two, but writes every duplicate's line, at
+//! 0.43-0.44x the speed of our query (0.60-0.63x with 100M keys), where
+//! our duplicates run at a query's speed (`atomic-bloom bench`, three
+//! runs). The README's benchmark section has the current ratios.
 //!
 //! ## How a query reads
 //!
