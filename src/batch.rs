@@ -9,6 +9,14 @@
 //! `insert_many` does the same in groups of 64 keys; a sliding window keeps
 //! the distance constant and works on any iterator.)
 //!
+//! In cache there is no miss to hide, and the window costs a few
+//! instructions per key: on AMD Zen 4, a loop of per-key `insert`s of new
+//! keys ran 1.15-1.21x as fast as `insert_batch` into filters of 0.3-0.6
+//! MB, 1.07-1.10x at 1.2 MB and level at 2.4 MB; from 4.8 MB the batch
+//! wins, 3.3x at 19 MB (1 thread, best of 3-5 rounds, runs of a harness
+//! outside the repository). The batch methods keep one path for every
+//! size rather than guess the cache's.
+//!
 //! Results are exactly those of per-key calls in the same order: each key
 //! goes through the same `insert_hash` or `contains_hash`, so a key repeated
 //! within a batch is reported new only the first time, and under races a
