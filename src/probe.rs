@@ -320,7 +320,7 @@ fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 /// The `Standard` insert of a key with a bit missing: out of line, which
 /// keeps the inlined per-key calls smaller. Inlining it changed nothing
 /// measurable (new keys at 4.2-4.4 M/s either way with 100M keys, 25.6-26.2
-/// with 1M; the same harness).
+/// with 1M; three alternating runs of a harness outside the repository).
 #[inline(never)]
 fn set_standard(bits: &BitArray, hash: u64, num_bits: u64, k: u32) -> bool {
     bits.set_bits(k, |i| standard_bit(hash, i, num_bits))
@@ -376,7 +376,7 @@ mod tests {
                         let probe = P::new(&sizing, hash);
                         let before = writes();
                         if probe.insert(&array) {
-                            assert!(writes() > before, "{layout}, k = {k}, key {key}: a new key wrote");
+                            assert!(writes() > before, "{layout}, k = {k}, key {key}: a new key wrote nothing");
                         }
                         let before = writes();
                         assert!(!probe.insert(&array), "{layout}, k = {k}, key {key}");
