@@ -220,9 +220,10 @@ impl Probe for BlockedProbe {
 
     #[inline(always)]
     fn insert(&self, bits: &BitArray) -> bool {
-        // Test before set: a key that is present (a duplicate) costs what a
-        // query costs and writes nothing. `k` as a constant where it is one
-        // of `DEFAULT_RATE_KS`.
+        // Test before set: a key that is present (a duplicate) costs about
+        // what a query costs and writes nothing. `k` as a constant where it
+        // is one of `DEFAULT_RATE_KS` (which says what that costs a
+        // duplicate).
         let (line, hash) = (self.line, self.hash);
         match self.k {
             k if k == DEFAULT_RATE_KS[0] => {
