@@ -220,21 +220,13 @@ impl Probe for BlockedProbe {
 
     #[inline(always)]
     fn insert(&self, bits: &BitArray) -> bool {
-        // Test before set: a key that is present (a duplicate) costs about
-        // what a query costs and writes nothing. `k` as a constant where it
-        // is one of `DEFAULT_RATE_KS` (which says what that costs a
-        // duplicate).
+        // `k` as a constant where it is one of `DEFAULT_RATE_KS` (which
+        // says what that costs a duplicate).
         let (line, hash) = (self.line, self.hash);
         match self.k {
-            k if k == DEFAULT_RATE_KS[0] => {
-                let k = DEFAULT_RATE_KS[0];
-                !block_contains(bits, line, hash, k) && set_block(bits, line, hash, k)
-            }
-            k if k == DEFAULT_RATE_KS[1] => {
-                let k = DEFAULT_RATE_KS[1];
-                !block_contains(bits, line, hash, k) && set_block(bits, line, hash, k)
-            }
-            k => !block_contains(bits, line, hash, k) && set_block(bits, line, hash, k),
+            k if k == DEFAULT_RATE_KS[0] => block_insert(bits, line, hash, DEFAULT_RATE_KS[0]),
+            k if k == DEFAULT_RATE_KS[1] => block_insert(bits, line, hash, DEFAULT_RATE_KS[1]),
+            k => block_insert(bits, line, hash, k),
         }
     }
 
@@ -358,6 +350,13 @@ fn block_contains(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
     line.all_set()
 }
 
+/// The `Blocked` insert. Test before set: a key that is present (a
+/// duplicate) costs about what a query costs and writes nothing.
+#[inline(always)]
+fn block_insert(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
+    !block_contains(bits, line, hash, k) && set_block(bits, line, hash, k)
+}
+
 /// The `Blocked` insert of a key with a bit missing.
 ///
 /// Always inlined. It was kept out of line so that the paths that do not
@@ -403,6 +402,25 @@ mod tests {
         key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key
     }
 
+    /// Runs `$body` with `$probe` the probe of each key `0..200` in a
+    /// 4096-bit filter of every layout and each of `KS`, which `$layout`,
+    /// `$k` and `$key` name for the body's messages.
+    macro_rules! for_each_probe {
+        (|$layout:ident, $k:ident, $key:ident, $probe:ident| $body:block) => {
+            for $layout in Layout::ALL {
+                for $k in KS {
+                    let sizing = Sizing::for_bits($layout, 4096, $k).unwrap();
+                    for $key in 0..200u64 {
+                        with_probe!($layout, P => {
+                            let $probe = P::new(&sizing, hash_of($key));
+                            $body
+                        });
+                    }
+                }
+            }
+        };
+    }
+
     /// The numbers of bits per key that `Blocked` compiles as constants are
     /// the ones its sizing gives at the default false-positive rate, from
     /// ten keys to ten billion.
@@ -424,55 +442,39 @@ mod tests {
     /// all of them set, and with each one missing, in every layout.
     #[test]
     fn contains_needs_every_bit() {
-        for layout in Layout::ALL {
-            for k in KS {
-                let sizing = Sizing::for_bits(layout, 4096, k).unwrap();
-                for key in 0..100u64 {
-                    with_probe!(layout, P => {
-                        let probe = P::new(&sizing, hash_of(key));
-                        let mut bits = Vec::new();
-                        probe.bits(|bit| bits.push(bit));
-                        bits.sort_unstable();
-                        bits.dedup();
-                        for missing in std::iter::once(None).chain(bits.iter().copied().map(Some)) {
-                            let mut words = vec![0u64; 64];
-                            for &bit in bits.iter().filter(|&&bit| Some(bit) != missing) {
-                                words[(bit / 64) as usize] |= 1 << (bit % 64);
-                            }
-                            let mut array = BitArray::zeroed(64).unwrap();
-                            array.fill(0, words.into_iter());
-                            assert_eq!(
-                                probe.contains(&array),
-                                missing.is_none(),
-                                "{layout}, k = {k}, key {key}, bit {missing:?} missing"
-                            );
-                        }
-                    });
+        for_each_probe!(|layout, k, key, probe| {
+            let mut bits = Vec::new();
+            probe.bits(|bit| bits.push(bit));
+            bits.sort_unstable();
+            bits.dedup();
+            for missing in std::iter::once(None).chain(bits.iter().copied().map(Some)) {
+                let mut words = vec![0u64; 64];
+                for &bit in bits.iter().filter(|&&bit| Some(bit) != missing) {
+                    words[(bit / 64) as usize] |= 1 << (bit % 64);
                 }
+                let mut array = BitArray::zeroed(64).unwrap();
+                array.fill(0, words.into_iter());
+                assert_eq!(
+                    probe.contains(&array),
+                    missing.is_none(),
+                    "{layout}, k = {k}, key {key}, bit {missing:?} missing"
+                );
             }
-        }
+        });
     }
 
     /// A key's bits, as `bits` lists them, are exactly the bits its insert
     /// sets in an empty array, in every layout.
     #[test]
     fn bits_lists_what_an_insert_sets() {
-        for layout in Layout::ALL {
-            for k in KS {
-                let sizing = Sizing::for_bits(layout, 4096, k).unwrap();
-                for key in 0..200u64 {
-                    with_probe!(layout, P => {
-                        let probe = P::new(&sizing, hash_of(key));
-                        let array = BitArray::zeroed(64).unwrap();
-                        probe.insert(&array);
-                        let mut listed = vec![0u64; 64];
-                        probe.bits(|bit| listed[(bit / 64) as usize] |= 1 << (bit % 64));
-                        let set: Vec<u64> = array.load_words(array.all()).collect();
-                        assert_eq!(listed, set, "{layout}, k = {k}, key {key}");
-                    });
-                }
-            }
-        }
+        for_each_probe!(|layout, k, key, probe| {
+            let array = BitArray::zeroed(64).unwrap();
+            probe.insert(&array);
+            let mut listed = vec![0u64; 64];
+            probe.bits(|bit| listed[(bit / 64) as usize] |= 1 << (bit % 64));
+            let set: Vec<u64> = array.load_words(array.all()).collect();
+            assert_eq!(listed, set, "{layout}, k = {k}, key {key}");
+        });
     }
 
     /// An insert of a key that is present issues no read-modify-write (its
