@@ -196,6 +196,15 @@ impl BitArray {
         fetch_or(word, mask) & mask != mask
     }
 
+    /// Sets the bits of `mask` in word `index`, reporting nothing. With the
+    /// old value unused, x86-64 compiles it to one `lock or` rather than a
+    /// `lock cmpxchg` loop (`docs::layouts`, "How an insert writes").
+    #[inline(always)]
+    pub(crate) fn or_word(&self, index: usize, mask: u64) {
+        // G1: `different_keys_sharing_a_word`.
+        fetch_or(self.word(index), mask);
+    }
+
     /// Line `index`, for testing single bits.
     #[inline]
     pub(crate) fn line_reader(&self, index: usize) -> LineReader<'_> {
@@ -210,7 +219,6 @@ impl BitArray {
     pub(crate) fn line_writer(&self, index: usize) -> LineWriter<'_> {
         LineWriter {
             line: self.line(index),
-            changed: false,
         }
     }
 
@@ -228,10 +236,10 @@ impl BitArray {
     }
 
     /// Sets bits `bit(0)` .. `bit(count - 1)` (indices in the array)
-    /// unless all of them are set; returns whether this call set at least
-    /// one. Loads all words first so their cache misses overlap, and writes
-    /// nothing if every bit is set (a duplicate insert). Otherwise it sets
-    /// all `count` bits, one `set_bit` each.
+    /// unless all of them are set; returns whether one was missing (and so
+    /// this call set them). Loads all words first so their cache misses
+    /// overlap, and writes nothing if every bit is set (a duplicate insert).
+    /// Otherwise it sets all `count` bits, one `set_bit` each.
     ///
     /// Setting every bit rather than only those the test found clear keeps
     /// the second loop's trip count fixed: looping over the clear ones ends
@@ -263,21 +271,24 @@ impl BitArray {
                 *slot = bit(i);
                 complete &= self.test_bit(*slot);
             }
+            if !complete {
+                kept.iter().for_each(|&bit| self.set_bit(bit));
+            }
             !complete
-                && kept
-                    .iter()
-                    .fold(false, |changed, &bit| changed | self.set_bit(bit))
         } else {
             let complete = (0..count).fold(true, |all, i| all & self.test_bit(bit(i)));
-            !complete && (0..count).fold(false, |changed, i| changed | self.set_bit(bit(i)))
+            if !complete {
+                (0..count).for_each(|i| self.set_bit(bit(i)));
+            }
+            !complete
         }
     }
 
-    /// Sets bit `bit` (an index in the array); returns whether it was clear.
+    /// Sets bit `bit` (an index in the array).
     #[inline(always)]
-    fn set_bit(&self, bit: u64) -> bool {
-        // G1, G4: `same_key_two_inserters_spanning_two_words`.
-        set_bit(self.word((bit / 64) as usize), (bit % 64) as u32)
+    fn set_bit(&self, bit: u64) {
+        // G1: `different_keys_sharing_a_word`.
+        set_bit(self.word((bit / 64) as usize), (bit % 64) as u32);
     }
 
     /// Zeroes words `range`.
@@ -392,46 +403,32 @@ impl LineReader<'_> {
 /// How many bits [`BitArray::set_bits`] keeps from its test for its sets.
 const KEPT_BITS: usize = 16;
 
-/// Sets bits of one cache line, one atomic bit-test-and-set per bit:
-/// [`set`](Self::set) each bit of a key, then ask [`changed`](Self::changed).
-/// Callers test the key first (a key that is present writes nothing), so
-/// this runs only for a key with a bit missing.
+/// Sets bits of one cache line, one atomic OR per bit. Callers test the
+/// key first (a key that is present writes nothing), so this runs only for
+/// a key with a bit missing, and what the insert reports is that test's
+/// result (`docs::memory_ordering`, G4).
 pub(crate) struct LineWriter<'a> {
     line: &'a [AtomicU64; WORDS_PER_LINE],
-    changed: bool,
 }
 
 impl LineWriter<'_> {
     /// Sets bit `offset` (`0..512`) of the line.
     #[inline(always)]
-    pub(crate) fn set(&mut self, offset: u64) {
-        // G4: a racing inserter of the same key may set some of the bits
-        // and this call others, and then both return true
-        // (`same_key_two_inserters_spanning_two_words`).
-        self.changed |= set_bit(&self.line[word_of(offset)], (offset & 63) as u32);
-    }
-
-    /// Whether this writer set at least one bit that was clear.
-    #[inline(always)]
-    pub(crate) fn changed(&self) -> bool {
-        self.changed
+    pub(crate) fn set(&self, offset: u64) {
+        // G1: `different_keys_sharing_a_word`.
+        set_bit(&self.line[word_of(offset)], (offset & 63) as u32);
     }
 }
 
-/// Sets bit `bit` (`0..64`) of `word`; returns whether it was clear. Taking
-/// the bit's index, not a mask, is what lets the compiler see a one-bit
-/// `fetch_or` whose old value is tested only at that bit, which x86-64
-/// compiles to one `lock bts` (`cargo build --release --example
+/// Sets bit `bit` (`0..64`) of `word`. Its old value is not used, so
+/// x86-64 compiles it to one `lock or` (`cargo build --release --example
 /// insert_loop`, then `objdump -d` its `main`, where every layout's insert
-/// is inlined: seven `lock bts` set a `Blocked` key's bits, and the three
-/// `lock cmpxchg` are `Word`'s and `Sectorized`'s wider masks). A
-/// `fetch_or` of a wider mask whose old value is used compiles to a load
-/// and a `lock cmpxchg` retry loop, which cost new-key inserts 1.3-1.6x on
-/// AMD Zen 4 (`docs::layouts`, "How an insert writes").
+/// is inlined). Used, the old bit would make it a `lock bts`, and a wider
+/// mask's old value a `lock cmpxchg` retry loop, both slower
+/// (`docs::layouts`, "How an insert writes").
 #[inline(always)]
-fn set_bit(word: &AtomicU64, bit: u32) -> bool {
-    let mask = 1 << bit;
-    fetch_or(word, mask) & mask == 0
+fn set_bit(word: &AtomicU64, bit: u32) {
+    fetch_or(word, 1 << bit);
 }
 
 /// Sets the bits of `mask` in `word`; returns the value it replaced. Every

@@ -392,16 +392,16 @@ impl<S: BuildHasher> AtomicBloom<S> {
         }
     }
 
-    /// Inserts `key`; returns `true` if this call set at least one bit,
-    /// `false` if all of the key's bits were already set (it was present or
-    /// a false positive).
+    /// Inserts `key`; returns `true` if this call found one of the key's
+    /// bits clear (and set them all), `false` if all were already set (it was
+    /// present or a false positive).
     ///
     /// On one thread, `insert(x)` returns `!contains(x)` as it was just
     /// before. When threads race to insert the same key that was absent:
     /// with [`Layout::Word`] exactly one of them gets `true` (one `fetch_or`
     /// sets all bits, an atomic test-and-set); with the other layouts
-    /// at least one gets `true`, and several may, since each can be the first
-    /// to set a different bit.
+    /// at least one gets `true`, and several may, since each can find a bit
+    /// clear before the others have set it.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;

@@ -427,7 +427,7 @@ impl AtomicGrowableBloom {
 
 impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     /// Inserts `key`. `Ok(true)` if no sub-filter reported it present and
-    /// this call set a bit; `Ok(false)` if it was present (or a false
+    /// this call found a bit clear; `Ok(false)` if it was present (or a false
     /// positive). Racing inserts of one new key behave as
     /// [`AtomicBloom::insert`]'s do: at least one gets `true`.
     ///

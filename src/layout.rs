@@ -37,8 +37,8 @@
 //! five pairs leave unused. A `Blocked` query tests the
 //! offsets one by one (all in one cache line, so every load after the first
 //! hits L1); only an insert that finds a bit missing goes over them again,
-//! setting each bit with its own atomic bit-test-and-set (why, and what it
-//! costs: [`docs::layouts`](crate::docs::layouts)).
+//! setting each bit with its own atomic OR (why, and what it costs:
+//! [`docs::layouts`](crate::docs::layouts)).
 //!
 //! Plain double hashing (`h1 + i * h2`, which Kirsch and Mitzenmacher,
 //! "Less Hashing, Same Performance", 2006, show keeps the rate of `k`

@@ -25,10 +25,12 @@
 //! missing is then written one bit per read-modify-write (every bit of the
 //! key: for `Blocked` the line is exclusive after the first; a loop over
 //! only the missing bits mispredicts its exit, `BitArray::set_bits` has
-//! the figures), each a single locked bit-test-and-set on
-//! x86-64, or one read-modify-write per word (`Word`: one; `Sectorized`:
-//! two); the [`docs::layouts`](crate::docs::layouts) chapter has the
-//! measurements behind this.
+//! the figures), each a single `lock or` on x86-64, or one
+//! read-modify-write per word (`Word`: one; `Sectorized`: two). The
+//! insert reports what its test found, so no write's old value is used
+//! except `Word`'s, which makes its one `fetch_or` a test-and-set; the
+//! [`docs::layouts`](crate::docs::layouts) chapter has the measurements
+//! behind this.
 
 use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::hints::Access;
@@ -83,7 +85,8 @@ pub(crate) trait Probe: Copy {
     fn new(sizing: &Sizing, hash: u64) -> Self;
     /// Whether every one of the key's bits is set.
     fn contains(&self, bits: &BitArray) -> bool;
-    /// Sets the key's bits; returns whether this call set at least one.
+    /// Sets the key's bits unless all are set; returns whether one was
+    /// missing (`docs::memory_ordering`, G4).
     fn insert(&self, bits: &BitArray) -> bool;
     /// Asks the CPU to start fetching every line the key's bits are in.
     fn prefetch(&self, bits: &BitArray, access: Access);
@@ -313,10 +316,16 @@ impl Probe for SectorizedProbe {
 
     #[inline(always)]
     fn insert(&self, bits: &BitArray) -> bool {
-        // Test before set, as `Blocked` does; then one `fetch_or` per word
-        // (each tests its word again, in L1).
+        // Test before set, as `Blocked` does; then one `fetch_or` per word,
+        // both words whatever the test found in each (a branch per word
+        // would mispredict), and the test's result is the insert's.
         let [(a, mask_a), (b, mask_b)] = self.words;
-        !self.contains(bits) && (bits.set_word(a, mask_a) | bits.set_word(b, mask_b))
+        let missing = !self.contains(bits);
+        if missing {
+            bits.or_word(a, mask_a);
+            bits.or_word(b, mask_b);
+        }
+        missing
     }
 
     #[inline(always)]
@@ -351,10 +360,16 @@ fn block_contains(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 }
 
 /// The `Blocked` insert. Test before set: a key that is present (a
-/// duplicate) costs about what a query costs and writes nothing.
+/// duplicate) costs about what a query costs and writes nothing; a key
+/// with a bit missing has all its bits set, and the test's result is the
+/// insert's.
 #[inline(always)]
 fn block_insert(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
-    !block_contains(bits, line, hash, k) && set_block(bits, line, hash, k)
+    let missing = !block_contains(bits, line, hash, k);
+    if missing {
+        set_block(bits, line, hash, k);
+    }
+    missing
 }
 
 /// The `Blocked` insert of a key with a bit missing.
@@ -372,10 +387,9 @@ fn block_insert(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 /// shares the inlined dispatch, went from 35.6 to 33.7-34.1 M/s with 1M
 /// keys (a harness outside the repository, three alternating runs).
 #[inline(always)]
-fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
-    let mut line = bits.line_writer(line);
+fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) {
+    let line = bits.line_writer(line);
     for_each_offset::<9>(hash, k, |bit| line.set(bit));
-    line.changed()
 }
 
 /// The `Standard` insert of a key with a bit missing: out of line, which

@@ -42,20 +42,29 @@
 //! stays shared between the cores that read it, and a duplicate insert
 //! costs what a query costs. Only a key with a bit missing writes:
 //!
-//! - `Blocked` and `Standard` set each bit with its own one-bit `fetch_or`,
-//!   which x86-64 compiles to a single locked bit-test-and-set
-//!   (`lock bts`). A `fetch_or` of a wider mask whose old value is used
-//!   compiles on x86-64 to a load and a `lock cmpxchg` retry loop instead,
-//!   which is what inserts used to do, one per word (on AArch64 with LSE
-//!   atomics either is one `ldset`): on AMD Zen 4 that cost a new-key
-//!   insert 1.3-1.6x (1M keys, 1 thread: 29.6 M/s then, 47.7 now; 100M
-//!   keys: 5.4 then, 6.8 now, 10M keys into an empty 100M filter;
-//!   `atomic-bloom bench`, run before and after).
-//! - `Word` sets all bits with one `fetch_or` of the key's mask: that one
-//!   read-modify-write is what makes it an atomic test-and-set.
+//! - `Blocked` and `Standard` set each bit with its own one-bit `fetch_or`
+//!   whose old value is not used, which x86-64 compiles to one `lock or`.
+//!   The insert's result is its test's: `true` if a bit was clear
+//!   (`docs::memory_ordering`, G4). Returning instead whether a `fetch_or`
+//!   changed its bit, as inserts used to, needs the old value, which
+//!   x86-64 gives for one bit with a `lock bts` (slower than a `lock or`),
+//!   and for a wider mask only with a `lock cmpxchg` retry loop (slower
+//!   again; AArch64 with LSE atomics has `ldset` for both). On AMD Zen 4,
+//!   new keys went from 57.0-57.3 to 66.2-66.6 M/s with 1M keys and from
+//!   10.1-10.5 to 14.4-15.1 with 100M (1 thread, each result used),
+//!   `par_insert` from 98.7-100.7 to 110.3-113.5 and from 65.5-79.5 to
+//!   90.6-97.9 M/s, and `Standard` inserts from 26.3-26.5 to 28.2-28.4
+//!   with 1M keys (three alternating runs of `atomic-bloom bench` each).
+//!   Where the result was dropped, the compiler had already made the
+//!   `lock bts` a `lock or`: those rows did not move. The `lock cmpxchg`
+//!   loop, one per word, had cost a new-key insert 1.3-1.6x against the
+//!   `lock bts` (1M keys, 1 thread: 29.6 M/s then, 47.7 with `lock bts`).
+//! - `Word` sets all bits with one `fetch_or` of the key's mask and uses
+//!   its old value: that one read-modify-write is what makes it an atomic
+//!   test-and-set, so that exactly one racer is told a key is new.
 //! - `Sectorized` sets each of its two words with one `fetch_or` of the
-//!   key's mask in it: two `lock cmpxchg` loops on x86-64, against up to
-//!   `k` `lock bts` for `Blocked`.
+//!   key's mask in it, old values unused: two `lock or` on x86-64, against
+//!   up to `k` for `Blocked`.
 //!
 //! Before its test, every insert prefetches the key's lines for reading.
 //! The test's loads would otherwise wait for the previous insert's locked

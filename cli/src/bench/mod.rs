@@ -261,6 +261,8 @@ const fn target(what: &'static str, num: &'static str, den: &'static str, at_lea
 // Row names, shared by the rows and the ratios.
 const INSERT_1T: &str = "insert, per key, 1 thread";
 const INSERT_2T: &str = "insert, per key, 2 threads";
+const INSERT_USED_1T: &str = "insert, per key, result used, 1 thread";
+const FB_INSERT_USED_1T: &str = "fastbloom insert, result used, 1 thread";
 const BATCH_1T: &str = "insert_batch, 1 thread";
 const BULK_2T: &str = "par_insert (rayon bulk), 2 threads";
 const UNSHARED_2T: &str = "insert_batch, 2 threads, a filter each";
@@ -392,6 +394,16 @@ const RATIOS_BOTH: &[Ratio] = &[
         FASTBLOOM_2T,
     ),
     ratio("per-key insert 2T / 1T", INSERT_2T, INSERT_1T),
+    ratio(
+        "per-key insert, result used, 1T / fastbloom's",
+        INSERT_USED_1T,
+        FB_INSERT_USED_1T,
+    ),
+    ratio(
+        "per-key insert 1T: result used / result dropped",
+        INSERT_USED_1T,
+        INSERT_1T,
+    ),
     ratio(
         "per-bit reference duplicates / contains of present keys",
         PER_BIT_DUP_1T,
@@ -750,6 +762,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 per_bit.insert(&k);
             },
         );
+        // The same new keys with each insert's result used, as a service
+        // that acts on "was it new" does. A dropped result lets the compiler
+        // drop what computes it: fastbloom's comes from its `fetch_or`s' old
+        // values (used, x86-64 needs a `lock bts` where a `lock or` would
+        // do), ours from the test that every insert runs anyway.
+        table.row(Work::after(INSERT_USED_1T, per_key, ours, || {
+            std::hint::black_box((0..per_key).filter(|k| f.insert(k)).count());
+        }));
+        table.row(Work::after(
+            FB_INSERT_USED_1T,
+            per_key,
+            || fb.clear(),
+            || {
+                std::hint::black_box((0..per_key).filter(|k| !fb.insert(k)).count());
+            },
+        ));
         table.row(Work::after(BATCH_1T, inserts, ours, || {
             f.insert_batch(0..inserts);
         }));
