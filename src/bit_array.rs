@@ -452,11 +452,12 @@ fn fetch_or(word: &AtomicU64, mask: u64) -> u64 {
     // newest value of its word, so concurrent fetch_or's on one word never
     // lose each other's bits, whatever the ordering; the old value it
     // returns is the one it replaced, so exactly one racer sees a given bit
-    // go from 0 to 1. Checked by loom-tests/tests/insert.rs:
+    // go from 0 to 1 (what `set_word` reports for `Word`; the other setters
+    // drop it). Checked by loom-tests/tests/insert.rs:
     // `different_keys_sharing_a_word`, `same_key_two_inserters_word`,
-    // `same_key_two_inserters_spanning_two_words`; bulk.rs:
-    // `union_racing_insert`; negative control negative.rs:
-    // `split_fetch_or_loses_bits` (this function, with the fault injected).
+    // `same_key_three_inserters_word`; bulk.rs: `union_racing_insert`;
+    // negative control negative.rs: `split_fetch_or_loses_bits` (this
+    // function, with the fault injected).
     word.fetch_or(mask, Relaxed)
 }
 
