@@ -453,7 +453,8 @@ mod tests {
     }
 
     /// A probe finds a key exactly when every one of its bits is set: with
-    /// all of them set, and with each one missing, in every layout.
+    /// all of them set, and with each one missing, in every layout. Its
+    /// insert then reports the key new exactly when a bit was missing.
     #[test]
     fn contains_needs_every_bit() {
         for_each_probe!(|layout, k, key, probe| {
@@ -473,6 +474,14 @@ mod tests {
                     missing.is_none(),
                     "{layout}, k = {k}, key {key}, bit {missing:?} missing"
                 );
+                // An insert reports what the query would have: new exactly
+                // when a bit was missing (G4 on one thread), then has it.
+                assert_eq!(
+                    probe.insert(&array),
+                    missing.is_some(),
+                    "{layout}, k = {k}, key {key}, bit {missing:?} missing: insert's result"
+                );
+                assert!(probe.contains(&array), "{layout}, k = {k}, key {key}");
             }
         });
     }
