@@ -1,18 +1,25 @@
 //! The full benchmark grid, with criterion: every layout; filters sized for
 //! 1M keys (in cache) and 100M keys (DRAM); `u64` keys and 32-byte string
-//! keys; insert, contains hit, contains miss, duplicate-heavy insert (each
-//! key inserted 10 times) and a 90/10 read/write mix; per-key calls on 1
-//! and 2 threads and rayon bulk calls; against a Mutex-, RwLock- and
-//! shard-locked plain filter, fastbloom 0.17's atomic filter, and the
-//! physical-limit probes (the `baselines/` crate); and the time to size a
-//! filter (`sizing/`).
+//! keys; insert (result dropped, and used), contains hit and miss,
+//! duplicate-heavy insert (each key inserted 10 times) and a 90/10
+//! read/write mix; per-key calls on 1 and 2 threads and bulk calls;
+//! against fastbloom 0.17's atomic filter, the plain atomic per-bit filter,
+//! a Mutex-, RwLock- and shard-locked plain filter, and the physical-limit
+//! probes (the `baselines/` crate); and the time to size a filter
+//! (`sizing/`). Every row of `atomic-bloom bench` has its row here.
+//!
+//! Ours and the peers meet the same keys in the same state (`KeySets`):
+//! queries and duplicates on a filter filled to its capacity, inserts of
+//! keys new to a filter that is emptied, untimed, before it would fill
+//! past its capacity. Row names end in the thread count (`insert/2t`).
 //!
 //! ```text
 //! cargo bench --bench throughput                 # everything (long)
 //! cargo bench --bench throughput -- 'blocked/1M' # a slice of it
 //! ```
 //!
-//! The two-minute headline table is `atomic-bloom bench` (the CLI).
+//! A slice fills only the filters its rows use. The side-by-side ratios
+//! with their targets are `atomic-bloom bench` (the CLI).
 
 use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout, Sizing};
 use atomic_bloom_baselines::{
@@ -20,11 +27,14 @@ use atomic_bloom_baselines::{
 };
 use criterion::measurement::WallTime;
 use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+    BatchSize, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
 };
 use rayon::prelude::*;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 use std::hint::black_box;
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 const FPP: f64 = 0.01;
@@ -57,15 +67,6 @@ impl Keys for StrKeys {
     }
 }
 
-fn two_threads<T: Sync>(keys: &[T], work: impl Fn(&[T]) + Sync) {
-    let (a, b) = keys.split_at(keys.len() / 2);
-    std::thread::scope(|s| {
-        let work = &work;
-        s.spawn(move || work(a));
-        work(b);
-    });
-}
-
 /// A group of `OPS`-operation benchmarks, short enough for the whole grid.
 fn group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
     let mut group = c.benchmark_group(name);
@@ -77,199 +78,405 @@ fn group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
     group
 }
 
-fn bench_layout<K: Keys>(c: &mut Criterion, layout: Layout, label: &str, items: u64) {
-    let name = format!("{layout}/{label}/{}", K::NAME);
-    let mut group = group(c, &name);
-
-    let filter = AtomicBloom::builder()
-        .capacity(items as usize, FPP)
-        .layout(layout)
-        .build()
-        .unwrap();
-    // Fill to capacity so queries and duplicates meet a realistic filter.
-    // Keys made on the fly: 100M string keys would need gigabytes as a Vec.
-    filter.par_insert((0..items).into_par_iter().map(K::key));
-    let present: Vec<K::Key> = (0..OPS).map(|i| K::key(i * (items / OPS).max(1))).collect();
-    let absent: Vec<K::Key> = (0..OPS).map(|i| K::key(ABSENT + i)).collect();
-    let mut next = items;
-    let mut fresh_keys = || {
-        // New keys each iteration, so inserts keep setting bits.
-        let keys: Vec<K::Key> = (next..next + OPS).map(K::key).collect();
-        next += OPS;
-        keys
-    };
-
-    group.bench_function("insert/1t", |b| {
-        b.iter_batched(
-            &mut fresh_keys,
-            |keys| {
-                keys.iter().for_each(|k| {
-                    filter.insert(k);
-                })
-            },
-            criterion::BatchSize::LargeInput,
-        )
-    });
-    group.bench_function("insert/2t", |b| {
-        b.iter_batched(
-            &mut fresh_keys,
-            |keys| {
-                two_threads(&keys, |ks| {
-                    ks.iter().for_each(|k| {
-                        filter.insert(k);
-                    })
-                })
-            },
-            criterion::BatchSize::LargeInput,
-        )
-    });
-    group.bench_function("insert/batch-1t", |b| {
-        b.iter_batched(
-            &mut fresh_keys,
-            |keys| filter.insert_batch(&keys),
-            criterion::BatchSize::LargeInput,
-        )
-    });
-    group.bench_function("insert/rayon", |b| {
-        b.iter_batched(
-            &mut fresh_keys,
-            |keys| filter.par_insert(keys.as_slice()),
-            criterion::BatchSize::LargeInput,
-        )
-    });
-    group.bench_function("contains-hit/1t", |b| {
-        b.iter(|| present.iter().filter(|k| filter.contains(*k)).count())
-    });
-    group.bench_function("contains-hit/2t", |b| {
-        b.iter(|| {
-            two_threads(&present, |ks| {
-                black_box(ks.iter().filter(|k| filter.contains(*k)).count());
-            })
-        })
-    });
-    group.bench_function("contains-hit/batch-1t", |b| {
-        b.iter(|| filter.contains_batch(&present))
-    });
-    group.bench_function("contains-hit/rayon", |b| {
-        b.iter(|| filter.par_contains(&present))
-    });
-    group.bench_function("contains-miss/1t", |b| {
-        b.iter(|| absent.iter().filter(|k| filter.contains(*k)).count())
-    });
-    group.bench_function("contains-miss/batch-1t", |b| {
-        b.iter(|| filter.contains_batch(&absent))
-    });
-    // Each key inserted 10 times: after the first, only the test before set runs.
-    let dups: Vec<&K::Key> = present
-        .iter()
-        .take(OPS as usize / 10)
-        .flat_map(|k| std::iter::repeat_n(k, 10))
-        .collect();
-    group.bench_function("insert-dup10/1t", |b| {
-        b.iter(|| dups.iter().filter(|k| filter.insert(**k)).count())
-    });
-    group.bench_function("insert-dup10/2t", |b| {
-        b.iter(|| {
-            two_threads(&dups, |ks| {
-                black_box(ks.iter().filter(|k| filter.insert(**k)).count());
-            })
-        })
-    });
-    // 90% queries, 10% inserts of new keys, interleaved.
-    group.bench_function("mix90-10/2t", |b| {
-        b.iter_batched(
-            &mut fresh_keys,
-            |new| {
-                let work: Vec<(bool, usize)> =
-                    (0..OPS as usize).map(|i| (i % 10 == 0, i)).collect();
-                two_threads(&work, |ops| {
-                    for &(write, i) in ops {
-                        if write {
-                            filter.insert(&new[i]);
-                        } else {
-                            black_box(filter.contains(&present[i]));
-                        }
-                    }
-                });
-            },
-            criterion::BatchSize::LargeInput,
-        )
-    });
-    group.finish();
+/// The keys every contender meets, for one filter size and key type, so
+/// that rows compare like with like (the same key sets `atomic-bloom
+/// bench` gives every contender):
+///
+/// - queries and duplicate inserts run on a filter holding keys
+///   `0..items`, its capacity: `present` is `OPS` of those, `absent` `OPS`
+///   keys none holds, and `dups` a tenth of `present`, each 10 times;
+/// - inserts put keys none has seen ([`Fresh`]) into a filter of its own,
+///   emptied (untimed) whenever it has taken `items` keys, so that it never
+///   fills past its capacity, whatever rate the contender inserts at.
+struct KeySets<K: Keys> {
+    items: u64,
+    present: Vec<K::Key>,
+    absent: Vec<K::Key>,
+    dups: Vec<K::Key>,
 }
 
-/// Benchmarks `op` on every key, on `threads` (1 or 2) threads. Generic,
-/// so each contender's operation is called directly, as in its own code.
-fn bench_each<T: Sync>(
+impl<K: Keys> KeySets<K> {
+    fn new(items: u64) -> Self {
+        let stride = (items / OPS).max(1);
+        KeySets {
+            items,
+            present: (0..OPS).map(|i| K::key(i * stride)).collect(),
+            absent: (0..OPS).map(|i| K::key(ABSENT + i)).collect(),
+            dups: (0..OPS / 10)
+                .flat_map(|i| (0..10).map(move |_| K::key(i * stride)))
+                .collect(),
+        }
+    }
+
+    /// Inserts keys `0..items` through `insert`, on every core. (Made on
+    /// the fly: 100M string keys would need gigabytes as a `Vec`.)
+    fn fill(&self, insert: impl Fn(&K::Key) + Sync + Send) {
+        (0..self.items)
+            .into_par_iter()
+            .for_each(|i| insert(&K::key(i)));
+    }
+
+    /// New keys for insert rows into a filter that `clear` empties. The
+    /// first `take` empties it, so the `Fresh` alone says how full it is.
+    fn fresh<'a>(&self, clear: impl FnMut() + 'a) -> Fresh<'a, K> {
+        Fresh {
+            next: self.items,
+            taken: self.items,
+            items: self.items,
+            clear: Box::new(clear),
+            keys: PhantomData,
+        }
+    }
+}
+
+/// Keys new to one contender's filter, `OPS` per iteration.
+struct Fresh<'a, K> {
+    next: u64,
+    /// Keys the filter has taken since it was last emptied.
+    taken: u64,
+    items: u64,
+    clear: Box<dyn FnMut() + 'a>,
+    keys: PhantomData<K>,
+}
+
+impl<K: Keys> Fresh<'_, K> {
+    /// The next `OPS` keys, after emptying the filter if they would take it
+    /// past its capacity. Untimed: criterion calls it as a setup.
+    fn take(&mut self) -> Vec<K::Key> {
+        if self.taken + OPS > self.items {
+            (self.clear)();
+            self.taken = 0;
+        }
+        self.taken += OPS;
+        let keys = (self.next..self.next + OPS).map(K::key).collect();
+        self.next += OPS;
+        keys
+    }
+}
+
+/// Runs `work` on all of `keys`, on one thread or, split in halves, on two.
+fn on_threads<T: Sync>(threads: usize, keys: &[T], work: impl Fn(&[T]) + Sync) {
+    if threads == 1 {
+        return work(keys);
+    }
+    let (a, b) = keys.split_at(keys.len() / 2);
+    std::thread::scope(|s| {
+        let work = &work;
+        s.spawn(move || work(a));
+        work(b);
+    });
+}
+
+/// Runs `op` on each of `keys` and counts the `true`s, as a caller that
+/// acts on each answer does. (Passing each answer to `black_box` instead
+/// costs a store per key: queries ran 12-16% slower under it.) An `op`
+/// that drops its call's result returns `true`, and the count is free.
+fn count<T>(keys: &[T], op: impl Fn(&T) -> bool) -> usize {
+    keys.iter().filter(|k| op(k)).count()
+}
+
+/// Row `{name}/{threads}t`: `op` on each of `keys` (queries, inserts of
+/// present keys). Generic, so each contender's call is made directly, as in
+/// its own users' code.
+fn bench_keys<T: Sync>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
     threads: usize,
     keys: &[T],
-    op: impl Fn(&T) + Sync,
+    op: impl Fn(&T) -> bool + Sync,
 ) {
-    let work = |ks: &[T]| ks.iter().for_each(&op);
-    group.bench_function(BenchmarkId::new(name, threads), |b| {
+    group.bench_function(format!("{name}/{threads}t"), |b| {
         b.iter(|| {
-            if threads == 1 {
-                work(keys)
-            } else {
-                two_threads(keys, work)
-            }
+            on_threads(threads, keys, |ks| {
+                black_box(count(ks, &op));
+            })
         })
     });
 }
 
+/// Row `{name}/{threads}t`: `op` on each of `OPS` new keys per iteration
+/// (inserts). Making the keys and dropping them are not timed.
+fn bench_fresh<K: Keys>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    threads: usize,
+    fresh: &mut Fresh<'_, K>,
+    op: impl Fn(&K::Key) -> bool + Sync,
+) {
+    group.bench_function(format!("{name}/{threads}t"), |b| {
+        b.iter_batched(
+            || fresh.take(),
+            |keys| {
+                on_threads(threads, &keys, |ks| {
+                    black_box(count(ks, &op));
+                });
+                keys
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+/// Row `{name}`: `op` on the whole of each iteration's `OPS` new keys
+/// (bulk inserts).
+fn bench_fresh_bulk<K: Keys>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    fresh: &mut Fresh<'_, K>,
+    op: impl Fn(&[K::Key]),
+) {
+    group.bench_function(name, |b| {
+        b.iter_batched(
+            || fresh.take(),
+            |keys| {
+                op(&keys);
+                keys
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+fn bench_layout<K: Keys>(c: &mut Criterion, layout: Layout, label: &str, items: u64) {
+    let keys = KeySets::<K>::new(items);
+    let build = || {
+        AtomicBloom::builder()
+            .capacity(items as usize, FPP)
+            .layout(layout)
+            .build()
+            .unwrap()
+    };
+    // Filled when a row first needs it (here and for the peers), so that a
+    // run of a slice of the grid skips the fills it does not measure.
+    let filled = LazyLock::new(|| {
+        let filter = build();
+        // A bulk insert fills it fastest; the bits are those `keys.fill` sets.
+        filter.par_insert((0..items).into_par_iter().map(K::key));
+        filter
+    });
+    let filter = build();
+    let mut group = group(c, &format!("{layout}/{label}/{}", K::NAME));
+    let g = &mut group;
+
+    for threads in [1, 2] {
+        bench_keys(g, "contains-hit", threads, &keys.present, |k| {
+            filled.contains(k)
+        });
+        bench_keys(g, "contains-miss", threads, &keys.absent, |k| {
+            filled.contains(k)
+        });
+        // After a key's first insert, only the test before set runs.
+        bench_keys(g, "insert-dup10", threads, &keys.dups, |k| filled.insert(k));
+    }
+    g.bench_function("contains-hit/batch-1t", |b| {
+        b.iter(|| filled.contains_batch(&keys.present))
+    });
+    g.bench_function("contains-hit/rayon", |b| {
+        b.iter(|| filled.par_contains(&keys.present))
+    });
+    g.bench_function("contains-miss/batch-1t", |b| {
+        b.iter(|| filled.contains_batch(&keys.absent))
+    });
+
+    let mut fresh = keys.fresh(|| filter.par_clear());
+    for threads in [1, 2] {
+        bench_fresh(g, "insert", threads, &mut fresh, |k| {
+            filter.insert(k);
+            true
+        });
+    }
+    // As a service that acts on "was it new" calls it.
+    bench_fresh(g, "insert-used", 1, &mut fresh, |k| filter.insert(k));
+    bench_fresh_bulk(g, "insert/batch-1t", &mut fresh, |ks| {
+        filter.insert_batch(ks);
+    });
+    bench_fresh_bulk(g, "insert/rayon", &mut fresh, |ks| {
+        filter.par_insert(ks);
+    });
+    if layout == Layout::Blocked {
+        // What the machine gives two threads that share no cache line.
+        // First each fills a filter of its own with half the keys:
+        let other = build();
+        let mut own = keys.fresh(|| {
+            filter.par_clear();
+            other.par_clear();
+        });
+        bench_fresh_bulk(g, "insert/batch-2t-a-filter-each", &mut own, |ks| {
+            let (a, b) = ks.split_at(ks.len() / 2);
+            std::thread::scope(|s| {
+                s.spawn(|| filter.insert_batch(a));
+                other.insert_batch(b);
+            })
+        });
+        // then each inserts the keys whose block is in its half of the
+        // shared array.
+        let hasher = filter.hasher();
+        let mut fresh = keys.fresh(|| filter.par_clear());
+        bench_fresh_bulk(g, "insert/batch-2t-halves", &mut fresh, |ks| {
+            let (low, high): (Vec<u64>, Vec<u64>) = ks
+                .iter()
+                .map(|k| hasher.hash_one(k))
+                .partition(|&hash| hash < 1 << 63);
+            std::thread::scope(|s| {
+                s.spawn(|| filter.insert_hash_batch(low));
+                filter.insert_hash_batch(high);
+            })
+        });
+    }
+
+    // 90% queries of present keys, 10% inserts of new keys, interleaved.
+    // Last: its inserts go into the filled filter.
+    let mut next = ABSENT * 2;
+    let work: Vec<usize> = (0..OPS as usize).collect();
+    group.bench_function("mix90-10/2t", |b| {
+        b.iter_batched(
+            || {
+                let new: Vec<K::Key> = (next..next + OPS).map(K::key).collect();
+                next += OPS;
+                new
+            },
+            |new| {
+                on_threads(2, &work, |ops| {
+                    for &i in ops {
+                        if i % 10 == 0 {
+                            filled.insert(&new[i]);
+                        } else {
+                            black_box(filled.contains(&keys.present[i]));
+                        }
+                    }
+                });
+                new
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+/// The peers, in the state and with the keys `bench_layout` gives ours
+/// (`KeySets`): fastbloom 0.17's atomic filter and the plain atomic
+/// per-bit filter (`PerBitBlocked`), each as a filled filter for queries
+/// and duplicates and an emptied one for inserts; and the lock-based
+/// filters (a `Mutex`, an `RwLock`, 16 sharded `Mutex`es), for inserts
+/// (and the `RwLock`'s read side, for queries).
 fn bench_baselines<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
+    let keys = KeySets::<K>::new(items);
     let capacity = items as usize; // at most 100M: no truncation
-    let mut group = group(c, &format!("baselines/{label}/{}", K::NAME));
-    let keys: Vec<K::Key> = (0..OPS).map(K::key).collect();
+    let fb_filled = LazyLock::new(|| {
+        let filter = atomic_bloom_baselines::fastbloom(capacity, FPP);
+        keys.fill(|k| {
+            filter.insert(k);
+        });
+        filter
+    });
+    let per_bit_filled = LazyLock::new(|| {
+        let filter = PerBitBlocked::new(capacity, FPP);
+        keys.fill(|k| {
+            filter.insert(k);
+        });
+        filter
+    });
+    let plain_filled = LazyLock::new(|| {
+        // One thread: a plain filter takes its keys through `&mut`.
+        let mut filter = PlainBlocked::new(capacity, FPP);
+        (0..items).for_each(|i| {
+            filter.insert(&K::key(i));
+        });
+        RwLockFilter::new(filter)
+    });
+    let fb = atomic_bloom_baselines::fastbloom(capacity, FPP);
+    let per_bit = PerBitBlocked::new(capacity, FPP);
     let mutex = MutexFilter::new(PlainBlocked::new(capacity, FPP));
     let rwlock = RwLockFilter::new(PlainBlocked::new(capacity, FPP));
     let sharded = Sharded::new(capacity, FPP);
-    let fb = atomic_bloom_baselines::fastbloom(capacity, FPP);
-    let per_bit = PerBitBlocked::new(capacity, FPP);
+
+    let mut group = group(c, &format!("baselines/{label}/{}", K::NAME));
+    let g = &mut group;
     for threads in [1, 2] {
-        let g = &mut group;
-        bench_each(g, "mutex-insert", threads, &keys, |k| {
-            mutex.insert(k);
+        bench_keys(g, "fastbloom-contains-hit", threads, &keys.present, |k| {
+            fb_filled.contains(k)
         });
-        bench_each(g, "rwlock-insert", threads, &keys, |k| {
-            rwlock.insert(k);
+        bench_keys(g, "fastbloom-contains-miss", threads, &keys.absent, |k| {
+            fb_filled.contains(k)
         });
-        bench_each(g, "rwlock-contains", threads, &keys, |k| {
-            black_box(rwlock.read().unwrap().contains(k));
+        bench_keys(g, "per-bit-contains-hit", threads, &keys.present, |k| {
+            per_bit_filled.contains(k)
         });
-        bench_each(g, "sharded-insert", threads, &keys, |k| {
-            sharded.insert(k);
+        bench_keys(g, "per-bit-insert-dup10", threads, &keys.dups, |k| {
+            per_bit_filled.insert(k)
         });
-        bench_each(g, "fastbloom-insert", threads, &keys, |k| {
-            fb.insert(k);
-        });
-        bench_each(g, "fastbloom-contains", threads, &keys, |k| {
-            black_box(fb.contains(k));
-        });
-        bench_each(g, "per-bit-insert", threads, &keys, |k| {
-            per_bit.insert(k);
-        });
-        bench_each(g, "per-bit-contains", threads, &keys, |k| {
-            black_box(per_bit.contains(k));
+        bench_keys(g, "rwlock-contains-hit", threads, &keys.present, |k| {
+            plain_filled.read().unwrap().contains(k)
         });
     }
+
+    let mut fresh = keys.fresh(|| fb.clear());
+    for threads in [1, 2] {
+        bench_fresh(g, "fastbloom-insert", threads, &mut fresh, |k| {
+            fb.insert(k);
+            true
+        });
+    }
+    bench_fresh(g, "fastbloom-insert-used", 1, &mut fresh, |k| fb.insert(k));
+    let mut fresh = keys.fresh(|| per_bit.clear());
+    for threads in [1, 2] {
+        bench_fresh(g, "per-bit-insert", threads, &mut fresh, |k| {
+            per_bit.insert(k);
+            true
+        });
+    }
+    bench_locked(g, "mutex-insert", &keys, &mutex);
+    bench_locked(g, "rwlock-insert", &keys, &rwlock);
+    bench_locked(g, "sharded-insert", &keys, &sharded);
     group.finish();
+}
+
+/// Inserts of new keys into a lock-based filter, on 1 and 2 threads.
+fn bench_locked<K: Keys>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    keys: &KeySets<K>,
+    filter: &impl Locked,
+) {
+    let mut fresh = keys.fresh(|| filter.clear());
+    for threads in [1, 2] {
+        bench_fresh(group, name, threads, &mut fresh, |k| {
+            filter.insert(k);
+            true
+        });
+    }
 }
 
 fn bench_probes(c: &mut Criterion, label: &str, bytes: usize) {
     let mut group = group(c, &format!("probes/{label}"));
+    let g = &mut group;
     let probe = Probe::new(bytes);
-    group.bench_function("hash-only", |b| b.iter(|| probe.hash_only(0..OPS)));
-    group.bench_function("fetch_or", |b| b.iter(|| probe.fetch_or(0..OPS)));
-    group.bench_function("fetch_or-prefetched", |b| {
-        b.iter(|| probe.fetch_or_prefetched(0..OPS))
-    });
-    group.bench_function("load", |b| b.iter(|| probe.load(0..OPS)));
-    group.bench_function("load-prefetched", |b| {
-        b.iter(|| probe.load_prefetched(0..OPS))
-    });
+    // Keys `0..OPS`, split by `on_threads` like every other row's; the
+    // probes take each part as the range it is.
+    let keys: Vec<u64> = (0..OPS).collect();
+    let range = |ks: &[u64]| ks[0]..ks[0] + ks.len() as u64;
+    let mut row = |name: &str, threads, work: &(dyn Fn(Range<u64>) -> u64 + Sync)| {
+        g.bench_function(format!("{name}/{threads}t"), |b| {
+            b.iter(|| {
+                on_threads(threads, &keys, |ks| {
+                    black_box(work(range(ks)));
+                })
+            })
+        });
+    };
+    row("hash-only", 1, &|r| probe.hash_only(r));
+    row("load", 1, &|r| probe.load(r));
+    row("load-prefetched", 1, &|r| probe.load_prefetched(r));
+    row("fetch_or", 1, &|r| probe.fetch_or(r));
+    for threads in [1, 2] {
+        row("fetch_or-prefetched", threads, &|r| {
+            probe.fetch_or_prefetched(r)
+        });
+        // The locked operations a `Blocked` insert of a new key needs.
+        row("4-fetch_ors-per-line-prefetched", threads, &|r| {
+            probe.fetch_or_group_prefetched(r, 4)
+        });
+    }
     group.finish();
 }
 
