@@ -43,11 +43,13 @@
 //! 50 µs for the slowest.
 //!
 //! `bench --counting` runs the counting filter's comparison instead
-//! (`counting.rs`), and `bench --growable` the growable filter's
-//! (`growable.rs`), with the same measurement machinery.
+//! (`counting.rs`), `bench --growable` the growable filter's
+//! (`growable.rs`), and `bench --string-keys` the per-key insert targets
+//! with 32-byte string keys (`strings.rs`), with the same measurement
+//! machinery.
 
-/// The comparison is fixed so runs compare; `--counting` picks the
-/// counting filter's instead of the plain filter's.
+/// The comparison is fixed so runs compare; a flag picks another one
+/// instead of the plain filter's.
 #[derive(clap::Args)]
 pub struct Args {
     /// Compare the counting filter (`AtomicCountingBloom`) with a
@@ -60,12 +62,18 @@ pub struct Args {
     /// `AtomicBloom` pre-sized for the final count and with
     /// growable-bloom-filter behind an `RwLock`: insert and contains, per
     /// key, 1 and 2 threads, 1M and 10M keys.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "string_keys")]
     growable: bool,
+    /// Measure the per-key insert targets with 32-byte string keys instead
+    /// of u64s: ours, fastbloom and the per-bit reference, 1 and 2
+    /// threads, 1M and 100M keys.
+    #[arg(long, conflicts_with = "counting")]
+    string_keys: bool,
 }
 
 mod counting;
 mod growable;
+mod strings;
 
 use crate::load::{MAX_OTHERS_SHARE, Sample};
 use atomic_bloom::{AtomicBloom, Layout};
@@ -663,6 +671,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.growable {
         return growable::run();
+    }
+    if args.string_keys {
+        return strings::run();
     }
     let started = Instant::now();
     let first = Sample::now();
