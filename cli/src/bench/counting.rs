@@ -15,11 +15,9 @@
 //! per-key inserts and queries are measured as pairs; the rest are
 //! quotients of rows.
 
-use super::{FPP, Ratio, Table, Work, conclude, paired, ratio, report, two_threads};
-use crate::load::Sample;
+use super::{FPP, Ratio, Session, Table, Work, paired, ratio, two_threads};
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{MutexCounting, PlainCounting};
-use std::time::Instant;
 
 const C_INSERT_1T: &str = "counting insert, per key, 1 thread";
 const C_INSERT_2T: &str = "counting insert, per key, 2 threads";
@@ -150,11 +148,7 @@ const RATIOS: &[Ratio] = &[
 ];
 
 pub fn run() -> anyhow::Result<()> {
-    let started = Instant::now();
-    let first = Sample::now();
-    let mut unreliable = 0;
-    let mut rows = 0;
-    let mut results = Vec::new();
+    let mut session = Session::start();
     for (label, items, per_key, bulk) in [
         ("1M", 1_000_000u64, 1_000_000u64, 1_000_000u64),
         ("100M", 100_000_000, 2_000_000, 4_000_000),
@@ -329,9 +323,8 @@ pub fn run() -> anyhow::Result<()> {
         table.row(Work::new(P_CONTAINS_PAR, bulk, || {
             assert!(filled_plain.par_contains(&keys).into_iter().all(|hit| hit));
         }));
-        rows += table.works.len();
-        results.extend(report(&table, RATIOS, &mut unreliable));
+        session.report(&table, RATIOS);
     }
-    conclude(&results, rows, started, first, unreliable);
+    session.conclude();
     Ok(())
 }

@@ -15,12 +15,10 @@
 //! against the pre-sized filter and the `RwLock` are measured as pairs;
 //! the rest are quotients of rows.
 
-use super::{ABSENT, FPP, Ratio, Table, Work, conclude, paired, ratio, report, two_threads};
-use crate::load::Sample;
+use super::{ABSENT, FPP, Ratio, Session, Table, Work, paired, ratio, two_threads};
 use atomic_bloom::{AtomicBloom, AtomicGrowableBloom, Layout};
 use baselines::{GrowableBloom, RwLockGrowable, growable_peer};
 use std::sync::RwLock;
-use std::time::Instant;
 
 const INITIAL: usize = 1000;
 const TIGHTENING: f64 = 0.5;
@@ -155,11 +153,7 @@ impl<'a> Table<'a> {
 }
 
 pub fn run() -> anyhow::Result<()> {
-    let started = Instant::now();
-    let first = Sample::now();
-    let mut unreliable = 0;
-    let mut rows = 0;
-    let mut results = Vec::new();
+    let mut session = Session::start();
     for (label, count) in [("1M", 1_000_000u64), ("10M", 10_000_000)] {
         let at = present(count);
         // The filters inserts fill, swapped for fresh ones before each run.
@@ -254,9 +248,8 @@ pub fn run() -> anyhow::Result<()> {
         table.queries([G_MISS_1T, G_MISS_2T], absent, g_query, Expect::FewFound);
         table.queries([P_MISS_1T, P_MISS_2T], absent, p_query, Expect::FewFound);
         table.queries([R_MISS_1T, R_MISS_2T], absent, r_query, Expect::FewFound);
-        rows += table.works.len();
-        results.extend(report(&table, RATIOS, &mut unreliable));
+        session.report(&table, RATIOS);
     }
-    conclude(&results, rows, started, first, unreliable);
+    session.conclude();
     Ok(())
 }

@@ -587,16 +587,44 @@ fn sizing_times() {
     }
 }
 
-/// The lines of `ratios` over `table`'s rows: pairs measured now (with a
-/// verdict for targets), quotients of the rows' best figures otherwise.
-/// Counts in `unreliable` the targets missed while others loaded the machine.
-fn report<'r>(
-    table: &Table<'_>,
-    ratios: impl IntoIterator<Item = &'r Ratio>,
-    unreliable: &mut usize,
-) -> Vec<String> {
-    let mut results = Vec::new();
-    for ratio in ratios {
+/// One run of a comparison: its tables' ratios, gathered to be printed
+/// together at the end, and what is needed to say how long it took and
+/// how loaded the machine was.
+struct Session {
+    started: Instant,
+    first: Option<Sample>,
+    /// Rows measured, over every table.
+    rows: usize,
+    /// The lines of the ratios, in order.
+    results: Vec<String>,
+    /// Targets missed while others loaded the machine.
+    unreliable: usize,
+}
+
+impl Session {
+    fn start() -> Self {
+        Session {
+            started: Instant::now(),
+            first: Sample::now(),
+            rows: 0,
+            results: Vec::new(),
+            unreliable: 0,
+        }
+    }
+
+    /// Counts `table`'s rows and adds the lines of `ratios` over them:
+    /// pairs measured now (with a verdict for targets), quotients of the
+    /// rows' best figures otherwise.
+    fn report<'r>(&mut self, table: &Table<'_>, ratios: impl IntoIterator<Item = &'r Ratio>) {
+        self.rows += table.works.len();
+        for ratio in ratios {
+            let line = self.ratio_line(table, ratio);
+            self.results.push(line);
+        }
+    }
+
+    /// The line of one ratio over `table`'s rows.
+    fn ratio_line(&mut self, table: &Table<'_>, ratio: &Ratio) -> String {
         let line = match ratio.target {
             None if ratio.paired => {
                 let (median, low, high) = table.paired(ratio.num, ratio.den);
@@ -609,7 +637,7 @@ fn report<'r>(
                     .zip(Sample::now())
                     .map(|(a, b)| b.others_share_since(&a));
                 let loaded = others.is_some_and(|share| share > MAX_OTHERS_SHARE);
-                *unreliable += usize::from(loaded && median < at_least);
+                self.unreliable += usize::from(loaded && median < at_least);
                 let verdict = match (median >= at_least, loaded) {
                     (true, _) => "met".to_string(),
                     (false, false) => "MISSED".to_string(),
@@ -625,43 +653,41 @@ fn report<'r>(
             }
             None => format!("{:>7.3}", table.quotient(ratio.num, ratio.den)),
         };
-        results.push(format!(
-            "{:<72} {line}",
-            format!("{}: {}", table.label, ratio.what)
-        ));
+        format!("{:<72} {line}", format!("{}: {}", table.label, ratio.what))
     }
-    results
-}
 
-/// Prints the ratios, how long the run took and how loaded the machine was.
-fn conclude(
-    results: &[String],
-    rows: usize,
-    started: Instant,
-    first: Option<Sample>,
-    unreliable: usize,
-) {
-    println!(
-        "\n{:<72} {:>7} {:>13} target",
-        "ratio (targets: median of paired rounds, and range)", "value", "range"
-    );
-    for line in results {
-        println!("{line}");
-    }
-    println!("\n{rows} rows in {:.0} s", started.elapsed().as_secs_f64());
-    match first.zip(Sample::now()) {
-        Some((a, b)) => println!(
-            "others (other processes and the hypervisor) took {:.1}% of the CPUs during the run",
-            100.0 * b.others_share_since(&a)
-        ),
-        None => println!("this system does not say how loaded it was (no /proc/stat)"),
-    }
-    if unreliable > 0 {
-        eprintln!(
-            "atomic-bloom: warning: {unreliable} target(s) missed while others took more than \
-             {:.0}% of the CPUs: those verdicts say little; run again on an idle machine",
-            100.0 * MAX_OTHERS_SHARE
+    /// Prints the ratios, how long the run took and how loaded the machine
+    /// was.
+    fn conclude(self) {
+        let Session {
+            started,
+            first,
+            rows,
+            results,
+            unreliable,
+        } = self;
+        println!(
+            "\n{:<72} {:>7} {:>13} target",
+            "ratio (targets: median of paired rounds, and range)", "value", "range"
         );
+        for line in results {
+            println!("{line}");
+        }
+        println!("\n{rows} rows in {:.0} s", started.elapsed().as_secs_f64());
+        match first.zip(Sample::now()) {
+            Some((a, b)) => println!(
+                "others (other processes and the hypervisor) took {:.1}% of the CPUs during the run",
+                100.0 * b.others_share_since(&a)
+            ),
+            None => println!("this system does not say how loaded it was (no /proc/stat)"),
+        }
+        if unreliable > 0 {
+            eprintln!(
+                "atomic-bloom: warning: {unreliable} target(s) missed while others took more than \
+             {:.0}% of the CPUs: those verdicts say little; run again on an idle machine",
+                100.0 * MAX_OTHERS_SHARE
+            );
+        }
     }
 }
 
@@ -675,11 +701,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.string_keys {
         return strings::run();
     }
-    let started = Instant::now();
-    let first = Sample::now();
-    let mut unreliable = 0;
-    let mut rows = 0;
-    let mut results: Vec<String> = Vec::new();
+    let mut session = Session::start();
     for (label, items, ops) in [
         ("1M", 1_000_000u64, 4_000_000u64),
         ("100M", 100_000_000, 10_000_000),
@@ -926,8 +948,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 standard.insert(&k);
             },
         );
-        rows += table.works.len();
-
         let sized = if label == "1M" {
             RATIOS_1M
         } else {
@@ -943,9 +963,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .copied()
             .chain(RATIOS_LAYOUTS)
             .chain(untargeted);
-        results.extend(report(&table, ratios, &mut unreliable));
+        session.report(&table, ratios);
     }
     sizing_times();
-    conclude(&results, rows, started, first, unreliable);
+    session.conclude();
     Ok(())
 }

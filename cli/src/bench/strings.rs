@@ -11,11 +11,9 @@
 //! each target measured as pairs. The keys are made before any timing, in
 //! one buffer, so that no row times an allocation.
 
-use super::{FPP, Ratio, Table, conclude, report, target};
-use crate::load::Sample;
+use super::{FPP, Ratio, Session, Table, target};
 use atomic_bloom::AtomicBloom;
 use baselines::{self, PerBitBlocked};
-use std::time::Instant;
 
 const INSERT_1T: &str = "insert, per key, str32 keys, 1 thread";
 const INSERT_2T: &str = "insert, per key, str32 keys, 2 threads";
@@ -77,11 +75,7 @@ impl StrKeys {
 }
 
 pub fn run() -> anyhow::Result<()> {
-    let started = Instant::now();
-    let first = Sample::now();
-    let mut unreliable = 0;
-    let mut rows = 0;
-    let mut results = Vec::new();
+    let mut session = Session::start();
     for (label, items, per_key) in [
         ("1M", 1_000_000u64, 1_000_000u64),
         ("100M", 100_000_000, 2_000_000),
@@ -121,10 +115,9 @@ pub fn run() -> anyhow::Result<()> {
                 per_bit.insert(keys.get(i));
             },
         );
-        rows += table.works.len();
-        results.extend(report(&table, RATIOS, &mut unreliable));
+        session.report(&table, RATIOS);
     }
-    conclude(&results, rows, started, first, unreliable);
+    session.conclude();
     Ok(())
 }
 
