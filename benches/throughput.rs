@@ -309,18 +309,26 @@ fn bench_layout<K: Keys>(c: &mut Criterion, layout: Layout, label: &str, items: 
             })
         });
         // then each inserts the keys whose block is in its half of the
-        // shared array.
+        // shared array, hashed and split untimed.
         let hasher = filter.hasher();
         let mut fresh = keys.fresh(|| filter.par_clear());
-        bench_fresh_bulk(g, "insert/batch-2t-halves", &mut fresh, |ks| {
-            let (low, high): (Vec<u64>, Vec<u64>) = ks
-                .iter()
-                .map(|k| hasher.hash_one(k))
-                .partition(|&hash| hash < 1 << 63);
-            std::thread::scope(|s| {
-                s.spawn(|| filter.insert_hash_batch(low));
-                filter.insert_hash_batch(high);
-            })
+        g.bench_function("insert/batch-2t-halves", |b| {
+            b.iter_batched(
+                || -> (Vec<u64>, Vec<u64>) {
+                    let ks = fresh.take();
+                    ks.iter()
+                        .map(|k| hasher.hash_one(k))
+                        .partition(|&hash| hash < 1 << 63)
+                },
+                |(low, high)| {
+                    std::thread::scope(|s| {
+                        s.spawn(|| filter.insert_hash_batch(low.iter().copied()));
+                        filter.insert_hash_batch(high.iter().copied());
+                    });
+                    (low, high)
+                },
+                BatchSize::LargeInput,
+            )
         });
     }
 
