@@ -343,6 +343,17 @@ impl Locked for Sharded {
     }
 }
 
+/// The length of every [`str32_key`], in bytes.
+pub const STR32_KEY_BYTES: usize = 32;
+
+/// String key `i` of the benchmarks (the criterion grid's `str32` rows and
+/// `atomic-bloom bench --string-keys`): a URL like a crawler's,
+/// `https://example.com/000000000042`, [`STR32_KEY_BYTES`] long for
+/// `i < 10^12`.
+pub fn str32_key(i: u64) -> String {
+    format!("https://example.com/{i:012}")
+}
+
 /// fastbloom 0.17's atomic filter, hashed with the same wyhash.
 pub fn fastbloom(items: usize, fpp: f64) -> fastbloom::AtomicBloomFilter<WyBuildHasher> {
     fastbloom::AtomicBloomFilter::with_false_pos(fpp)
@@ -500,6 +511,12 @@ impl Probe {
 mod tests {
     use super::*;
     use atomic_bloom::AtomicBloom;
+
+    #[test]
+    fn str32_keys_are_32_byte_urls() {
+        assert_eq!(str32_key(42), "https://example.com/000000000042");
+        assert_eq!(str32_key(999_999_999_999).len(), STR32_KEY_BYTES);
+    }
 
     /// The counting baseline counts: a key inserted twice survives one
     /// remove, removed keys go, the others stay, and a key's counters

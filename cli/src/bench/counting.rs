@@ -181,11 +181,7 @@ pub fn run() -> anyhow::Result<()> {
             plain.memory_bytes() >> 20
         );
         let keys: Vec<u64> = (0..bulk).collect();
-        let mut table = Table {
-            label,
-            works: Vec::new(),
-            best: Vec::new(),
-        };
+        let mut table = Table::new(label);
         let empty_counting = || counting.clear();
         // The keys to remove, put back before each timed remove.
         let holding = |n: u64| {

@@ -193,11 +193,7 @@ pub fn run() -> anyhow::Result<()> {
                 .unwrap_or_else(|e| e.into_inner())
                 .contains(k)
         };
-        let mut table = Table {
-            label,
-            works: Vec::new(),
-            best: Vec::new(),
-        };
+        let mut table = Table::new(label);
         let fresh_ours = || *ours.write().unwrap_or_else(|e| e.into_inner()) = growable();
         let fresh_theirs = || {
             *theirs.write().unwrap_or_else(|e| e.into_inner()) = RwLock::new(peer());

@@ -167,6 +167,15 @@ struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
+    /// A table with no rows yet, for the filters of size `label`.
+    fn new(label: &'static str) -> Self {
+        Table {
+            label,
+            works: Vec::new(),
+            best: Vec::new(),
+        }
+    }
+
     /// Measures `work` (best of three runs, or of as many as fill
     /// `MIN_TIME`) and prints its row.
     fn row(&mut self, work: Work<'a>) {
@@ -770,11 +779,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let (low, high): (Vec<u64>, Vec<u64>) = (0..inserts)
             .map(|k| f.hasher().hash_one(k))
             .partition(|&hash| hash < 1 << 63);
-        let mut table = Table {
-            label,
-            works: Vec::new(),
-            best: Vec::new(),
-        };
+        let mut table = Table::new(label);
         let ours = || f.par_clear();
         table.per_key_inserts([INSERT_1T, INSERT_2T], per_key, ours, |k| {
             f.insert(&k);

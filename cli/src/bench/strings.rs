@@ -1,6 +1,5 @@
 //! `bench --string-keys`: the per-key insert targets again, with 32-byte
-//! string keys (`https://example.com/000000000042`, the criterion grid's
-//! `str32` keys) in place of `u64`s: the keys a crawler's seen-URL set or
+//! string keys (`baselines::str32_key`, the criterion grid's `str32` keys) in place of `u64`s: the keys a crawler's seen-URL set or
 //! a blocklist holds, whose hashing costs more than a `u64`'s and so
 //! weighs more against the filter's own work.
 //!
@@ -13,7 +12,7 @@
 
 use super::{FPP, Ratio, Session, Table, target};
 use atomic_bloom::AtomicBloom;
-use baselines::{self, PerBitBlocked};
+use baselines::{self, PerBitBlocked, STR32_KEY_BYTES as KEY_BYTES, str32_key};
 
 const INSERT_1T: &str = "insert, per key, str32 keys, 1 thread";
 const INSERT_2T: &str = "insert, per key, str32 keys, 2 threads";
@@ -49,19 +48,12 @@ const RATIOS: &[Ratio] = &[
     ),
 ];
 
-/// Length of every key, in bytes.
-const KEY_BYTES: usize = 32;
-
-/// Keys `0..count`, each `KEY_BYTES` long, back to back in one string.
+/// Keys `0..count` (`baselines::str32_key`), back to back in one string.
 struct StrKeys(String);
 
 impl StrKeys {
     fn new(count: u64) -> Self {
-        let mut keys = String::with_capacity(count as usize * KEY_BYTES);
-        for i in 0..count {
-            use std::fmt::Write;
-            write!(keys, "https://example.com/{i:012}").unwrap();
-        }
+        let keys: String = (0..count).map(str32_key).collect();
         assert_eq!(keys.len(), count as usize * KEY_BYTES);
         StrKeys(keys)
     }
@@ -86,11 +78,7 @@ pub fn run() -> anyhow::Result<()> {
         let ours = AtomicBloom::new(capacity, FPP)?;
         let fb = baselines::fastbloom(capacity, FPP);
         let per_bit = PerBitBlocked::new(capacity, FPP);
-        let mut table = Table {
-            label,
-            works: Vec::new(),
-            best: Vec::new(),
-        };
+        let mut table = Table::new(label);
         table.per_key_inserts(
             [INSERT_1T, INSERT_2T],
             per_key,
@@ -126,10 +114,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_are_32_bytes_each_and_distinct() {
+    fn key_i_is_str32_key_i() {
         let keys = StrKeys::new(3);
-        assert_eq!(keys.get(0), "https://example.com/000000000000");
+        assert!((0..3).all(|i| keys.get(i) == str32_key(i)));
         assert_eq!(keys.get(2), "https://example.com/000000000002");
-        assert!((0..3).all(|i| keys.get(i).len() == KEY_BYTES));
     }
 }
