@@ -2,6 +2,7 @@
 
     pip install ./python rbloom pybloom-live
     python python/bench/peers.py            # 1M str keys, p = 1%, 5 rounds
+    python python/bench/peers.py --layout sectorized
 
 Every filter gets the same keys at the same rate: URLs like
 "https://example.com/page/123456", created afresh for each round (a str
@@ -54,16 +55,16 @@ def in_threads(fn, parts):
     return time.perf_counter() - start
 
 
-def ours_insert(n, rate, threads):
+def ours_insert(n, rate, layout, threads):
     keys = fresh_keys(n)
-    f = atomic_bloom.BloomFilter(n, rate)
+    f = atomic_bloom.BloomFilter(n, rate, layout=layout)
     if threads == 1:
         return timed(lambda: f.add_many(keys))
     return in_threads(f.add_many, [keys[i::threads] for i in range(threads)])
 
 
-def ours_query(n, rate, threads):
-    f = atomic_bloom.BloomFilter(n, rate)
+def ours_query(n, rate, layout, threads):
+    f = atomic_bloom.BloomFilter(n, rate, layout=layout)
     f.add_many(fresh_keys(n))
     keys = fresh_keys(n)
     if threads == 1:
@@ -103,16 +104,22 @@ def main():
     parser.add_argument("--keys", type=int, default=1_000_000)
     parser.add_argument("--rate", type=float, default=0.01)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--layout", default="blocked",
+                        help="atomic_bloom's layout (the peers have one each)")
     parser.add_argument("--pybloom-keys", type=int, default=200_000,
                         help="pybloom-live is pure Python: fewer keys keep the run short")
     args = parser.parse_args()
-    n, rate = args.keys, args.rate
+    n, rate, layout = args.keys, args.rate, args.layout
+    try:  # the library's own check, and its message, before any round runs
+        atomic_bloom.BloomFilter(n, rate, layout=layout)
+    except ValueError as e:
+        parser.error(str(e))
 
     rows = {
-        "atomic_bloom add_many, 1 thread": lambda: n / ours_insert(n, rate, 1),
-        "atomic_bloom add_many, 2 threads": lambda: n / ours_insert(n, rate, 2),
-        "atomic_bloom contains_many, 1 thread": lambda: n / ours_query(n, rate, 1),
-        "atomic_bloom contains_many, 2 threads": lambda: n / ours_query(n, rate, 2),
+        "atomic_bloom add_many, 1 thread": lambda: n / ours_insert(n, rate, layout, 1),
+        "atomic_bloom add_many, 2 threads": lambda: n / ours_insert(n, rate, layout, 2),
+        "atomic_bloom contains_many, 1 thread": lambda: n / ours_query(n, rate, layout, 1),
+        "atomic_bloom contains_many, 2 threads": lambda: n / ours_query(n, rate, layout, 2),
     }
     if rbloom:
         rows["rbloom update, 1 thread"] = lambda: n / rbloom_insert(n, rate)
@@ -128,7 +135,7 @@ def main():
             results[name].append(run() / 1e6)
     median = {name: statistics.median(r) for name, r in results.items()}
 
-    print(f"# {n:,} str keys, p = {rate}, median of {args.rounds} rounds; "
+    print(f"# {n:,} str keys, p = {rate}, atomic_bloom layout {layout}, median of {args.rounds} rounds; "
           f"{platform.python_implementation()} {platform.python_version()}, {platform.processor() or platform.machine()}")
     print("| what | M keys/s |")
     print("|---|---|")
