@@ -213,12 +213,18 @@ fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
     assert_eq!((bytes[8], bytes[40]), (2, 2), "version 2, growable kind");
     let out = run_with_stdin(&["query", "--quiet", s(&filter)], keys.as_bytes());
     assert_eq!(out.status.code(), Some(0), "a key went missing");
-    let absent: String = (0..10_000).map(|i| format!("never-{i}\n")).collect();
+    // The rate is at most p = 1% by design (the sub-filters' rates sum to
+    // less), but which keys land in which sub-filter depends on how the
+    // build's threads raced each growth, so the count varies from run to
+    // run. Of 100 000 absent keys, at most 1000 are expected (deviation 32);
+    // four deviations above that fails only when the bound is broken.
+    let absent: String = (0..100_000).map(|i| format!("never-{i}\n")).collect();
     let out = run_with_stdin(&["query", "--present", s(&filter)], absent.as_bytes());
     let false_positives = stdout(&out).lines().count();
+    let allowed = 1000.0 + 4.0 * 1000f64.sqrt();
     assert!(
-        false_positives < 100,
-        "{false_positives} of 10 000 at p = 1%"
+        (false_positives as f64) < allowed,
+        "{false_positives} of 100 000 at p = 1%, more than {allowed:.0}"
     );
 
     let out = run(&["info", s(&filter)]);
