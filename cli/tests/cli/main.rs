@@ -243,10 +243,12 @@ fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
         capacities,
         ["1000", "2000", "4000", "8000", "16000", "32000"]
     );
-    // Fill limit 1032; inserted: the capacity, and what raced its growth.
+    // Fill limit 1032; inserted: the capacity, and what raced its growth,
+    // past the limit by at most one insert per thread but the one at it.
     assert_eq!(rows[0][2], "1032", "{info}");
     let inserted: u64 = rows[0][3].parse().unwrap();
-    assert!((1000..=1033).contains(&inserted), "{info}");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    assert!((1000..=1032 + threads - 1).contains(&inserted), "{info}");
 
     // 100 kB holds the first sub-filters, not 50 000 keys: nothing written.
     let limited = dir.path().join("limited.bloom");
