@@ -11,7 +11,7 @@ use crate::filter::AtomicBloom;
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::layout::Layout;
-use crate::sizing::{Sizing, hash_floor};
+use crate::sizing::{MAX_BITS, Sizing, hash_floor};
 use crate::sync::{AtomicU64, Ordering::Relaxed};
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
@@ -322,7 +322,7 @@ impl Config {
     fn sizing(&self, depth: u32) -> Result<Sizing, BuildError> {
         let items = self.sized_for(depth).ok_or(BuildError::TooLarge {
             requested_bits: u128::MAX,
-            max_bits: crate::MAX_BITS,
+            max_bits: MAX_BITS,
         })?;
         Sizing::for_rate(self.layout, items, self.rate(depth))
     }

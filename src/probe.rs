@@ -409,7 +409,7 @@ mod tests {
     /// compiles as constants (`DEFAULT_RATE_KS`), one it does not, and both
     /// sides of the 16 that a `Standard` insert keeps from its test for its
     /// sets (`BitArray::set_bits`), up to the most a filter may have.
-    const KS: [u32; 7] = [1, 6, 7, 9, 16, 17, crate::MAX_HASHES];
+    const KS: [u32; 7] = [1, 6, 7, 9, 16, 17, crate::sizing::MAX_HASHES];
 
     /// The hash the tests give key `key`.
     fn hash_of(key: u64) -> u64 {
@@ -444,9 +444,12 @@ mod tests {
             let Ok(items) = usize::try_from(10u64.pow(exponent)) else {
                 continue;
             };
-            let sizing =
-                Sizing::for_rate(Layout::Blocked, items, crate::DEFAULT_FALSE_POSITIVE_RATE)
-                    .unwrap();
+            let sizing = Sizing::for_rate(
+                Layout::Blocked,
+                items,
+                crate::filter::DEFAULT_FALSE_POSITIVE_RATE,
+            )
+            .unwrap();
             let k = sizing.num_hashes();
             assert!(DEFAULT_RATE_KS.contains(&k), "{items} keys: k = {k}");
         }
