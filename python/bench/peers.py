@@ -14,7 +14,11 @@ divided by the peer's.
 
 "2 threads" splits the keys in two halves added (or queried) by two Python
 threads at once, into one shared filter: rbloom and pybloom-live are not
-safe to share that way, so they have only 1-thread rows.
+safe to share that way, so they have only 1-thread rows. The halves are
+contiguous, as two workers' own batches would be: dealing the keys out
+alternately instead gives each thread every other `str` object, and
+objects made one after another share cache lines, whose reference counts
+both threads then write (see the README's Python section).
 """
 
 import argparse
@@ -45,6 +49,12 @@ def timed(fn):
     return time.perf_counter() - start
 
 
+def halves(keys, threads):
+    """`keys` cut into `threads` contiguous parts."""
+    size = -(-len(keys) // threads)
+    return [keys[i:i + size] for i in range(0, len(keys), size)]
+
+
 def in_threads(fn, parts):
     threads = [threading.Thread(target=fn, args=(p,)) for p in parts]
     start = time.perf_counter()
@@ -60,7 +70,7 @@ def ours_insert(n, rate, layout, threads):
     f = atomic_bloom.BloomFilter(n, rate, layout=layout)
     if threads == 1:
         return timed(lambda: f.add_many(keys))
-    return in_threads(f.add_many, [keys[i::threads] for i in range(threads)])
+    return in_threads(f.add_many, halves(keys, threads))
 
 
 def ours_query(n, rate, layout, threads):
@@ -69,7 +79,7 @@ def ours_query(n, rate, layout, threads):
     keys = fresh_keys(n)
     if threads == 1:
         return timed(lambda: f.contains_many(keys))
-    return in_threads(f.contains_many, [keys[i::threads] for i in range(threads)])
+    return in_threads(f.contains_many, halves(keys, threads))
 
 
 def rbloom_insert(n, rate):
