@@ -49,7 +49,7 @@ def timed(fn):
     return time.perf_counter() - start
 
 
-def halves(keys, threads):
+def contiguous_parts(keys, threads):
     """`keys` cut into `threads` contiguous parts."""
     size = -(-len(keys) // threads)
     return [keys[i:i + size] for i in range(0, len(keys), size)]
@@ -70,7 +70,7 @@ def ours_insert(n, rate, layout, threads):
     f = atomic_bloom.BloomFilter(n, rate, layout=layout)
     if threads == 1:
         return timed(lambda: f.add_many(keys))
-    return in_threads(f.add_many, halves(keys, threads))
+    return in_threads(f.add_many, contiguous_parts(keys, threads))
 
 
 def ours_query(n, rate, layout, threads):
@@ -79,7 +79,7 @@ def ours_query(n, rate, layout, threads):
     keys = fresh_keys(n)
     if threads == 1:
         return timed(lambda: f.contains_many(keys))
-    return in_threads(f.contains_many, halves(keys, threads))
+    return in_threads(f.contains_many, contiguous_parts(keys, threads))
 
 
 def rbloom_insert(n, rate):
