@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `BuildError` (bad parameters), `ParseLayoutError` | `ValueError` |
 //! | `BuildError::AllocationFailed` | `MemoryError` |
-//! | `ReadError::Io`, a failed save | `OSError` (the subclass the OS error picks, e.g. `FileNotFoundError`) |
+//! | `ReadError::Io`, a failed save | `OSError` as `open()` raises it: the subclass its errno picks (e.g. `FileNotFoundError`), with `errno`, `strerror` and `filename` set |
 //! | any other `ReadError`: the bytes are not a valid filter | `CorruptFilterError`, a `ValueError` |
 //! | `ReadError::WrongKind` | `CorruptFilterError`, naming the class that reads the file |
 //! | `IncompatibleError` | `IncompatibleFilterError`, a `ValueError` |
@@ -15,8 +15,10 @@
 
 use atomic_bloom::{BuildError, FilterKind, GrowthError, IncompatibleError, ReadError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyMemoryError, PyValueError};
+use pyo3::exceptions::{PyException, PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
+use std::io;
+use std::path::Path;
 
 create_exception!(
     atomic_bloom,
@@ -74,6 +76,38 @@ pub fn read_error(err: ReadError) -> PyErr {
             class_name(written),
         )),
         err => CorruptFilterError::new_err(format!("not a valid filter: {err}")),
+    }
+}
+
+/// A failed read or write of the file at `path`, raised as Python's own
+/// file functions raise it: `OSError(errno, strerror, filename)`, which
+/// Python turns into the subclass the errno picks, so the message reads
+/// `[Errno 2] No such file or directory: 'f.abf'` and `filename` says which
+/// file. An error with no OS code (or on Windows, whose codes are not
+/// errnos) keeps the library's message and the subclass its kind picks.
+pub fn file_error(py: Python<'_>, err: io::Error, path: &Path) -> PyErr {
+    match err.raw_os_error() {
+        Some(errno) if cfg!(unix) => os_error(py, errno, path).unwrap_or_else(|failed| failed),
+        _ => err.into(),
+    }
+}
+
+/// `OSError(errno, os.strerror(errno), path)`.
+fn os_error(py: Python<'_>, errno: i32, path: &Path) -> PyResult<PyErr> {
+    let strerror = py.import("os")?.getattr("strerror")?.call1((errno,))?;
+    Ok(PyOSError::new_err((
+        errno,
+        strerror.unbind(),
+        path.as_os_str().to_owned(),
+    )))
+}
+
+/// [`read_error`] for a read of the file at `path`: its I/O errors name
+/// the file ([`file_error`]).
+pub fn read_file_error(py: Python<'_>, err: ReadError, path: &Path) -> PyErr {
+    match err {
+        ReadError::Io(io) => file_error(py, io, path),
+        err => read_error(err),
     }
 }
 

@@ -47,9 +47,9 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
     let mut start = Vec::with_capacity(48);
-    std::fs::File::open(&path)?
-        .take(48)
-        .read_to_end(&mut start)?;
+    std::fs::File::open(&path)
+        .and_then(|file| file.take(48).read_to_end(&mut start))
+        .map_err(|err| errors::file_error(py, err, &path))?;
     let kind = FilterKind::of_header(&start).map_err(errors::read_error)?;
     Ok(match kind {
         FilterKind::Counting => counting::CountingBloomFilter::load_path(py, path)?

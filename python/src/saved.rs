@@ -7,7 +7,7 @@
 //! memory-bound work that needs no interpreter: it runs with the GIL
 //! released.
 
-use crate::errors::{build_error, read_error};
+use crate::errors::{build_error, file_error, read_error, read_file_error};
 use crate::keys::Buffer;
 use atomic_bloom::{AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, BuildError, ReadError};
 use pyo3::exceptions::PyTypeError;
@@ -65,10 +65,12 @@ pub fn from_bytes<F: Saved>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult
 /// Writes the filter to `path` atomically (a temporary file, then a
 /// rename: a crash leaves the old file or the new one).
 pub fn save<F: Saved>(py: Python<'_>, filter: &F, path: PathBuf) -> PyResult<()> {
-    Ok(py.detach(|| filter.save(&path))?)
+    py.detach(|| filter.save(&path))
+        .map_err(|err| file_error(py, err, &path))
 }
 
 /// Reads a filter from `path`.
 pub fn load<F: Saved>(py: Python<'_>, path: PathBuf) -> PyResult<F> {
-    py.detach(|| F::load(&path)).map_err(read_error)
+    py.detach(|| F::load(&path))
+        .map_err(|err| read_file_error(py, err, &path))
 }

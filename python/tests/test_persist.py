@@ -1,5 +1,6 @@
 """Saving, loading and pickling, and the files Python, Rust and the CLI share."""
 
+import errno
 import pickle
 import subprocess
 import sys
@@ -154,6 +155,24 @@ class TestBadData:
         (tmp_path / "junk.abf").write_bytes(b"junk")
         with pytest.raises(CorruptFilterError):
             atomic_bloom.load(tmp_path / "junk.abf")
+
+    @pytest.mark.skipif(sys.platform == "win32", reason="errno and filename are set on POSIX")
+    @pytest.mark.parametrize("cls", [BloomFilter, CountingBloomFilter, GrowableBloomFilter])
+    def test_os_errors_name_the_file_as_open_does(self, cls, tmp_path):
+        missing = tmp_path / "missing.abf"
+        with pytest.raises(FileNotFoundError) as by_open:
+            open(missing, "rb")
+        for read in (cls.load, atomic_bloom.load):
+            with pytest.raises(FileNotFoundError) as raised:
+                read(missing)
+            assert raised.value.errno == errno.ENOENT
+            assert raised.value.filename == str(missing)
+            assert str(raised.value) == str(by_open.value)
+        target = tmp_path / "no-such-dir" / "f.abf"
+        with pytest.raises(FileNotFoundError) as raised:
+            cls(10).save(target)
+        assert raised.value.errno == errno.ENOENT
+        assert raised.value.filename == str(target)
 
 
 class TestCli:

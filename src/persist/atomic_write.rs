@@ -77,6 +77,10 @@ pub fn atomic_write(
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
+    // A missing directory fails here, as the OS's own error with its code,
+    // rather than below as the temporary file's, whose message names a
+    // file the caller never asked for and keeps only the error's kind.
+    std::fs::metadata(dir)?;
     let mut temp = tempfile::NamedTempFile::new_in(dir)?;
     let mut out = BufWriter::with_capacity(CHUNK, temp.as_file_mut());
     write(&mut out)?;
