@@ -17,8 +17,8 @@ threads at once, into one shared filter: rbloom and pybloom-live are not
 safe to share that way, so they have only 1-thread rows. The halves are
 contiguous, as two workers' own batches would be: dealing the keys out
 alternately instead gives each thread every other `str` object, and
-objects made one after another share cache lines, whose reference counts
-both threads then write (see the README's Python section).
+objects made one after another share cache lines, so each thread would
+read nearly all of the keys' memory (see the README's Python section).
 """
 
 import argparse
