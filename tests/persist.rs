@@ -343,18 +343,27 @@ fn a_failed_save_leaves_the_old_file() {
     assert_eq!(AtomicBloom::load(&path).unwrap(), old);
 }
 
-/// A save into a directory that does not exist fails with the OS's own
-/// error, its code kept (what the Python package reports as `errno`), and
-/// writes nothing.
+/// A save into a directory that does not exist, or that takes no new file,
+/// fails with the OS's own error, its code kept (what the Python package
+/// reports as `errno`), and writes nothing.
 #[cfg(unix)]
 #[test]
-fn a_save_into_a_missing_directory_is_the_os_error() {
+fn a_save_that_cannot_create_its_file_is_the_os_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("no-such-dir").join("f.bloom");
     let err = sample(Layout::Blocked, 1).save(&path).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound, "{err}");
     assert_eq!(err.raw_os_error(), Some(2), "{err}"); // ENOENT
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // So is a directory that exists but takes no new file (Linux's /proc).
+    #[cfg(target_os = "linux")]
+    {
+        let err = sample(Layout::Blocked, 1)
+            .save("/proc/atomic-bloom-test.bloom")
+            .unwrap_err();
+        assert!(err.raw_os_error().is_some(), "{err}");
+        assert!(!err.to_string().contains(".tmp"), "{err}");
+    }
 }
 
 /// Writing while another thread inserts: the bytes are a valid filter

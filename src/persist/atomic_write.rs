@@ -77,11 +77,21 @@ pub fn atomic_write(
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    // A missing directory fails here, as the OS's own error with its code,
-    // rather than below as the temporary file's, whose message names a
-    // file the caller never asked for and keeps only the error's kind.
-    std::fs::metadata(dir)?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    // The temporary file is opened by our own `open` (tempfile names it,
+    // retries on a clash and removes it on failure), so that a failure to
+    // create it (a missing or read-only directory) is the OS's own error
+    // with its code: tempfile's constructors wrap that error in a message
+    // naming the temporary file, which the caller never asked for, and
+    // keep only its kind.
+    let mut temp = tempfile::Builder::new().make_in(dir, |path| {
+        let mut options = File::options();
+        // A new file only (O_EXCL): a path raced into place is a clash,
+        // never opened.
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(path)
+    })?;
     let mut out = BufWriter::with_capacity(CHUNK, temp.as_file_mut());
     write(&mut out)?;
     out.flush()?;
