@@ -582,6 +582,9 @@ struct Rates {
     /// The models of the layout's blocks, or of a `Sectorized` block's
     /// words.
     blocks: BlockModels,
+    /// `sectors_fpr`'s Poisson weights, kept between rates so that a
+    /// search allocates them once, not once per rate.
+    weights: Vec<f64>,
 }
 
 impl Rates {
@@ -597,6 +600,7 @@ impl Rates {
             layout,
             items,
             blocks: BlockModels::new(block, model),
+            weights: Vec::new(),
         }
     }
 
@@ -641,7 +645,13 @@ impl Rates {
         self.blocks.extend(second, keys);
         let per_keys = &self.blocks.per_keys;
         let (first, second) = (&per_keys[first as usize], &per_keys[second as usize]);
-        sectors_fpr(&first[..keys], &second[..keys], word_load, tail)
+        sectors_fpr(
+            &first[..keys],
+            &second[..keys],
+            word_load,
+            tail,
+            &mut self.weights,
+        )
     }
 
     /// Whether a block of `load` keys is saturated: the rate is then 1.
@@ -676,14 +686,21 @@ impl Rates {
 /// Of the keys in the block, a quarter pick the key's first word, a quarter
 /// its second, and a sixteenth both: `s ~ Poisson(λ/16)` pick both,
 /// `x, y ~ Poisson(3λ/16)` one each, independently, and the rate is
-/// `Σ_s P(s) A(s) B(s)` with `A(s) = Σ_x P(x) first[s + x]`.
-fn sectors_fpr(first: &[f64], second: &[f64], word_load: f64, tail: f64) -> f64 {
+/// `Σ_s P(s) A(s) B(s)` with `A(s) = Σ_x P(x) first[s + x]`. The weights
+/// `P(x)` are computed into `weights`, whatever it held.
+fn sectors_fpr(
+    first: &[f64],
+    second: &[f64],
+    word_load: f64,
+    tail: f64,
+    weights: &mut Vec<f64>,
+) -> f64 {
     let (both, one) = (word_load / 4.0, word_load * 0.75);
     // The weights of `x` (and `y`), from where they matter to where their
     // tail is negligible.
     let lowest = poisson_lowest(one);
     let mut weight = poisson(lowest, one);
-    let mut weights = Vec::new();
+    weights.clear();
     for x in lowest..first.len() {
         weights.push(weight);
         let step = one / (x + 1) as f64;
@@ -693,7 +710,7 @@ fn sectors_fpr(first: &[f64], second: &[f64], word_load: f64, tail: f64) -> f64 
         }
     }
     let given_shared =
-        |per_keys: &[f64], s: usize| dot(&weights, per_keys.get(s + lowest..).unwrap_or(&[]));
+        |per_keys: &[f64], s: usize| dot(weights, per_keys.get(s + lowest..).unwrap_or(&[]));
     poisson_mix(both, first.len(), |s| {
         given_shared(first, s) * given_shared(second, s)
     })
@@ -909,7 +926,11 @@ impl DrawPass {
                 // would group the dot product's terms by the window, and a
                 // rate would depend on which pass computed it.
                 distinct.push(law[..=probe.min(states - 1)].to_vec());
-                per_keys[probe] = vec![0.0];
+                // Room for the keys a search usually asks of one `k` (a
+                // few dozen), so that the draws do not reallocate it
+                // key by key as it grows.
+                per_keys[probe] = Vec::with_capacity(64);
+                per_keys[probe].push(0.0);
             }
         }
         let mut covered = vec![0.0; states];
