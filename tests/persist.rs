@@ -366,6 +366,20 @@ fn a_save_that_cannot_create_its_file_is_the_os_error() {
     }
 }
 
+/// A save onto a directory is refused with an error of kind
+/// `IsADirectory`, and leaves the directory as it was. On Unix it is the
+/// OS's own error (`EISDIR`), its code kept like any other.
+#[test]
+fn a_save_onto_a_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = sample(Layout::Blocked, 1).save(dir.path()).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::IsADirectory, "{err}");
+    #[cfg(target_os = "linux")]
+    assert_eq!(err.raw_os_error(), Some(21), "{err}"); // EISDIR
+    assert!(dir.path().is_dir());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
 /// Writing while another thread inserts: the bytes are a valid filter
 /// holding every key inserted before the write began.
 #[test]

@@ -173,6 +173,12 @@ class TestBadData:
             cls(10).save(target)
         assert raised.value.errno == errno.ENOENT
         assert raised.value.filename == str(target)
+        with pytest.raises(IsADirectoryError) as by_open:
+            open(tmp_path, "wb")
+        with pytest.raises(IsADirectoryError) as raised:
+            cls(10).save(tmp_path)
+        assert raised.value.errno == errno.EISDIR
+        assert str(raised.value) == str(by_open.value)
 
 
 class TestCli:

@@ -27,7 +27,8 @@ use std::path::Path;
 /// - a device, FIFO or socket (`/dev/stdout`, a named pipe): written in
 ///   place as a stream, since it cannot be replaced; a write error (such as
 ///   `/dev/full`'s) is returned;
-/// - a directory: an error of kind [`io::ErrorKind::IsADirectory`].
+/// - a directory: an error of kind [`io::ErrorKind::IsADirectory`] (on
+///   Unix the OS's own, `EISDIR`, with its code).
 ///
 /// ```
 /// use std::io::Write;
@@ -59,6 +60,12 @@ pub fn atomic_write(
     };
     if let Some(metadata) = &existing {
         if metadata.is_dir() {
+            // On Unix, opening a directory to write fails with the OS's own
+            // error (EISDIR), which carries its code as every other failure
+            // here does; elsewhere, or should the directory be gone by then,
+            // our own error says what is wrong.
+            #[cfg(unix)]
+            File::options().write(true).open(path)?;
             return Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
                 format!("{} is a directory", path.display()),

@@ -166,7 +166,7 @@ fn every_kind_of_output_path_is_written_as_what_it_is() {
 
     // A directory is refused, and left alone.
     let sub = dir.path().join("sub");
-    assert_fails(&build_to(s(&sub)), "is a directory");
+    assert_fails(&build_to(s(&sub)), "Is a directory");
     assert!(sub.is_dir());
 }
 
