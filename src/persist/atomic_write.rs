@@ -62,8 +62,9 @@ pub fn atomic_write(
         if metadata.is_dir() {
             // On Unix, opening a directory to write fails with the OS's own
             // error (EISDIR), which carries its code as every other failure
-            // here does; elsewhere, or should the directory be gone by then,
-            // our own error says what is wrong.
+            // here does. Elsewhere, or should a file have taken the
+            // directory's place since (opened without truncating, so left
+            // as it is), our own error says what is wrong.
             #[cfg(unix)]
             File::options().write(true).open(path)?;
             return Err(io::Error::new(
