@@ -118,6 +118,10 @@
 //! 21.1-21.2 µs for `Blocked`, 9.5-9.6 µs for `Word` and 19.4-19.6 µs for
 //! `Sectorized` over three runs, at most 41.7-45.1 µs (100 keys at
 //! p = 1e-12), 19.5-20.1 µs and 45.0-47.2 µs (one key at p = 1e-12).
+//! Those runs predate the search's keeping its buffers (each `Sectorized`
+//! rate's Poisson weights, room for each `k`'s exact model), which made
+//! the worst cases 6-14% faster on an Intel Xeon: the README's "On Intel"
+//! section has the figures.
 //!
 //! ## Limits
 //!
