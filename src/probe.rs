@@ -178,7 +178,13 @@ impl Probe for StandardProbe {
 /// recompute them (a test with constant `k` and sets with the loop, or
 /// the sets' hash hidden behind `black_box`) gave present keys 20.6 M/s at
 /// 100M but new keys only 10.8-11.1 (a harness outside the repository):
-/// the new-key insert, the call services make most, keeps the gain.
+/// the new-key insert, the call services make most, keeps the gain. An
+/// Intel Xeon makes the same trade: with the sets' hash behind
+/// `black_box`, new keys at 100M went from 12.2-12.5 to 10.1-11.1 M/s
+/// while present keys went from 17.7-18.6 to 17.6-20.4; at 1M, new keys
+/// from 34.4-34.7 to 34.9-35.7 and present keys from 132-134 to 141-145
+/// (1 thread, medians of 5 rounds, three alternating runs of a harness
+/// outside the repository).
 ///
 /// With 10K keys (k = 7), queries went from 133-139 to 155-160 M/s (the
 /// harness). Any other `k` runs the loop as before, measured at the same
