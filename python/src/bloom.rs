@@ -126,12 +126,14 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "BloomFilter(num_bits={}, num_hashes={}, layout={:?}, seed={})",
-            self.inner.num_bits(),
-            self.inner.num_hashes(),
-            self.inner.layout().name(),
-            self.inner.hasher().seed()
+        crate::methods::repr(
+            "BloomFilter",
+            &[
+                ("num_bits", self.inner.num_bits().to_string()),
+                ("num_hashes", self.inner.num_hashes().to_string()),
+                ("layout", crate::methods::py_str(self.inner.layout().name())),
+                ("seed", self.inner.hasher().seed().to_string()),
+            ],
         )
     }
 });

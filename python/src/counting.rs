@@ -160,12 +160,14 @@ filter_methods!(
         }
 
         fn __repr__(&self) -> String {
-            format!(
-                "CountingBloomFilter(num_counters={}, num_hashes={}, layout={:?}, seed={})",
-                self.inner.num_counters(),
-                self.inner.num_hashes(),
-                self.inner.layout().name(),
-                self.inner.hasher().seed()
+            crate::methods::repr(
+                "CountingBloomFilter",
+                &[
+                    ("num_counters", self.inner.num_counters().to_string()),
+                    ("num_hashes", self.inner.num_hashes().to_string()),
+                    ("layout", crate::methods::py_str(self.inner.layout().name())),
+                    ("seed", self.inner.hasher().seed().to_string()),
+                ],
             )
         }
     }

@@ -187,16 +187,24 @@ filter_methods!(
         }
 
         fn __repr__(&self) -> String {
-            format!(
-                "GrowableBloomFilter(initial_capacity={}, false_positive_rate={}, growth_factor={}, \
-             tightening_ratio={}, layout={:?}, seed={}, num_sub_filters={})",
-                self.inner.initial_capacity(),
-                self.inner.false_positive_rate(),
-                self.inner.growth_factor(),
-                self.inner.tightening_ratio(),
-                self.inner.layout().name(),
-                self.inner.hasher().seed(),
-                self.inner.sub_filters()
+            use crate::methods::{py_float, py_str};
+            crate::methods::repr(
+                "GrowableBloomFilter",
+                &[
+                    (
+                        "initial_capacity",
+                        self.inner.initial_capacity().to_string(),
+                    ),
+                    (
+                        "false_positive_rate",
+                        py_float(self.inner.false_positive_rate()),
+                    ),
+                    ("growth_factor", py_float(self.inner.growth_factor())),
+                    ("tightening_ratio", py_float(self.inner.tightening_ratio())),
+                    ("layout", py_str(self.inner.layout().name())),
+                    ("seed", self.inner.hasher().seed().to_string()),
+                    ("num_sub_filters", self.inner.sub_filters().to_string()),
+                ],
             )
         }
     }

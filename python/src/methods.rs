@@ -14,6 +14,36 @@
 //! and `copy(&self, py) -> PyResult<Self>` (which `copy.copy` and
 //! `copy.deepcopy` call).
 
+/// A filter's `repr`: `<atomic_bloom.BloomFilter num_bits=1024 ...>`.
+///
+/// Python's data model asks `repr` for an expression that recreates the
+/// object where there is one, and otherwise for `<...>` with a useful
+/// description. No call recreates a filter, whose bits are part of its
+/// value, so every class takes the second form, as rbloom's
+/// `<Bloom size_in_bits=960 approx_items=0.0>` does. Each field's value
+/// is given as Python writes it (`'blocked'`, `2.0`): see [`py_str`] and
+/// [`py_float`].
+pub(crate) fn repr(class: &str, fields: &[(&str, String)]) -> String {
+    let fields: String = fields
+        .iter()
+        .map(|(name, value)| format!(" {name}={value}"))
+        .collect();
+    format!("<atomic_bloom.{class}{fields}>")
+}
+
+/// A layout's name as Python's `repr` writes a `str` (names are plain
+/// lower-case words, so single quotes need no escapes).
+pub(crate) fn py_str(name: &str) -> String {
+    format!("'{name}'")
+}
+
+/// A float as Python's `repr` writes it: `2.0`, not Rust's `2`. Rust's
+/// `Debug` and Python's `repr` both give the shortest decimal that reads
+/// back as the same float.
+pub(crate) fn py_float(x: f64) -> String {
+    format!("{x:?}")
+}
+
 /// The `#[pymethods]` block of `$class`, which wraps an `$inner` in its
 /// field `inner`: the methods given, then the shared ones. `$what` names
 /// the class's filters in docstrings ("a counting filter").

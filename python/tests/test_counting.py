@@ -81,5 +81,9 @@ def test_bad_parameters_and_keys_raise():
         CountingBloomFilter(10, layout="x")
 
 
-def test_repr():
-    assert repr(CountingBloomFilter(100)).startswith("CountingBloomFilter(num_counters=")
+def test_repr_describes_the_filter_in_angle_brackets():
+    f = CountingBloomFilter(100, layout="word", seed=3)
+    assert repr(f) == (
+        f"<atomic_bloom.CountingBloomFilter num_counters={f.num_counters} "
+        f"num_hashes={f.num_hashes} layout='word' seed=3>"
+    )

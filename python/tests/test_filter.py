@@ -48,9 +48,11 @@ class TestConstruction:
         with pytest.raises(TypeError):
             BloomFilter(100, layout=3)
 
-    def test_repr_names_the_parameters(self):
+    def test_repr_describes_the_filter_in_angle_brackets(self):
+        # No call recreates a filter (its bits are part of its value), so
+        # its repr is Python's `<...>` form, values written as Python would.
         assert repr(BloomFilter(100, seed=7)) == (
-            'BloomFilter(num_bits=1024, num_hashes=7, layout="blocked", seed=7)'
+            "<atomic_bloom.BloomFilter num_bits=1024 num_hashes=7 layout='blocked' seed=7>"
         )
 
 

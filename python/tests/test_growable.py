@@ -68,7 +68,10 @@ class TestGrowth:
         assert (f.layout, f.seed, f.max_sub_filters, f.memory_limit) == ("word", 9, 5, 1 << 20)
         assert GrowableBloomFilter().memory_limit is None
         assert GrowableBloomFilter().initial_capacity == 1000
-        assert "num_sub_filters=1" in repr(f)
+        assert repr(f) == (
+            "<atomic_bloom.GrowableBloomFilter initial_capacity=500 false_positive_rate=0.001 "
+            "growth_factor=3.0 tightening_ratio=0.9 layout='word' seed=9 num_sub_filters=1>"
+        )
 
 
 class TestBadParameters:
