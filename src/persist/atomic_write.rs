@@ -60,13 +60,12 @@ pub fn atomic_write(
     };
     if let Some(metadata) = &existing {
         if metadata.is_dir() {
-            // On Unix, opening a directory to write fails with the OS's own
-            // error (EISDIR), which carries its code as every other failure
-            // here does. Elsewhere, or should a file have taken the
-            // directory's place since (opened without truncating, so left
-            // as it is), our own error says what is wrong.
+            // On Unix, the error `open` gives a directory opened to write
+            // (EISDIR), with its code as every other failure here has;
+            // elsewhere, our own.
             #[cfg(unix)]
-            File::options().write(true).open(path)?;
+            return Err(io::Error::from_raw_os_error(libc::EISDIR));
+            #[cfg(not(unix))]
             return Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
                 format!("{} is a directory", path.display()),
