@@ -28,7 +28,8 @@ use std::path::Path;
 ///   place as a stream, since it cannot be replaced; a write error (such as
 ///   `/dev/full`'s) is returned;
 /// - a directory: an error of kind [`io::ErrorKind::IsADirectory`] (on
-///   Unix the OS's own, `EISDIR`, with its code).
+///   Unix `EISDIR`, what `open` gives a directory opened to write, with
+///   its code).
 ///
 /// ```
 /// use std::io::Write;
