@@ -186,9 +186,9 @@ filter_methods!(
             self.inner.memory_bytes()
         }
 
-        fn __repr__(&self) -> String {
+        fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
             use crate::methods::{py_float, py_str};
-            crate::methods::repr(
+            Ok(crate::methods::repr(
                 "GrowableBloomFilter",
                 &[
                     (
@@ -197,15 +197,18 @@ filter_methods!(
                     ),
                     (
                         "false_positive_rate",
-                        py_float(self.inner.false_positive_rate()),
+                        py_float(py, self.inner.false_positive_rate())?,
                     ),
-                    ("growth_factor", py_float(self.inner.growth_factor())),
-                    ("tightening_ratio", py_float(self.inner.tightening_ratio())),
+                    ("growth_factor", py_float(py, self.inner.growth_factor())?),
+                    (
+                        "tightening_ratio",
+                        py_float(py, self.inner.tightening_ratio())?,
+                    ),
                     ("layout", py_str(self.inner.layout().name())),
                     ("seed", self.inner.hasher().seed().to_string()),
                     ("num_sub_filters", self.inner.sub_filters().to_string()),
                 ],
-            )
+            ))
         }
     }
 );

@@ -37,11 +37,11 @@ pub(crate) fn py_str(name: &str) -> String {
     format!("'{name}'")
 }
 
-/// A float as Python's `repr` writes it: `2.0`, not Rust's `2`. Rust's
-/// `Debug` and Python's `repr` both give the shortest decimal that reads
-/// back as the same float.
-pub(crate) fn py_float(x: f64) -> String {
-    format!("{x:?}")
+/// A float as Python's `repr` writes it (`2.0` and `1e-05`, where Rust
+/// writes `2` and `1e-5`), by asking Python.
+pub(crate) fn py_float(py: pyo3::Python<'_>, x: f64) -> pyo3::PyResult<String> {
+    use pyo3::types::PyAnyMethods;
+    pyo3::types::PyFloat::new(py, x).repr()?.extract()
 }
 
 /// The `#[pymethods]` block of `$class`, which wraps an `$inner` in its
