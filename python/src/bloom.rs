@@ -131,9 +131,9 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
             &[
                 ("num_bits", self.inner.num_bits().to_string()),
                 ("num_hashes", self.inner.num_hashes().to_string()),
-                ("layout", crate::methods::py_str(self.inner.layout().name())),
-                ("seed", self.inner.hasher().seed().to_string()),
             ],
+            self.inner.layout(),
+            self.inner.hasher().seed(),
         )
     }
 });

@@ -165,9 +165,9 @@ filter_methods!(
                 &[
                     ("num_counters", self.inner.num_counters().to_string()),
                     ("num_hashes", self.inner.num_hashes().to_string()),
-                    ("layout", crate::methods::py_str(self.inner.layout().name())),
-                    ("seed", self.inner.hasher().seed().to_string()),
                 ],
+                self.inner.layout(),
+                self.inner.hasher().seed(),
             )
         }
     }

@@ -187,27 +187,22 @@ filter_methods!(
         }
 
         fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-            use crate::methods::{py_float, py_str};
+            use crate::methods::py_float;
+            let inner = &self.inner;
             Ok(crate::methods::repr(
                 "GrowableBloomFilter",
                 &[
-                    (
-                        "initial_capacity",
-                        self.inner.initial_capacity().to_string(),
-                    ),
+                    ("initial_capacity", inner.initial_capacity().to_string()),
                     (
                         "false_positive_rate",
-                        py_float(py, self.inner.false_positive_rate())?,
+                        py_float(py, inner.false_positive_rate())?,
                     ),
-                    ("growth_factor", py_float(py, self.inner.growth_factor())?),
-                    (
-                        "tightening_ratio",
-                        py_float(py, self.inner.tightening_ratio())?,
-                    ),
-                    ("layout", py_str(self.inner.layout().name())),
-                    ("seed", self.inner.hasher().seed().to_string()),
-                    ("num_sub_filters", self.inner.sub_filters().to_string()),
+                    ("growth_factor", py_float(py, inner.growth_factor())?),
+                    ("tightening_ratio", py_float(py, inner.tightening_ratio())?),
+                    ("num_sub_filters", inner.sub_filters().to_string()),
                 ],
+                inner.layout(),
+                inner.hasher().seed(),
             ))
         }
     }

@@ -14,27 +14,30 @@
 //! and `copy(&self, py) -> PyResult<Self>` (which `copy.copy` and
 //! `copy.deepcopy` call).
 
-/// A filter's `repr`: `<atomic_bloom.BloomFilter num_bits=1024 ...>`.
+/// A filter's `repr`: `<atomic_bloom.BloomFilter num_bits=1024 ...>`, the
+/// class's own fields, then the layout and seed every class has.
 ///
 /// Python's data model asks `repr` for an expression that recreates the
 /// object where there is one, and otherwise for `<...>` with a useful
 /// description. No call recreates a filter, whose bits are part of its
 /// value, so every class takes the second form, as rbloom's
-/// `<Bloom size_in_bits=960 approx_items=0.0>` does. Each field's value
-/// is given as Python writes it (`'blocked'`, `2.0`): see [`py_str`] and
-/// [`py_float`].
-pub(crate) fn repr(class: &str, fields: &[(&str, String)]) -> String {
-    let fields: String = fields
+/// `<Bloom size_in_bits=960 approx_items=0.0>` does. Values are written as
+/// Python writes them: the layout's name in single quotes (names are plain
+/// lower-case words, which need no escapes), floats by [`py_float`].
+pub(crate) fn repr(
+    class: &str,
+    own: &[(&str, String)],
+    layout: atomic_bloom::Layout,
+    seed: u64,
+) -> String {
+    let own: String = own
         .iter()
         .map(|(name, value)| format!(" {name}={value}"))
         .collect();
-    format!("<atomic_bloom.{class}{fields}>")
-}
-
-/// A layout's name as Python's `repr` writes a `str` (names are plain
-/// lower-case words, so single quotes need no escapes).
-pub(crate) fn py_str(name: &str) -> String {
-    format!("'{name}'")
+    format!(
+        "<atomic_bloom.{class}{own} layout='{}' seed={seed}>",
+        layout.name()
+    )
 }
 
 /// A float as Python's `repr` writes it (`2.0` and `1e-05`, where Rust

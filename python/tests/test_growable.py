@@ -70,7 +70,7 @@ class TestGrowth:
         assert GrowableBloomFilter().initial_capacity == 1000
         assert repr(f) == (
             "<atomic_bloom.GrowableBloomFilter initial_capacity=500 false_positive_rate=0.001 "
-            "growth_factor=3.0 tightening_ratio=0.9 layout='word' seed=9 num_sub_filters=1>"
+            "growth_factor=3.0 tightening_ratio=0.9 num_sub_filters=1 layout='word' seed=9>"
         )
         tight = GrowableBloomFilter(100, 1e-5)
         assert "false_positive_rate=1e-05 growth_factor=2.0 tightening_ratio=0.5" in repr(tight)
