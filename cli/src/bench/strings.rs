@@ -1,7 +1,8 @@
 //! `bench --string-keys`: the per-key insert targets again, with 32-byte
-//! string keys (`baselines::str32_key`, the criterion grid's `str32` keys) in place of `u64`s: the keys a crawler's seen-URL set or
-//! a blocklist holds, whose hashing costs more than a `u64`'s and so
-//! weighs more against the filter's own work.
+//! string keys (`baselines::str32_key`, the criterion grid's `str32` keys)
+//! in place of `u64`s: the keys a crawler's seen-URL set or a blocklist
+//! holds, whose hashing costs more than a `u64`'s and so weighs more
+//! against the filter's own work.
 //!
 //! Ours (`Blocked`, p = 1%) against fastbloom 0.17's atomic filter and the
 //! per-bit reference, each taking the `&str` through its `Hash` with the
