@@ -9,13 +9,15 @@ use crate::layout::Layout;
 use std::fmt;
 use thiserror::Error;
 
-/// A rate as people write it: `0.01`, `0.999`, but `1e-80` rather than 80
-/// digits.
-struct Rate(f64);
+/// A number (a rate, a ratio, a factor) as people write it: `0.01`,
+/// `0.999`, `2`, and the invalid `0`, `1` or `-0.5` as such, but `1e-80`
+/// rather than 80 digits.
+struct Number(f64);
 
-impl fmt::Display for Rate {
+impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if (1e-4..1.0).contains(&self.0) {
+        let magnitude = self.0.abs();
+        if magnitude == 0.0 || !magnitude.is_finite() || (1e-4..1e16).contains(&magnitude) {
             write!(f, "{}", self.0)
         } else {
             write!(f, "{:e}", self.0)
@@ -46,7 +48,7 @@ fn unreachable_hint(layout: &Layout) -> &'static str {
 #[non_exhaustive]
 pub enum BuildError {
     /// The false-positive rate is not strictly between 0 and 1 (or is NaN).
-    #[error("false-positive rate must be strictly between 0 and 1, got {}", Rate(*.0))]
+    #[error("false-positive rate must be strictly between 0 and 1, got {}", Number(*.0))]
     InvalidFalsePositiveRate(f64),
     /// The expected number of items is zero.
     #[error("expected number of items must be at least 1")]
@@ -80,7 +82,7 @@ pub enum BuildError {
         "a false-positive rate of {} is below what a 64-bit hash can give for {items} items: \
          an absent key shares the hash of an inserted one with probability {:.3e}; \
          raise the rate, or split the keys over several filters",
-        Rate(*false_positive_rate), floor
+        Number(*false_positive_rate), floor
     )]
     RateBelowHashFloor {
         /// The rate asked for.
@@ -93,7 +95,7 @@ pub enum BuildError {
     /// The layout cannot reach the rate within [`MAX_BITS`](crate::MAX_BITS).
     #[error(
         "the {layout} layout cannot reach a false-positive rate of {} for {items} items within {max_bits} bits; {}",
-        Rate(*false_positive_rate), unreachable_hint(layout)
+        Number(*false_positive_rate), unreachable_hint(layout)
     )]
     RateUnreachable {
         /// The layout asked for.
@@ -118,10 +120,10 @@ pub enum BuildError {
     )]
     MissingSize,
     /// A growable filter's growth factor is not finite and above 1.
-    #[error("growth factor must be a finite number above 1, got {0}")]
+    #[error("growth factor must be a finite number above 1, got {}", Number(*.0))]
     InvalidGrowthFactor(f64),
     /// A growable filter's tightening ratio is not strictly between 0 and 1.
-    #[error("tightening ratio must be strictly between 0 and 1, got {0}")]
+    #[error("tightening ratio must be strictly between 0 and 1, got {}", Number(*.0))]
     InvalidTighteningRatio(f64),
     /// A growable filter's maximum number of sub-filters is 0, or deeper
     /// than its parameters allow: past `max`, a sub-filter's tightened rate
@@ -242,4 +244,31 @@ pub enum IncompatibleError {
     /// The filters hash keys differently (another hasher or seed).
     #[error("filters hash keys differently (different hasher or seed)")]
     Hasher,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A number in a message reads as it would be written: in decimal where
+    /// that is short, in exponent form where it would run to many digits.
+    #[test]
+    fn numbers_print_as_people_write_them() {
+        for (rate, printed) in [
+            (0.01, "0.01"),
+            (0.999, "0.999"),
+            (1e-4, "0.0001"),
+            (0.0, "0"),
+            (1.0, "1"),
+            (1.5, "1.5"),
+            (-0.5, "-0.5"),
+            (1e-5, "1e-5"),
+            (1e-80, "1e-80"),
+            (1e300, "1e300"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "inf"),
+        ] {
+            assert_eq!(Number(rate).to_string(), printed, "{rate:?}");
+        }
+    }
 }
