@@ -5,6 +5,7 @@
 //! seen against the target, and the throughput against the same work behind
 //! a `Mutex`.
 
+use crate::output::say;
 use anyhow::{Context, Result};
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{MutexFilter, PlainBlocked, mix};
@@ -85,7 +86,7 @@ pub fn run(args: Args) -> Result<()> {
         .build()
         .context("invalid filter parameters")?;
     let threads = rayon::current_num_threads();
-    println!(
+    say!(
         "{urls} requests for {truly_distinct} distinct URLs; {} filter for {truly_distinct} keys at p = {}: {:.1} MiB, k = {}; {threads} threads",
         filter.layout(),
         args.fpp,
@@ -111,16 +112,16 @@ pub fn run(args: Args) -> Result<()> {
         .count();
     let measured = false_positives as f64 / probes as f64;
     let missed = (truly_distinct as u64).saturating_sub(new);
-    println!(
+    say!(
         "new URLs: {new} reported, {truly_distinct} true; {missed} new URLs taken for repeats ({:.3}%, false positives during the crawl)",
         100.0 * missed as f64 / truly_distinct as f64
     );
-    println!(
+    say!(
         "false-positive rate: {measured:.3e} on {probes} URLs never seen (target {:e}, {:.2}x of it)",
         args.fpp,
         measured / args.fpp
     );
-    println!(
+    say!(
         "throughput: {:.1} M URLs/s on {threads} threads; the same behind a Mutex: {:.1} M URLs/s ({:.1}x slower)",
         urls as f64 / secs / 1e6,
         urls as f64 / mutex_secs / 1e6,

@@ -1,6 +1,7 @@
 //! `info`: what a filter file holds.
 
 use crate::filter_file::Filter;
+use crate::output::say;
 use anyhow::Result;
 use atomic_bloom::AtomicGrowableBloom;
 use std::path::PathBuf;
@@ -21,34 +22,34 @@ pub const FULLEST_AT_CAPACITY: f64 = 0.56;
 
 pub fn run(args: Args) -> Result<()> {
     let filter = Filter::load(&args.filter)?;
-    println!("file:               {}", args.filter.display());
-    println!("format version:     {}", filter.kind().format_version());
+    say!("file:               {}", args.filter.display());
+    say!("format version:     {}", filter.kind().format_version());
     let (fill, len, rate, cells) = match &filter {
         Filter::Plain(f) => {
-            println!("kind:               plain");
-            println!("layout:             {}", f.layout());
-            println!("bits (m):           {}", f.num_bits());
-            println!("hashes per key (k): {}", f.num_hashes());
-            println!("hasher:             wyhash, seed {}", f.hasher().seed());
-            println!("memory:             {} bytes", f.memory_bytes());
+            say!("kind:               plain");
+            say!("layout:             {}", f.layout());
+            say!("bits (m):           {}", f.num_bits());
+            say!("hashes per key (k): {}", f.num_hashes());
+            say!("hasher:             wyhash, seed {}", f.hasher().seed());
+            say!("memory:             {} bytes", f.memory_bytes());
             let ones = f.par_count_ones();
             let fill = ones as f64 / f.num_bits() as f64;
-            println!("bits set:           {ones} ({:.2}%)", 100.0 * fill);
+            say!("bits set:           {ones} ({:.2}%)", 100.0 * fill);
             let (len, rate) = (f.estimated_len(), f.estimated_false_positive_rate());
             (fill, len, rate, "bits")
         }
         Filter::Counting(f) => {
-            println!("kind:               counting (4-bit counters)");
-            println!("layout:             {}", f.layout());
-            println!("counters (m):       {}", f.num_counters());
-            println!("counters per key:   {}", f.num_hashes());
-            println!("hasher:             wyhash, seed {}", f.hasher().seed());
-            println!("memory:             {} bytes", f.memory_bytes());
+            say!("kind:               counting (4-bit counters)");
+            say!("layout:             {}", f.layout());
+            say!("counters (m):       {}", f.num_counters());
+            say!("counters per key:   {}", f.num_hashes());
+            say!("hasher:             wyhash, seed {}", f.hasher().seed());
+            say!("memory:             {} bytes", f.memory_bytes());
             let ones = f.nonzero_counters();
             let fill = ones as f64 / f.num_counters() as f64;
-            println!("counters above 0:   {ones} ({:.2}%)", 100.0 * fill);
+            say!("counters above 0:   {ones} ({:.2}%)", 100.0 * fill);
             let saturated = f.saturated_counters();
-            println!(
+            say!(
                 "saturated counters: {saturated}{}",
                 if saturated > 0 {
                     " (stuck at 15: keys on them are never removed)"
@@ -64,10 +65,10 @@ pub fn run(args: Args) -> Result<()> {
             return Ok(());
         }
     };
-    println!("estimated keys:     {}", describe_len(len));
-    println!("estimated fpr:      {rate:.3e}");
+    say!("estimated keys:     {}", describe_len(len));
+    say!("estimated fpr:      {rate:.3e}");
     if fill > FULLEST_AT_CAPACITY {
-        println!(
+        say!(
             "capacity:           OVER: {:.0}% of the {} are set, more than any filter sized for a \
              false-positive rate of 0.1 or below has at its expected keys ({:.0}%); rebuild it with a \
              larger --expected",
@@ -83,36 +84,42 @@ pub fn run(args: Args) -> Result<()> {
 /// parameters, then one line per sub-filter, oldest first.
 fn describe_growable(f: &AtomicGrowableBloom) {
     let stats = f.sub_filter_stats();
-    println!(
+    say!(
         "kind:               growable ({} of at most {} sub-filters)",
         stats.len(),
         f.max_sub_filters()
     );
-    println!("layout:             {}", f.layout());
-    println!("hasher:             wyhash, seed {}", f.hasher().seed());
-    println!("target fpr:         {}", f.false_positive_rate());
-    println!("initial capacity:   {} keys", f.initial_capacity());
-    println!(
+    say!("layout:             {}", f.layout());
+    say!("hasher:             wyhash, seed {}", f.hasher().seed());
+    say!("target fpr:         {}", f.false_positive_rate());
+    say!("initial capacity:   {} keys", f.initial_capacity());
+    say!(
         "growth:             each sub-filter {}x the keys of the one before, at {}x its rate",
         f.growth_factor(),
         f.tightening_ratio()
     );
     match f.memory_limit() {
-        Some(limit) => println!(
+        Some(limit) => say!(
             "memory:             {} bytes, limit {limit}",
             f.memory_bytes()
         ),
-        None => println!("memory:             {} bytes, no limit", f.memory_bytes()),
+        None => say!("memory:             {} bytes, no limit", f.memory_bytes()),
     }
-    println!("estimated keys:     about {} keys", f.estimated_len());
-    println!("fpr bound:          {:.3e}", f.false_positive_rate_bound());
-    println!("sub-filters:");
-    println!(
+    say!("estimated keys:     about {} keys", f.estimated_len());
+    say!("fpr bound:          {:.3e}", f.false_positive_rate_bound());
+    say!("sub-filters:");
+    say!(
         "  {:>3} {:>14} {:>14} {:>14} {:>16} {:>3} {:>10}",
-        "#", "capacity", "fill limit", "inserted", "bits", "k", "rate"
+        "#",
+        "capacity",
+        "fill limit",
+        "inserted",
+        "bits",
+        "k",
+        "rate"
     );
     for (i, s) in stats.iter().enumerate() {
-        println!(
+        say!(
             "  {i:>3} {:>14} {:>14} {:>14} {:>16} {:>3} {:>10.3e}",
             s.capacity,
             s.fill_limit,
@@ -125,7 +132,7 @@ fn describe_growable(f: &AtomicGrowableBloom) {
     let newest = stats.last();
     if stats.len() as u32 == f.max_sub_filters() && newest.is_some_and(|s| s.inserted >= s.capacity)
     {
-        println!(
+        say!(
             "capacity:           FULL: the last sub-filter the filter may have is full; new keys are refused"
         );
     }

@@ -3,7 +3,8 @@
 //!
 //! Every failure prints one line, `atomic-bloom: error: ...`, and exits with
 //! status 2; `query` exits 0 when every key is present and 1 when some key
-//! is absent, like `grep`.
+//! is absent, like `grep`. Output to a reader that has gone (`| head`) ends
+//! a command quietly (`output::print_line`, and `query`'s own writer).
 
 mod bench;
 mod build;

@@ -1,4 +1,5 @@
-//! Writing a filter, and stopping cleanly on Ctrl-C or SIGTERM.
+//! Writing a filter, printing reports, and stopping cleanly on Ctrl-C or
+//! SIGTERM.
 //!
 //! `-o -` writes the filter to stdout. Any other path goes through the
 //! library's `atomic_write`: a regular file (or none) is replaced
@@ -18,6 +19,7 @@
 
 use crate::filter_file::Filter;
 use anyhow::{Context, Result};
+use std::fmt;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU8, Ordering::SeqCst};
@@ -98,5 +100,33 @@ impl<W: Write> Write for StopOnSignal<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.0.flush()
+    }
+}
+
+/// What a failure to print to stdout says it failed at.
+pub const CANNOT_WRITE_STDOUT: &str = "cannot write to stdout";
+
+/// Prints a line of a report (`info`, `demo`, `bench`) to stdout, as
+/// `println!` does, except that a stdout that cannot be written ends the
+/// process rather than panicking: see [`print_line`].
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::output::print_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use say;
+
+/// Writes `line` and a newline to stdout. If stdout's reader has gone
+/// (`atomic-bloom info f.abf | head -1`), the process ends quietly with
+/// status 0, as ripgrep does: nothing more can be shown, and a report
+/// leaves nothing behind to clean up. Any other failure (`> /dev/full`)
+/// ends it with the usual one-line error and status 2.
+pub fn print_line(line: fmt::Arguments<'_>) {
+    if let Err(error) = writeln!(io::stdout().lock(), "{line}") {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("atomic-bloom: error: {CANNOT_WRITE_STDOUT}: {error}");
+        std::process::exit(2);
     }
 }

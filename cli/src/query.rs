@@ -2,7 +2,8 @@
 
 use crate::filter_file::Filter;
 use crate::keys::{self, Inputs};
-use anyhow::Result;
+use crate::output;
+use anyhow::{Context, Result};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,19 +41,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 return Ok(());
             }
             for (key, hit) in chunk.iter().zip(hits) {
-                match (hit, args.present, args.absent) {
-                    (true, true, _) | (false, _, true) => out.write_all(key.0)?,
-                    (_, false, false) => {
-                        out.write_all(if hit { b"present\t" } else { b"absent\t" })?;
-                        out.write_all(key.0)?;
-                    }
-                    _ => continue,
-                }
-                out.write_all(b"\n")?;
+                print_key(&mut out, key.0, hit, &args).context(output::CANNOT_WRITE_STDOUT)?;
             }
             Ok(())
         })
-        .and_then(|_| Ok(out.flush()?));
+        .and_then(|_| out.flush().context(output::CANNOT_WRITE_STDOUT));
     bar.finish_and_clear();
     match written {
         // A reader that stopped early (`| head`) is not an error.
@@ -66,4 +59,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Prints `key`'s line, if the flags ask for it.
+fn print_key(out: &mut impl Write, key: &[u8], hit: bool, args: &Args) -> io::Result<()> {
+    match (hit, args.present, args.absent) {
+        (true, true, _) | (false, _, true) => out.write_all(key)?,
+        (_, false, false) => {
+            out.write_all(if hit { b"present\t" } else { b"absent\t" })?;
+            out.write_all(key)?;
+        }
+        _ => return Ok(()),
+    }
+    out.write_all(b"\n")
 }

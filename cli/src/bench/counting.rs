@@ -16,6 +16,7 @@
 //! quotients of rows.
 
 use super::{FPP, Ratio, Session, Table, Work, paired, ratio, two_threads};
+use crate::output::say;
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{MutexCounting, PlainCounting};
 
@@ -175,7 +176,7 @@ pub fn run() -> anyhow::Result<()> {
                 filled_mutex.lock().unwrap().insert(&k);
             })
         });
-        println!(
+        say!(
             "{label:>5} memory: counting {} MiB, plain {} MiB",
             counting.memory_bytes() >> 20,
             plain.memory_bytes() >> 20

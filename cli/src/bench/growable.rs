@@ -16,6 +16,7 @@
 //! the rest are quotients of rows.
 
 use super::{ABSENT, FPP, Ratio, Session, Table, Work, paired, ratio, two_threads};
+use crate::output::say;
 use atomic_bloom::{AtomicBloom, AtomicGrowableBloom, Layout};
 use baselines::{GrowableBloom, RwLockGrowable, growable_peer};
 use std::sync::RwLock;
@@ -179,7 +180,7 @@ pub fn run() -> anyhow::Result<()> {
                 peer.insert(k);
             });
         }
-        println!(
+        say!(
             "{label:>5} memory: growable {} KiB in {} sub-filters, pre-sized {} KiB",
             filled.memory_bytes() >> 10,
             filled.sub_filters(),

@@ -76,6 +76,7 @@ mod growable;
 mod strings;
 
 use crate::load::{MAX_OTHERS_SHARE, Sample};
+use crate::output::say;
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{
     self, Locked, MutexFilter, PerBitBlocked, PlainBlocked, Probe, RwLockFilter, Sharded,
@@ -180,7 +181,7 @@ impl<'a> Table<'a> {
     /// `MIN_TIME`) and prints its row.
     fn row(&mut self, work: Work<'a>) {
         let best = repeat(3, || work.mops()).into_iter().fold(0.0, f64::max);
-        println!("{:>5} {:<52} {best:>8.1} M/s", self.label, work.what);
+        say!("{:>5} {:<52} {best:>8.1} M/s", self.label, work.what);
         self.works.push(work);
         self.best.push(best);
     }
@@ -550,7 +551,7 @@ const SIZING_PASSES: usize = 3;
 /// row, but not every pass (five in a row keep the measure warm, as a
 /// caller sizing filters one after another finds it).
 fn sizing_times() {
-    println!(
+    say!(
         "\nsizing (Sizing::for_rate), microseconds over n in {SIZING_ITEMS:?} x p in {SIZING_RATES:?}:"
     );
     let cases: Vec<(Layout, usize, f64)> = Layout::ALL
@@ -588,7 +589,7 @@ fn sizing_times() {
         } else {
             "MISSED"
         };
-        println!(
+        say!(
             "{:>9}: mean {mean:6.1}, median {median:6.1}, worst {worst:6.1} (n = {n}, p = {p}); \
              worst <= {SIZING_TARGET_US} {verdict}",
             layout.to_string()
@@ -675,20 +676,22 @@ impl Session {
             results,
             unreliable,
         } = self;
-        println!(
+        say!(
             "\n{:<72} {:>7} {:>13} target",
-            "ratio (targets: median of paired rounds, and range)", "value", "range"
+            "ratio (targets: median of paired rounds, and range)",
+            "value",
+            "range"
         );
         for line in results {
-            println!("{line}");
+            say!("{line}");
         }
-        println!("\n{rows} rows in {:.0} s", started.elapsed().as_secs_f64());
+        say!("\n{rows} rows in {:.0} s", started.elapsed().as_secs_f64());
         match first.zip(Sample::now()) {
-            Some((a, b)) => println!(
+            Some((a, b)) => say!(
                 "others (other processes and the hypervisor) took {:.1}% of the CPUs during the run",
                 100.0 * b.others_share_since(&a)
             ),
-            None => println!("this system does not say how loaded it was (no /proc/stat)"),
+            None => say!("this system does not say how loaded it was (no /proc/stat)"),
         }
         if unreliable > 0 {
             eprintln!(
@@ -738,7 +741,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let word = fresh(Layout::Word);
         let sectorized = fresh(Layout::Sectorized);
         let standard = fresh(Layout::Standard);
-        println!(
+        say!(
             "{label:>5} bits per key at p = {FPP}: Blocked {:.2}, Sectorized {:.2}",
             f.num_bits() as f64 / items as f64,
             sectorized.num_bits() as f64 / items as f64

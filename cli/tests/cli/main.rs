@@ -177,10 +177,6 @@ fn every_layout_builds_and_finds_its_keys() {
     }
 }
 
-/// A counting filter: built with `--counting`, queried like a plain one,
-/// keys removed (checked by default: keys reported absent are left alone),
-/// `info` showing its counters, and plain and counting files each refused
-/// where they do not fit.
 /// `build --growable` reads input of unknown length once (stdin here),
 /// grows as it goes, and finds every key; `info` lists the sub-filters; a
 /// memory limit the keys need more than stops the build with nothing
@@ -285,6 +281,10 @@ fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
 }
 
+/// A counting filter: built with `--counting`, queried like a plain one,
+/// keys removed (checked by default: keys reported absent are left alone),
+/// `info` showing its counters, and plain and counting files each refused
+/// where they do not fit.
 #[test]
 fn counting_filters_build_query_remove_and_describe() {
     let dir = tempfile::tempdir().unwrap();
@@ -512,6 +512,45 @@ fn every_failure_is_one_line_and_a_non_zero_exit() {
     let out = run(&["build"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
+
+/// Output to a reader that has gone (`| head`) ends a command quietly, as
+/// it would end `grep`: no panic, no error line. `info` then exits 0, and
+/// `query` with the status of the keys it had looked up (all present
+/// here). A stdout that refuses writes for another reason is an error
+/// like any other.
+#[test]
+fn output_to_a_closed_pipe_or_a_full_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path(), "k.txt", (0..20_000).map(|i| format!("k-{i}")));
+    let filter = dir.path().join("k.bloom");
+    assert!(run(&["build", s(&keys), "-o", s(&filter)]).status.success());
+    for (args, status) in [
+        (vec!["info", s(&filter)], 0),
+        (vec!["query", s(&filter), s(&keys)], 0),
+    ] {
+        // The read end is closed before the command starts, so its first
+        // write finds no reader.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = bin().args(&args).stdout(writer).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+    if Path::new("/dev/full").exists() {
+        for args in [
+            vec!["info", s(&filter)],
+            vec!["query", s(&filter), s(&keys)],
+        ] {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let out = bin().args(&args).stdout(full).output().unwrap();
+            assert_fails(&out, "cannot write to stdout: No space left on device");
+        }
+    }
 }
 
 #[test]
