@@ -118,10 +118,11 @@ pub fn run(args: Args) -> Result<()> {
         Filter::Counting(f) => ("counting, ", f.sizing(), f.estimated_false_positive_rate()),
         Filter::Growable(f) => {
             eprintln!(
-                "built {output}: {read} keys read, {new} new; growable, {} layout, {} sub-filters, \
+                "built {output}: {} read, {new} new; growable, {} layout, {}, \
                  {} bytes ({:.2} bits per new key); false-positive rate bound now {:.3e}; {took}",
+                output::counted(read, "key"),
                 f.layout(),
-                f.sub_filters(),
+                output::counted(f.sub_filters() as u64, "sub-filter"),
                 f.memory_bytes(),
                 f.memory_bytes() as f64 * 8.0 / new.max(1) as f64,
                 f.false_positive_rate_bound(),
@@ -133,8 +134,9 @@ pub fn run(args: Args) -> Result<()> {
     // growable one, described above).
     let expected = expected.unwrap_or(1);
     eprintln!(
-        "built {output}: {read} keys read, {new} new; {kind}{} layout, {} {} ({:.2} per expected key), k = {}; \
+        "built {output}: {} read, {new} new; {kind}{} layout, {} {} ({:.2} per expected key), k = {}; \
          estimated false-positive rate now {estimated_false_positive_rate:.3e}; {took}",
+        output::counted(read, "key"),
         sizing.layout(),
         sizing.num_bits(),
         if args.counting { "counters" } else { "bits" },

@@ -1,7 +1,7 @@
 //! `info`: what a filter file holds.
 
 use crate::filter_file::Filter;
-use crate::output::say;
+use crate::output::{counted, say};
 use anyhow::Result;
 use atomic_bloom::AtomicGrowableBloom;
 use std::path::PathBuf;
@@ -92,7 +92,10 @@ fn describe_growable(f: &AtomicGrowableBloom) {
     say!("layout:             {}", f.layout());
     say!("hasher:             wyhash, seed {}", f.hasher().seed());
     say!("target fpr:         {}", f.false_positive_rate());
-    say!("initial capacity:   {} keys", f.initial_capacity());
+    say!(
+        "initial capacity:   {}",
+        counted(f.initial_capacity(), "key")
+    );
     say!(
         "growth:             each sub-filter {}x the keys of the one before, at {}x its rate",
         f.growth_factor(),
@@ -105,7 +108,10 @@ fn describe_growable(f: &AtomicGrowableBloom) {
         ),
         None => say!("memory:             {} bytes, no limit", f.memory_bytes()),
     }
-    say!("estimated keys:     about {} keys", f.estimated_len());
+    say!(
+        "estimated keys:     about {}",
+        counted(f.estimated_len(), "key")
+    );
     say!("fpr bound:          {:.3e}", f.false_positive_rate_bound());
     say!("sub-filters:");
     say!(
@@ -141,7 +147,7 @@ fn describe_growable(f: &AtomicGrowableBloom) {
 /// The estimated number of keys, or why there is none.
 pub fn describe_len(estimated_len: Option<u64>) -> String {
     match estimated_len {
-        Some(n) => format!("about {n} keys"),
+        Some(n) => format!("about {}", counted(n, "key")),
         None => "unknown: every bit is set (saturated: every query answers present)".to_string(),
     }
 }

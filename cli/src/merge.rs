@@ -37,8 +37,8 @@ pub fn run(args: Args) -> Result<()> {
     );
     crate::output::save(&Filter::Plain(union), &args.output)?;
     eprintln!(
-        "merged {} filters into {}: {summary}",
-        args.inputs.len(),
+        "merged {} into {}: {summary}",
+        crate::output::counted(args.inputs.len() as u64, "filter"),
         args.output.display(),
     );
     Ok(())

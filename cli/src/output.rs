@@ -103,6 +103,15 @@ impl<W: Write> Write for StopOnSignal<W> {
     }
 }
 
+/// `n` and `noun`, plural unless `n` is 1: "1 key", "3 keys".
+pub fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// What a failure to print to stdout says it failed at.
 pub const CANNOT_WRITE_STDOUT: &str = "cannot write to stdout";
 
@@ -128,5 +137,17 @@ pub fn print_line(line: fmt::Arguments<'_>) {
         }
         eprintln!("atomic-bloom: error: {CANNOT_WRITE_STDOUT}: {error}");
         std::process::exit(2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_plural_unless_one() {
+        assert_eq!(counted(0, "key"), "0 keys");
+        assert_eq!(counted(1, "key"), "1 key");
+        assert_eq!(counted(2, "sub-filter"), "2 sub-filters");
     }
 }

@@ -65,8 +65,9 @@ pub fn run(args: Args) -> Result<()> {
     output::save(&filter, output)?;
     let absent = read - removed as u64;
     eprintln!(
-        "removed from {}: {read} keys read, {removed} removed, {absent} not present{}",
+        "removed from {}: {} read, {removed} removed, {absent} not present{}",
         output.display(),
+        output::counted(read, "key"),
         if args.unchecked && absent > 0 {
             " (their counters were decremented all the same: other keys may now be missing)"
         } else if absent > 0 {
