@@ -1,13 +1,14 @@
 """Type stubs of the extension module (Rust, PyO3)."""
 
 import os
-from typing import Dict, Iterable, List, Literal, Optional, Union, final
+from typing import Dict, Iterable, List, Literal, Optional, SupportsIndex, Union, final
 
 from typing_extensions import Self, TypeAlias
 
-Key: TypeAlias = Union[str, bytes, bytearray, memoryview, int]
+Key: TypeAlias = Union[str, bytes, bytearray, memoryview, int, SupportsIndex]
 """A key: str (its UTF-8 bytes), bytes-like (its bytes), or an int in
--2**63 .. 2**64 - 1 (its 64-bit two's complement)."""
+-2**63 .. 2**64 - 1 (its 64-bit two's complement); an integer of another
+type (numpy.int64, anything with __index__) is the int it converts to."""
 
 BytesLike: TypeAlias = Union[bytes, bytearray, memoryview]
 Layout: TypeAlias = Literal["standard", "blocked", "word", "sectorized"]

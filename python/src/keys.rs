@@ -9,12 +9,15 @@
 //! | `str` | its UTF-8 bytes, by the byte encoding | `insert_bytes(s)`; a CLI line |
 //! | `bytes`, `bytearray`, `memoryview` | the bytes, by the byte encoding | `insert_bytes(b)` |
 //! | `int` in `-2**63 .. 2**64 - 1` | its 64-bit two's complement, little-endian, no length | `insert(&(n as u64))`, `insert(&(n as i64))` |
+//! | another integer type (`numpy.int64`, anything with `__index__`) | as the `int` it converts to | as that `int` |
 //!
 //! So `"abc"`, `b"abc"`, `bytearray(b"abc")` and `memoryview(b"abc")` are
 //! one key, and an int is never the same key as any bytes. Like Rust's
 //! `-1i64` and `u64::MAX`, the ints `-1` and `2**64 - 1` share their 64
 //! bits and so are one key. Other ints raise `OverflowError`, and other
-//! types `TypeError`.
+//! types `TypeError`. An integer of another type is the `int` that
+//! `operator.index` makes of it, as everywhere Python takes an integer: a
+//! key read from a NumPy array is the same key as the `int` of that value.
 //!
 //! Bulk calls hash short keys with the GIL held and release it to insert
 //! or look up a chunk of hashes ([`for_each_chunk`]). Long keys are hashed
@@ -25,13 +28,15 @@
 
 use atomic_bloom::Bytes;
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyByteArray, PyBytes, PyInt, PyMemoryView, PyString};
 use std::hash::{BuildHasher, Hash, Hasher};
 
 /// The types a key may have, for error messages and the stubs.
-pub const ACCEPTED: &str = "str, bytes, bytearray, memoryview or int";
+pub const ACCEPTED: &str =
+    "str, bytes, bytearray, memoryview or int (or an integer type such as numpy.int64)";
 
 /// A key taken from a Python object, ready to hash with or without the
 /// interpreter.
@@ -59,14 +64,23 @@ impl Key {
             int_key(&object).map(Key::Int)
         } else if let Some(bytes) = Buffer::extract(&object)? {
             Ok(Key::Bytes(bytes))
-        } else if object.is_instance_of::<PyInt>() {
+        } else if object.is_instance_of::<PyInt>()
+            || object
+                .get_type()
+                .hasattr(intern!(object.py(), "__index__"))?
+        {
             int_key(&object).map(Key::Int)
         } else {
-            Err(PyTypeError::new_err(format!(
-                "a key must be {ACCEPTED}, not {}",
-                object.get_type().name()?
-            )))
+            Err(not_a_key(&object))
         }
+    }
+}
+
+/// The `TypeError` for `object`, which is none of the key types.
+fn not_a_key(object: &Bound<'_, PyAny>) -> PyErr {
+    match object.get_type().name() {
+        Ok(name) => PyTypeError::new_err(format!("a key must be {ACCEPTED}, not {name}")),
+        Err(error) => error,
     }
 }
 
@@ -120,16 +134,27 @@ impl std::ops::Deref for Buffer {
     }
 }
 
-/// An int key's 64 bits: unsigned if it fits, else two's complement.
+/// An int key's 64 bits: unsigned if it fits, else two's complement. An
+/// object of another type is converted by its `__index__` (pyo3 calls
+/// `PyNumber_Index`); one whose `__index__` refuses (`numpy.bool_`) is not
+/// a key.
 fn int_key(object: &Bound<'_, PyAny>) -> PyResult<u64> {
-    if let Ok(n) = object.extract::<u64>() {
-        return Ok(n);
-    }
-    match object.extract::<i64>() {
-        Ok(n) => Ok(n as u64),
-        Err(_) => Err(PyOverflowError::new_err(
-            "an int key must fit in 64 bits: between -2**63 and 2**64 - 1",
-        )),
+    let py = object.py();
+    let refused = |error: PyErr| {
+        if error.is_instance_of::<PyOverflowError>(py) {
+            PyOverflowError::new_err("an int key must fit in 64 bits: between -2**63 and 2**64 - 1")
+        } else {
+            // The `__index__` error stays visible as the cause.
+            let not_a_key = not_a_key(object);
+            not_a_key.set_cause(py, Some(error));
+            not_a_key
+        }
+    };
+    match object.extract::<u64>() {
+        Ok(n) => Ok(n),
+        Err(error) if !error.is_instance_of::<PyOverflowError>(py) => Err(refused(error)),
+        // Negative, or past 64 bits.
+        Err(_) => object.extract::<i64>().map(|n| n as u64).map_err(refused),
     }
 }
 

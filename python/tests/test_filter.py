@@ -102,6 +102,41 @@ class TestKeys:
         f.add(Name("x"))
         assert "x" in f
 
+    def test_integers_of_other_types_are_the_int_they_convert_to(self):
+        # As everywhere Python takes an integer: `operator.index`.
+        class Index:
+            def __init__(self, n):
+                self.n = n
+
+            def __index__(self):
+                return self.n
+
+        f = BloomFilter(100)
+        assert f.add(Index(7))
+        assert not f.add(7)
+        assert Index(7) in f and Index(8) not in f
+        assert f.add_many([Index(-1), Index(9)]) == 2
+        assert 2**64 - 1 in f and 9 in f
+        assert key_hash(Index(-1)) == key_hash(2**64 - 1)
+        with pytest.raises(OverflowError, match="fit in 64 bits"):
+            f.add(Index(2**64))
+        # An __index__ that refuses makes a TypeError, its reason the cause.
+        with pytest.raises(TypeError, match="not Index") as refused:
+            f.add(Index("seven"))
+        assert isinstance(refused.value.__cause__, TypeError)
+
+    def test_numpy_integers_are_keys(self):
+        np = pytest.importorskip("numpy")
+        f = BloomFilter(100)
+        assert f.add_many(np.array([1, 2, 3], dtype=np.int64)) == 3
+        assert f.contains_many(np.array([1, 2, 3, 4], dtype=np.uint32)) == [True] * 3 + [False]
+        assert np.uint64(2**64 - 1) not in f
+        f.add(-1)
+        assert np.uint64(2**64 - 1) in f
+        # Unlike Python's bool, numpy's is not an integer type.
+        with pytest.raises(TypeError, match="not bool"):
+            f.add(np.bool_(True))
+
     @pytest.mark.parametrize("key", [1.5, None, ("a",), ["a"], object(), {"a": 1}])
     def test_other_types_are_type_errors_naming_the_accepted_ones(self, key):
         f = BloomFilter(100)
