@@ -67,7 +67,10 @@ class BloomFilter:
         """Adds ``key``; returns whether it was new."""
     def __contains__(self, key: Key, /) -> bool: ...
     def add_many(self, keys: Iterable[Key]) -> int:
-        """Adds every key, with the GIL released while inserting; returns how many were new."""
+        """Adds every key, with the GIL released while inserting; returns how many were new.
+
+        A bad key (or an error from the iterable) raises after the keys before it are added,
+        as ``set.update`` does."""
     def update(self, *iterables: Iterable[Key]) -> None:
         """Adds the keys of every iterable given, like ``set.update``."""
     def contains_many(self, keys: Iterable[Key]) -> List[bool]:
@@ -189,7 +192,8 @@ class GrowableBloomFilter:
         """Adds ``key``; returns whether it was new; raises ``FilterFullError``."""
     def __contains__(self, key: Key, /) -> bool: ...
     def add_many(self, keys: Iterable[Key]) -> int:
-        """Adds every key in order; on ``FilterFullError`` the keys before the failing one are in."""
+        """Adds every key in order; on ``FilterFullError``, a bad key or an error from the
+        iterable, the keys before the failing one are in."""
     def update(self, *iterables: Iterable[Key]) -> None: ...
     def contains_many(self, keys: Iterable[Key]) -> List[bool]: ...
     def __eq__(self, other: object, /) -> bool: ...

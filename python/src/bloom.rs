@@ -51,7 +51,8 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
     }
 
     /// Adds every key of an iterable, with the GIL released while keys are
-    /// hashed and inserted; returns how many were new.
+    /// hashed and inserted; returns how many were new. A bad key (or an
+    /// error from the iterable) raises after the keys before it are added.
     fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
         let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
             self.inner.insert_hash_batch(hashes.iter().copied())

@@ -72,7 +72,9 @@ filter_methods!(
         }
 
         /// Adds every key of an iterable, with the GIL released while keys are
-        /// hashed and inserted; returns how many were absent before.
+        /// hashed and inserted; returns how many were absent before. A bad
+        /// key (or an error from the iterable) raises after the keys before
+        /// it are added.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
             let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
                 self.inner.insert_hash_batch(hashes.iter().copied())
@@ -83,7 +85,7 @@ filter_methods!(
         /// Removes one occurrence of every key of an iterable, in order, with
         /// the GIL released; returns how many were removed. `checked` as for
         /// `remove`: a key repeated in the iterable is checked before each
-        /// removal.
+        /// removal. A bad key raises after the keys before it are removed.
         #[pyo3(signature = (keys, *, checked = true))]
         fn remove_many(
             &self,

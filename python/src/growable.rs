@@ -89,7 +89,8 @@ filter_methods!(
 
         /// Adds every key of an iterable, in order, with the GIL released
         /// while keys are hashed and inserted; returns how many were new. On
-        /// `FilterFullError` the keys before the one that did not fit are in.
+        /// `FilterFullError` the keys before the one that did not fit are in,
+        /// and on a bad key (or an error from the iterable) the keys before it.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
             let counts = try_for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
                 hashes.iter().try_fold(0, |new, &hash| {

@@ -267,6 +267,11 @@ pub fn for_each_chunk<S: BuildHasher + Sync, T: Send>(
 
 /// [`for_each_chunk`] for work that can fail: the first error stops it,
 /// before the next chunk's keys are taken from the iterable.
+///
+/// An object that is not a key, or an iterable that raises, stops the call
+/// with that error after the keys before it are worked on: `add_many`
+/// adds every key before a bad one, as `set.update` adds the items before
+/// an unhashable one, and not a whole chunk fewer.
 pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     py: Python<'_>,
     keys: &Bound<'_, PyAny>,
@@ -278,13 +283,20 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     let mut results = Vec::new();
     loop {
         chunk.clear();
+        let mut stopped = None;
         for object in iter.by_ref().take(HashChunk::KEYS) {
-            chunk.push(object?, hasher)?;
+            if let Err(error) = object.and_then(|object| chunk.push(object, hasher)) {
+                stopped = Some(error);
+                break;
+            }
         }
         if chunk.hashes.is_empty() {
-            return Ok(results);
+            return stopped.map_or(Ok(results), Err);
         }
-        let chunk = &mut chunk;
-        results.push(py.detach(|| work(chunk.hash_deferred(hasher)))?);
+        let worked = &mut chunk;
+        results.push(py.detach(|| work(worked.hash_deferred(hasher)))?);
+        if let Some(error) = stopped {
+            return Err(error);
+        }
     }
 }
