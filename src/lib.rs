@@ -82,7 +82,9 @@ pub use growable::{
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::Bytes;
 pub use layout::{Layout, ParseLayoutError};
-pub use persist::{FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, atomic_write};
+pub use persist::{
+    FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter, atomic_write,
+};
 pub use sizing::{MAX_BITS, MAX_HASHES, Sizing, hash_floor};
 #[cfg(loom)]
 #[doc(hidden)]

@@ -3,7 +3,10 @@
 
 mod common;
 
-use atomic_bloom::{AtomicBloom, FORMAT_VERSION, Layout, MAGIC, MAX_BITS, ReadError};
+use atomic_bloom::{
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, FORMAT_VERSION, FilterKind, Layout,
+    MAGIC, MAX_BITS, ReadError, SavedFilter,
+};
 use std::hash::BuildHasherDefault;
 use std::hash::DefaultHasher;
 
@@ -435,4 +438,111 @@ fn saves_keep_the_replaced_files_permissions() {
     f.save(&private).unwrap();
     assert_eq!(mode(&private), 0o600);
     assert_eq!(AtomicBloom::load(&private).unwrap(), f);
+}
+
+/// One filter of each kind, each holding a few keys, and its bytes.
+fn one_of_each_kind() -> Vec<(SavedFilter, Vec<u8>)> {
+    let plain = sample(Layout::Blocked, 7);
+    let counting = AtomicCountingBloom::new(1_000, 0.01).unwrap();
+    let growable = AtomicGrowableBloom::new(100, 0.01).unwrap();
+    for key in 0..500u64 {
+        counting.insert(&key);
+        growable.insert(&key).unwrap();
+    }
+    [
+        SavedFilter::Bloom(plain),
+        SavedFilter::Counting(counting),
+        SavedFilter::Growable(growable),
+    ]
+    .into_iter()
+    .map(|filter| {
+        let mut bytes = Vec::new();
+        filter.write_to(&mut bytes).unwrap();
+        (filter, bytes)
+    })
+    .collect()
+}
+
+/// Whether two saved filters are the same kind with the same contents.
+fn same(a: &SavedFilter, b: &SavedFilter) -> bool {
+    match (a, b) {
+        (SavedFilter::Bloom(a), SavedFilter::Bloom(b)) => a == b,
+        (SavedFilter::Counting(a), SavedFilter::Counting(b)) => a == b,
+        (SavedFilter::Growable(a), SavedFilter::Growable(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// A reader of any kind gives back each kind as it was written, from
+/// bytes, a stream and a file, and reports a bad file as the kind's own
+/// reader would.
+#[test]
+fn a_saved_filter_of_any_kind_reads_back_as_its_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    for (filter, bytes) in one_of_each_kind() {
+        let path = dir.path().join("any.abf");
+        std::fs::write(&path, &bytes).unwrap();
+        for read in [
+            SavedFilter::from_bytes(&bytes),
+            SavedFilter::read_from(bytes.as_slice()),
+            SavedFilter::load(&path),
+        ] {
+            let read = read.unwrap();
+            assert!(
+                same(&read, &filter),
+                "{:?} read back as {read:?}",
+                filter.kind()
+            );
+        }
+        let mut cut = bytes.clone();
+        cut.truncate(bytes.len() - 1);
+        assert!(matches!(
+            SavedFilter::read_from(cut.as_slice()),
+            Err(ReadError::Truncated { .. })
+        ));
+    }
+    assert!(matches!(
+        SavedFilter::from_bytes(b"not a filter at all"),
+        Err(ReadError::BadMagic)
+    ));
+    assert!(matches!(
+        SavedFilter::load(dir.path().join("missing")),
+        Err(ReadError::Io(_))
+    ));
+}
+
+/// A FIFO has no length and can be read once: every kind's `load`, and
+/// the reader of any kind, read it as a stream, as `save` writes one.
+#[cfg(unix)]
+#[test]
+fn a_filter_loads_from_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("filter.fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Each load opens the FIFO once, while a thread writes the bytes into it.
+    let through_fifo = |bytes: &[u8], load: &dyn Fn() -> SavedFilter| {
+        let writer = {
+            let (fifo, bytes) = (fifo.clone(), bytes.to_vec());
+            std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())
+        };
+        let read = load();
+        writer.join().unwrap();
+        read
+    };
+    for (filter, bytes) in one_of_each_kind() {
+        let by_kind = through_fifo(&bytes, &|| match filter.kind() {
+            FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::load(&fifo).unwrap()),
+            FilterKind::Counting => {
+                SavedFilter::Counting(AtomicCountingBloom::load(&fifo).unwrap())
+            }
+            _ => SavedFilter::Growable(AtomicGrowableBloom::load(&fifo).unwrap()),
+        });
+        assert!(same(&by_kind, &filter), "{:?}", filter.kind());
+        let any = through_fifo(&bytes, &|| SavedFilter::load(&fifo).unwrap());
+        assert!(same(&any, &filter), "{:?}", filter.kind());
+    }
 }

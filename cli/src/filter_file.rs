@@ -4,9 +4,9 @@
 
 use anyhow::{Context, Result, bail};
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, FilterKind, GrowthError,
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, FilterKind, GrowthError, SavedFilter,
 };
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 /// A loaded filter file.
@@ -17,19 +17,21 @@ pub enum Filter {
 }
 
 impl Filter {
-    /// Loads a file of any kind, naming the file in the error.
+    /// Loads a file of any kind (a FIFO or `<(...)` too), naming the file
+    /// in the error.
     pub fn load(path: &Path) -> Result<Filter> {
-        let context = || format!("cannot load {}", path.display());
-        let mut start = Vec::with_capacity(48);
-        std::fs::File::open(path)
-            .and_then(|file| file.take(48).read_to_end(&mut start))
-            .with_context(context)?;
-        let filter = match FilterKind::of_header(&start).with_context(context)? {
-            FilterKind::Counting => AtomicCountingBloom::load(path).map(Filter::Counting),
-            FilterKind::Growable => AtomicGrowableBloom::load(path).map(Filter::Growable),
-            _ => AtomicBloom::load(path).map(Filter::Plain),
-        };
-        filter.with_context(context)
+        let saved =
+            SavedFilter::load(path).with_context(|| format!("cannot load {}", path.display()))?;
+        Ok(match saved {
+            SavedFilter::Counting(filter) => Filter::Counting(filter),
+            SavedFilter::Growable(filter) => Filter::Growable(filter),
+            SavedFilter::Bloom(filter) => Filter::Plain(filter),
+            other => bail!(
+                "{} holds a {} filter, which this build cannot use",
+                path.display(),
+                other.kind()
+            ),
+        })
     }
 
     /// The kind the file holds.

@@ -27,9 +27,8 @@ mod keys;
 mod params;
 mod saved;
 
-use atomic_bloom::{FilterKind, WyBuildHasher};
+use atomic_bloom::{SavedFilter, WyBuildHasher};
 use pyo3::prelude::*;
-use std::io::Read;
 use std::path::PathBuf;
 
 /// The 64-bit hash of `key` under `seed`, as every filter of that seed
@@ -43,28 +42,31 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
 
 /// Reads a filter file of any kind: a `BloomFilter`, a
 /// `CountingBloomFilter` or a `GrowableBloomFilter`, as the file's header
-/// says.
+/// says (a named pipe too).
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
-    let mut start = Vec::with_capacity(48);
-    std::fs::File::open(&path)
-        .and_then(|file| file.take(48).read_to_end(&mut start))
-        .map_err(|err| errors::file_error(py, err, &path))?;
-    let kind = FilterKind::of_header(&start).map_err(errors::read_error)?;
-    Ok(match kind {
-        FilterKind::Counting => counting::CountingBloomFilter::load_path(py, path)?
+    let saved = py
+        .detach(|| SavedFilter::load(&path))
+        .map_err(|err| errors::read_file_error(py, err, &path))?;
+    let object = match saved {
+        SavedFilter::Counting(filter) => counting::CountingBloomFilter::wrap(filter)
             .into_pyobject(py)?
-            .into_any()
-            .unbind(),
-        FilterKind::Growable => growable::GrowableBloomFilter::load_path(py, path)?
+            .into_any(),
+        SavedFilter::Growable(filter) => growable::GrowableBloomFilter::wrap(filter)
             .into_pyobject(py)?
-            .into_any()
-            .unbind(),
-        _ => bloom::BloomFilter::load_path(py, path)?
+            .into_any(),
+        SavedFilter::Bloom(filter) => bloom::BloomFilter::wrap(filter)
             .into_pyobject(py)?
-            .into_any()
-            .unbind(),
-    })
+            .into_any(),
+        other => {
+            return Err(errors::CorruptFilterError::new_err(format!(
+                "{} holds a {} filter, which this build cannot read",
+                path.display(),
+                other.kind()
+            )));
+        }
+    };
+    Ok(object.unbind())
 }
 
 #[pymodule(gil_used = false)]

@@ -8,7 +8,7 @@
 //! [`filter_methods!`] makes a class's `#[pymethods]` block from its own
 //! methods and these.
 //!
-//! It also makes `wrap` (a filter into the class) and `load_path` (which
+//! It also makes `wrap` (a filter into the class, which
 //! `atomic_bloom.load` calls). Among its own methods a class defines
 //! `add_many(&self, py, keys) -> PyResult<usize>` (which `update` calls)
 //! and `copy(&self, py) -> PyResult<Self>` (which `copy.copy` and
@@ -53,13 +53,8 @@ pub(crate) fn py_float(py: pyo3::Python<'_>, x: f64) -> pyo3::PyResult<String> {
 macro_rules! filter_methods {
     ($class:ident($inner:ty), $what:literal, { $($own:tt)* }) => {
         impl $class {
-            fn wrap(inner: $inner) -> Self {
+            pub(crate) fn wrap(inner: $inner) -> Self {
                 $class { inner }
-            }
-
-            /// The filter saved at `path`, for `atomic_bloom.load`.
-            pub(crate) fn load_path(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
-                $crate::saved::load(py, path).map(Self::wrap)
             }
         }
 
@@ -134,7 +129,7 @@ macro_rules! filter_methods {
                 py: Python<'_>,
                 path: std::path::PathBuf,
             ) -> PyResult<Self> {
-                Self::load_path(py, path)
+                $crate::saved::load(py, path).map(Self::wrap)
             }
 
             /// The filter in the library's format.

@@ -1,9 +1,11 @@
 """Saving, loading and pickling, and the files Python, Rust and the CLI share."""
 
 import errno
+import os
 import pickle
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -83,6 +85,21 @@ class TestRoundTrips:
         assert cls.from_bytes(memoryview(f.to_bytes())) == f
         for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
             assert pickle.loads(pickle.dumps(f, protocol)) == f
+
+    @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+    @pytest.mark.parametrize("cls", [BloomFilter, CountingBloomFilter, GrowableBloomFilter])
+    def test_a_filter_loads_from_a_named_pipe(self, cls, tmp_path):
+        # A pipe has no length and is read once: it is read as a stream.
+        f = cls(1000, 0.01)
+        f.add_many(range(300))
+        pipe = tmp_path / "filter.fifo"
+        os.mkfifo(pipe)
+        for load in (cls.load, atomic_bloom.load):
+            writer = threading.Thread(target=pipe.write_bytes, args=(f.to_bytes(),))
+            writer.start()
+            loaded = load(pipe)
+            writer.join()
+            assert type(loaded) is cls and loaded == f
 
     def test_pickles_carry_the_validated_format(self):
         f = BloomFilter(100)

@@ -4,15 +4,19 @@
 //! the [`format`](crate::docs::format) chapter. Here: the header and its
 //! frame, and the three readers (bytes, stream, file) and the writer, each
 //! written once for every filter kind ([`Stored`]). The kinds' public
-//! methods are in `bloom.rs` and `counting.rs`; [`atomic_write`], the atomic
-//! save under every `save`, in `atomic_write.rs`.
+//! methods are in `bloom.rs`, `counting.rs` and `growable.rs`; a file of
+//! whichever kind its header names is read as a [`SavedFilter`]
+//! (`saved_filter.rs`); [`atomic_write`], the atomic save under every
+//! `save`, is in `atomic_write.rs`.
 
 mod atomic_write;
 mod bloom;
 mod counting;
 mod growable;
+mod saved_filter;
 
 pub use atomic_write::atomic_write;
+pub use saved_filter::SavedFilter;
 
 use crate::bit_array::BitArray;
 use crate::error::BuildError;
@@ -217,8 +221,9 @@ impl FilterKind {
     }
 
     /// The kind of filter a file holds, from its first bytes (the first 48
-    /// suffice; a shorter file gives what its bytes allow): for a program
-    /// that reads files of either kind, such as a command-line tool. Only
+    /// suffice; a shorter file gives what its bytes allow). A program that
+    /// reads files of any kind reads them as a [`SavedFilter`], which asks
+    /// this and then reads the rest of the same stream. Only
     /// the magic, the version and the kind byte are checked: whether the
     /// rest of the file is intact, the kind's reader says.
     ///
@@ -713,12 +718,20 @@ fn read_growing(mut input: impl Read, bytes: &mut Vec<u8>, limit: u64) -> Result
 /// Loads a file: its length is checked against the frame before the array
 /// is allocated, then the body streams straight into the array, and the
 /// header is interpreted once the checksum over it all has matched.
+///
+/// A path that is not a regular file (a FIFO, `/dev/stdin` on a pipe, a
+/// process substitution) has no length to check and can be read only
+/// once: it is read as a stream, as `save` writes one (`atomic_write`).
 fn load_file<F: Stored<S>, S: BuildHasher + 'static>(
     path: &Path,
     hasher: impl FnOnce(&Header) -> Result<S, ReadError>,
 ) -> Result<F, ReadError> {
     let mut file = File::open(path)?;
-    let actual = file.metadata()?.len();
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return read_stream(file, hasher);
+    }
+    let actual = metadata.len();
     let (header_bytes, frame) = read_header(&mut file, F::KIND)?;
     frame.check_len(actual)?;
     let expected = frame.file_len();

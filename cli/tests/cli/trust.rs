@@ -105,6 +105,58 @@ fn a_named_pipe_is_read_once_and_every_key_inserted() {
     assert_holds(&out, &keys, "fifo");
 }
 
+/// A filter read from a named pipe (or `<(...)`, or `/dev/stdin` on a
+/// pipe), which can be read only once, is read whole: its header is not
+/// read a second time from where the first read left off.
+#[test]
+fn a_filter_is_read_from_a_named_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = lines("k", 5000);
+    let keys_path = keys_file(dir.path(), "k.txt", keys.iter().cloned());
+    let fifo = dir.path().join("filter.fifo");
+    mkfifo(&fifo);
+    for kind in [&[][..], &["--counting"], &["--growable"]] {
+        let saved = dir.path().join("f.bloom");
+        let mut build = vec!["build", s(&keys_path), "-o", s(&saved)];
+        build.extend_from_slice(kind);
+        ok(&build, b"");
+        for args in [
+            vec!["query", "--quiet", s(&fifo), s(&keys_path)],
+            vec!["info", s(&fifo)],
+        ] {
+            let writer = {
+                let (fifo, bytes) = (fifo.clone(), std::fs::read(&saved).unwrap());
+                std::thread::spawn(move || std::fs::write(fifo, bytes))
+            };
+            let mut child = bin()
+                .args(&args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // A reader that opened the pipe a second time would wait for
+            // another writer forever.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while child.try_wait().unwrap().is_none() {
+                if Instant::now() > deadline {
+                    child.kill().unwrap();
+                    panic!("{kind:?} {args:?}: still waiting after 60 s");
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{kind:?} {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // The writer may have been cut off by a failed reader: its
+            // result is not the test's.
+            let _ = writer.join();
+        }
+    }
+}
+
 #[test]
 fn every_kind_of_output_path_is_written_as_what_it_is() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,0 +1,103 @@
+//! [`SavedFilter`]: a saved filter of whichever kind its header names.
+
+use super::{FilterKind, ReadError, V2_HEADER_LEN};
+use crate::counting::AtomicCountingBloom;
+use crate::filter::AtomicBloom;
+use crate::growable::AtomicGrowableBloom;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// A filter of whichever kind a saved file holds, as its header says: what
+/// a program that reads any filter file it is given loads (the
+/// `atomic-bloom` CLI, Python's `atomic_bloom.load`). Filters written with
+/// the default hasher only; a program that knows the kind it expects
+/// reads it with that kind's own reader.
+///
+/// ```
+/// use atomic_bloom::{AtomicCountingBloom, FilterKind, SavedFilter};
+/// let counting = AtomicCountingBloom::new(100, 0.01)?;
+/// counting.insert("k");
+/// match SavedFilter::from_bytes(&counting.to_bytes()?)? {
+///     SavedFilter::Counting(read) => assert_eq!(read, counting),
+///     other => panic!("read {:?}", other.kind()),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SavedFilter {
+    /// A plain filter ([`FilterKind::Bloom`]).
+    Bloom(AtomicBloom),
+    /// A counting filter ([`FilterKind::Counting`]).
+    Counting(AtomicCountingBloom),
+    /// A growable filter ([`FilterKind::Growable`]).
+    Growable(AtomicGrowableBloom),
+}
+
+impl SavedFilter {
+    /// The filter in `bytes`, of the kind its header names.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+        Ok(match FilterKind::of_header(bytes)? {
+            FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::from_bytes(bytes)?),
+            FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::from_bytes(bytes)?),
+            FilterKind::Growable => SavedFilter::Growable(AtomicGrowableBloom::from_bytes(bytes)?),
+        })
+    }
+
+    /// Reads the one filter a stream holds, of the kind its header names.
+    /// The header is read once: the kind's reader continues from it.
+    pub fn read_from(mut input: impl Read) -> Result<Self, ReadError> {
+        let mut start = Vec::with_capacity(V2_HEADER_LEN);
+        (&mut input)
+            .take(V2_HEADER_LEN as u64)
+            .read_to_end(&mut start)?;
+        let kind = FilterKind::of_header(&start)?;
+        let input = start.as_slice().chain(input);
+        Ok(match kind {
+            FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::read_from(input)?),
+            FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::read_from(input)?),
+            FilterKind::Growable => SavedFilter::Growable(AtomicGrowableBloom::read_from(input)?),
+        })
+    }
+
+    /// Loads the filter file at `path`, of the kind its header names. A
+    /// regular file is loaded by its kind's `load`, which reads the body
+    /// straight into the filter; anything else (a FIFO, `/dev/stdin` on a
+    /// pipe) can be read only once, and is read as a stream
+    /// ([`read_from`](Self::read_from)).
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
+        let path = path.as_ref();
+        let mut file = File::open(path)?;
+        if !file.metadata()?.is_file() {
+            return Self::read_from(file);
+        }
+        let mut start = Vec::with_capacity(V2_HEADER_LEN);
+        (&mut file)
+            .take(V2_HEADER_LEN as u64)
+            .read_to_end(&mut start)?;
+        Ok(match FilterKind::of_header(&start)? {
+            FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::load(path)?),
+            FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::load(path)?),
+            FilterKind::Growable => SavedFilter::Growable(AtomicGrowableBloom::load(path)?),
+        })
+    }
+
+    /// The kind of filter this is.
+    pub fn kind(&self) -> FilterKind {
+        match self {
+            SavedFilter::Bloom(_) => FilterKind::Bloom,
+            SavedFilter::Counting(_) => FilterKind::Counting,
+            SavedFilter::Growable(_) => FilterKind::Growable,
+        }
+    }
+
+    /// Writes the filter in its kind's format, as its `write_to` does.
+    pub fn write_to(&self, output: impl Write) -> std::io::Result<()> {
+        match self {
+            SavedFilter::Bloom(filter) => filter.write_to(output),
+            SavedFilter::Counting(filter) => filter.write_to(output),
+            SavedFilter::Growable(filter) => filter.write_to(output),
+        }
+    }
+}
