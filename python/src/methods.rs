@@ -97,6 +97,12 @@ macro_rules! filter_methods {
                 self.inner == other.inner
             }
 
+            /// The object's size with the memory of its bits, so that
+            /// `sys.getsizeof` counts what the filter holds.
+            fn __sizeof__(&self) -> u64 {
+                std::mem::size_of::<Self>() as u64 + self.inner.memory_bytes() as u64
+            }
+
             fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
                 self.copy(py)
             }

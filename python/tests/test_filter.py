@@ -1,9 +1,11 @@
 """BloomFilter: construction, keys, bulk calls, set operations, estimates."""
 
 import copy
+import sys
 
 import pytest
 
+import atomic_bloom
 from atomic_bloom import BloomFilter, IncompatibleFilterError, key_hash
 
 LAYOUTS = ["standard", "blocked", "word", "sectorized"]
@@ -275,6 +277,14 @@ class TestCopyClearEstimates:
             assert c == f and c is not f
             c.add("b")
             assert "b" not in f
+
+    @pytest.mark.parametrize(
+        "cls", [BloomFilter, atomic_bloom.CountingBloomFilter, atomic_bloom.GrowableBloomFilter]
+    )
+    def test_getsizeof_counts_the_bits(self, cls):
+        small, large = cls(1_000), cls(1_000_000)
+        assert sys.getsizeof(small) >= small.memory_bytes
+        assert sys.getsizeof(large) - sys.getsizeof(small) == large.memory_bytes - small.memory_bytes
 
     def test_clear_removes_every_key(self):
         f = BloomFilter(1000)
