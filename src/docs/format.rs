@@ -35,7 +35,8 @@
 //! refused), so every file a reader accepts writes back byte for byte. A reader of one
 //! kind given a file of the other says so
 //! ([`ReadError::WrongKind`](crate::ReadError::WrongKind)), once the
-//! checksum has matched.
+//! checksum has matched; [`SavedFilter`](crate::SavedFilter) reads a file
+//! of whichever kind its kind byte names.
 //!
 //! Ids are append-only: a new layout, hasher or filter kind gets a new
 //! number, and a reader rejects numbers it does not know. A change to the
