@@ -14,7 +14,8 @@ BytesLike: TypeAlias = Union[bytes, bytearray, memoryview]
 Layout: TypeAlias = Literal["standard", "blocked", "word", "sectorized"]
 """How bits are placed; None where a filter is built means the library's
 default, "blocked"."""
-StrPath: TypeAlias = Union[str, "os.PathLike[str]"]
+StrOrBytesPath: TypeAlias = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+"""A path, as Python's file functions take one."""
 
 __all__ = [
     "BloomFilter",
@@ -43,7 +44,7 @@ class IncompatibleFilterError(ValueError):
 def key_hash(key: Key, seed: int = 0) -> int:
     """The 64-bit hash of ``key`` under ``seed``, as filters compute it."""
 
-def load(path: StrPath) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter]:
+def load(path: StrOrBytesPath) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter]:
     """Reads a filter file of any kind, as its header says."""
 
 @final
@@ -104,10 +105,10 @@ class BloomFilter:
     def memory_bytes(self) -> int: ...
     def __sizeof__(self) -> int:
         """The object's size with the memory of its bits (``sys.getsizeof``)."""
-    def save(self, path: StrPath) -> None:
+    def save(self, path: StrOrBytesPath) -> None:
         """Writes the filter to ``path`` atomically; raises ``OSError``."""
     @classmethod
-    def load(cls, path: StrPath) -> BloomFilter:
+    def load(cls, path: StrOrBytesPath) -> BloomFilter:
         """Reads a filter file; raises ``OSError`` or ``CorruptFilterError``."""
     def to_bytes(self) -> bytes:
         """The filter in the library's format."""
@@ -161,9 +162,9 @@ class CountingBloomFilter:
     def memory_bytes(self) -> int: ...
     def __sizeof__(self) -> int:
         """The object's size with the memory of its bits (``sys.getsizeof``)."""
-    def save(self, path: StrPath) -> None: ...
+    def save(self, path: StrOrBytesPath) -> None: ...
     @classmethod
-    def load(cls, path: StrPath) -> CountingBloomFilter: ...
+    def load(cls, path: StrOrBytesPath) -> CountingBloomFilter: ...
     def to_bytes(self) -> bytes: ...
     @classmethod
     def from_bytes(cls, data: BytesLike) -> CountingBloomFilter: ...
@@ -232,9 +233,9 @@ class GrowableBloomFilter:
     def memory_bytes(self) -> int: ...
     def __sizeof__(self) -> int:
         """The object's size with the memory of its bits (``sys.getsizeof``)."""
-    def save(self, path: StrPath) -> None: ...
+    def save(self, path: StrOrBytesPath) -> None: ...
     @classmethod
-    def load(cls, path: StrPath) -> GrowableBloomFilter: ...
+    def load(cls, path: StrOrBytesPath) -> GrowableBloomFilter: ...
     def to_bytes(self) -> bytes: ...
     @classmethod
     def from_bytes(cls, data: BytesLike) -> GrowableBloomFilter: ...

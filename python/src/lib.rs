@@ -29,7 +29,6 @@ mod saved;
 
 use atomic_bloom::{SavedFilter, WyBuildHasher};
 use pyo3::prelude::*;
-use std::path::PathBuf;
 
 /// The 64-bit hash of `key` under `seed`, as every filter of that seed
 /// computes it: for checking another implementation against this one
@@ -44,7 +43,8 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
 /// `CountingBloomFilter` or a `GrowableBloomFilter`, as the file's header
 /// says (a named pipe too).
 #[pyfunction]
-fn load(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
+fn load(py: Python<'_>, path: saved::FsPath) -> PyResult<Py<PyAny>> {
+    let saved::FsPath(path) = path;
     let saved = py
         .detach(|| SavedFilter::load(&path))
         .map_err(|err| errors::read_file_error(py, err, &path))?;

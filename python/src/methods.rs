@@ -124,7 +124,7 @@ macro_rules! filter_methods {
             }
 
             /// Writes the filter to `path` in the library's format, atomically.
-            fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+            fn save(&self, py: Python<'_>, path: $crate::saved::FsPath) -> PyResult<()> {
                 $crate::saved::save(py, &self.inner, path)
             }
 
@@ -133,7 +133,7 @@ macro_rules! filter_methods {
             fn load(
                 _cls: &Bound<'_, pyo3::types::PyType>,
                 py: Python<'_>,
-                path: std::path::PathBuf,
+                path: $crate::saved::FsPath,
             ) -> PyResult<Self> {
                 $crate::saved::load(py, path).map(Self::wrap)
             }

@@ -12,9 +12,26 @@ use crate::keys::Buffer;
 use atomic_bloom::{AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, BuildError, ReadError};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::PyBytes;
 use std::io;
 use std::path::{Path, PathBuf};
+
+/// A path argument, taken as Python's file functions take one: `str`,
+/// `bytes` or any `os.PathLike` (pyo3's own `PathBuf` takes no `bytes`).
+/// `os.fsdecode` makes a `str` of it, which the file system's encoding
+/// turns back into the same bytes (undecodable ones by `surrogateescape`).
+pub struct FsPath(pub PathBuf);
+
+impl FromPyObject<'_, '_> for FsPath {
+    type Error = PyErr;
+
+    fn extract(object: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        static FSDECODE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let fsdecode = FSDECODE.import(object.py(), "os", "fsdecode")?;
+        Ok(FsPath(fsdecode.call1((object,))?.extract()?))
+    }
+}
 
 /// A filter type the format holds.
 pub trait Saved: Sized + Send + Sync {
@@ -64,13 +81,13 @@ pub fn from_bytes<F: Saved>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult
 
 /// Writes the filter to `path` atomically (a temporary file, then a
 /// rename: a crash leaves the old file or the new one).
-pub fn save<F: Saved>(py: Python<'_>, filter: &F, path: PathBuf) -> PyResult<()> {
+pub fn save<F: Saved>(py: Python<'_>, filter: &F, FsPath(path): FsPath) -> PyResult<()> {
     py.detach(|| filter.save(&path))
         .map_err(|err| file_error(py, err, &path))
 }
 
 /// Reads a filter from `path`.
-pub fn load<F: Saved>(py: Python<'_>, path: PathBuf) -> PyResult<F> {
+pub fn load<F: Saved>(py: Python<'_>, FsPath(path): FsPath) -> PyResult<F> {
     py.detach(|| F::load(&path))
         .map_err(|err| read_file_error(py, err, &path))
 }

@@ -101,6 +101,20 @@ class TestRoundTrips:
             writer.join()
             assert type(loaded) is cls and loaded == f
 
+    def test_paths_are_taken_as_open_takes_them(self, tmp_path):
+        # str, bytes and os.PathLike, and on POSIX a name that is not UTF-8.
+        f = BloomFilter(100)
+        f.add("x")
+        names = [tmp_path / "a.abf", str(tmp_path / "b.abf"), os.fsencode(tmp_path / "c.abf")]
+        if os.name == "posix":
+            names.append(os.fsencode(tmp_path) + b"/not-utf8-\xff.abf")
+        for name in names:
+            f.save(name)
+            assert os.path.exists(name)
+            assert BloomFilter.load(name) == f and atomic_bloom.load(name) == f
+        with pytest.raises(TypeError, match="str, bytes or os.PathLike"):
+            f.save(3)
+
     def test_pickles_carry_the_validated_format(self):
         f = BloomFilter(100)
         assert f.to_bytes() in pickle.dumps(f)
