@@ -26,7 +26,8 @@ Spark's own ``BloomFilter`` sketch merges the same way
 Keys are the column's values: ``str`` (StringType), ``bytes``
 (BinaryType) or ``int`` (integral types), hashed as everywhere else in the
 library, so a filter built here answers like one built from the same keys
-by the CLI or in Rust. Nulls are not keys: they are skipped when building
+by the CLI or in Rust. A column of another type is a ``TypeError`` on the
+driver, before any job runs. Nulls are not keys: they are skipped when building
 and never kept by ``prefilter``, as SQL joins never match them.
 
 Requires ``pyspark`` with its SQL extras, pyarrow and pandas
@@ -69,7 +70,7 @@ def build_filter(
     from pyspark.sql import functions as F
 
     key = F.col(column) if isinstance(column, str) else column
-    values = df.select(key.alias("key")).where(F.col("key").isNotNull())
+    values = _keys(df.select(key.alias("key"))).where(F.col("key").isNotNull())
     if expected_items is None:
         expected_items = max(values.count(), 1)
     items = expected_items  # an int now; a closure would not see it narrowed
@@ -94,6 +95,20 @@ def build_filter(
         return empty
     merged = filters.map(lambda row: row[0]).treeReduce(_union_bytes, depth=depth)
     return BloomFilter.from_bytes(merged)
+
+
+def _keys(column: "DataFrame") -> "DataFrame":
+    """``column``, a one-column DataFrame, if its values can be keys: a
+    ``TypeError`` on the driver otherwise, rather than one in every task."""
+    from pyspark.sql.types import BinaryType, IntegralType, StringType
+
+    field = column.schema.fields[0]
+    if not isinstance(field.dataType, (StringType, BinaryType, IntegralType)):
+        raise TypeError(
+            f"a key column must be string, binary or integral, "
+            f"not {field.dataType.simpleString()}"
+        )
+    return column
 
 
 def _union_bytes(left: bytes | bytearray, right: bytes | bytearray) -> bytes:
@@ -133,4 +148,7 @@ def prefilter(df: "DataFrame", column: "str | Column", bloom: BloomFilter) -> "D
     Bloom filter has no false negatives); about ``false_positive_rate`` of
     the others are kept too, so follow it with the exact join.
     """
+    from pyspark.sql import functions as F
+
+    _keys(df.select(F.col(column) if isinstance(column, str) else column))
     return df.where(contains_udf(bloom, df.sparkSession)(column))

@@ -118,3 +118,13 @@ def test_a_saved_spark_filter_loads_in_the_cli(users, cli, tmp_path):
 def test_bad_parameters_fail_on_the_driver(users):
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
         build_filter(users, "email", expected_items=10, false_positive_rate=2.0)
+
+
+def test_a_column_of_another_type_fails_on_the_driver(spark, users):
+    # Doubles, dates or structs are not keys: said before any job runs.
+    prices = spark.createDataFrame([(1.5,), (2.5,)], "price double")
+    with pytest.raises(TypeError, match="string, binary or integral, not double"):
+        build_filter(prices, "price", expected_items=10)
+    seen = build_filter(users, "email", expected_items=KEYS)
+    with pytest.raises(TypeError, match="not double"):
+        prefilter(prices, "price", seen)
