@@ -47,10 +47,19 @@ pub struct Args {
     /// With --growable: keys the first sub-filter holds.
     #[arg(long, requires = "growable", default_value_t = 1000)]
     initial_capacity: usize,
-    /// With --growable: the most bytes the sub-filters may take. A build
-    /// that needs more stops with an error and writes nothing.
-    #[arg(long, requires = "growable")]
+    /// With --growable: the most bytes the sub-filters may take, as a
+    /// number of bytes or with a unit (`512MiB`, `2GB`). A build that needs
+    /// more stops with an error and writes nothing.
+    #[arg(long, requires = "growable", value_parser = bytes)]
     memory_limit: Option<u64>,
+}
+
+/// A size in bytes: a number, with an optional unit of the decimal (`KB`,
+/// `MB`, `GB`) or binary (`KiB`, `MiB`, `GiB`) kind, as parse-size reads it.
+fn bytes(size: &str) -> Result<u64, String> {
+    parse_size::parse_size(size).map_err(|error| {
+        format!("{error}; expected a size in bytes, such as 500000000, 512MiB or 2GB")
+    })
 }
 
 pub fn run(args: Args) -> Result<()> {

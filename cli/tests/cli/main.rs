@@ -265,6 +265,34 @@ fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
     );
     assert_fails(&out, "memory limit of 100000");
     assert!(!limited.exists());
+    // A limit may have a unit; a size that is none is refused by name.
+    let out = run_with_stdin(
+        &[
+            "build",
+            "--growable",
+            "--memory-limit",
+            "1MiB",
+            "-o",
+            s(&limited),
+        ],
+        b"k\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout(&run(&["info", s(&limited)])).contains("limit 1048576"));
+    let out = run(&[
+        "build",
+        "--growable",
+        "--memory-limit",
+        "lots",
+        "-o",
+        s(&limited),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected a size in bytes"));
 
     let out = run(&["remove", s(&filter), s(&filter)]);
     assert_fails(
