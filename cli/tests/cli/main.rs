@@ -592,4 +592,10 @@ fn demo_runs_on_a_small_workload() {
     let text = stdout(&out);
     assert!(text.contains("false-positive rate"), "{text}");
     assert!(text.contains("behind a Mutex"), "{text}");
+    // No requests is refused; pages past the memory are an error, not an
+    // abort.
+    let out = run(&["demo", "--urls", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["demo", "--urls", "10", "--distinct", &u64::MAX.to_string()]);
+    assert_fails(&out, "cannot allocate");
 }
