@@ -15,8 +15,9 @@ use pyo3::prelude::*;
 /// A Bloom filter that many threads share without a lock.
 ///
 /// Sized for `expected_items` keys at `false_positive_rate`; keys are
-/// `str`, `bytes`, `bytearray`, `memoryview` or `int`, hashed so that the
-/// same keys give the same answers from the CLI and from Rust.
+/// `str`, `bytes`, `bytearray`, `memoryview` or `int` (any integer type,
+/// `numpy.int64` too), hashed so that the same keys give the same answers
+/// from the CLI and from Rust.
 #[pyclass(module = "atomic_bloom", name = "BloomFilter", frozen)]
 pub struct BloomFilter {
     pub(crate) inner: AtomicBloom,

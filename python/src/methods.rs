@@ -103,10 +103,13 @@ macro_rules! filter_methods {
                 std::mem::size_of::<Self>() as u64 + self.inner.memory_bytes() as u64
             }
 
+            /// A copy, as `copy` makes (`copy.copy`).
             fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
                 self.copy(py)
             }
 
+            /// A copy, as `copy` makes (`copy.deepcopy`: a filter holds no
+            /// Python objects).
             fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
                 self.copy(py)
             }
