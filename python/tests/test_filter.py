@@ -269,6 +269,19 @@ class TestSetOperations:
             BloomFilter(100) | {"a"}
 
 
+@pytest.mark.parametrize(
+    "cls", [BloomFilter, atomic_bloom.CountingBloomFilter, atomic_bloom.GrowableBloomFilter]
+)
+def test_every_method_has_a_docstring(cls):
+    # Python-level dunders too; the slot wrappers (`__or__`, ...) have
+    # CPython's own.
+    names = [n for n in vars(cls) if not n.startswith("_")]
+    names += ["__copy__", "__deepcopy__", "__sizeof__", "__reduce__"]
+    undocumented = [n for n in names if not (getattr(cls, n).__doc__ or "").strip()]
+    assert not undocumented
+    assert cls.__doc__ and cls.__doc__.strip()
+
+
 class TestCopyClearEstimates:
     def test_copies_are_equal_and_independent(self):
         f = BloomFilter(1000)
