@@ -19,6 +19,11 @@
 //! `operator.index` makes of it, as everywhere Python takes an integer: a
 //! key read from a NumPy array is the same key as the `int` of that value.
 //!
+//! A bulk call given a one-dimensional buffer of integers (a NumPy
+//! integer array, `array.array`, `bytes`) reads its values a chunk at a
+//! time ([`IntBuffer`]): the keys iterating it gives, without a Python
+//! object per key.
+//!
 //! Bulk calls hash short keys with the GIL held and release it to insert
 //! or look up a chunk of hashes ([`for_each_chunk`]). Long keys are hashed
 //! after the release, so they must outlive it without the interpreter:
@@ -31,7 +36,9 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyMemoryView, PyString};
+use pyo3::types::{
+    PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMemoryView, PySet, PySlice, PyString, PyTuple,
+};
 use std::hash::{BuildHasher, Hash, Hasher};
 
 /// The types a key may have, for error messages and the stubs.
@@ -265,6 +272,147 @@ pub fn for_each_chunk<S: BuildHasher + Sync, T: Send>(
     try_for_each_chunk(py, keys, hasher, |hashes| Ok(work(hashes)))
 }
 
+/// A one-dimensional buffer of integers (a NumPy integer array, an
+/// `array.array`, `bytes`): its keys are its values, the keys iterating it
+/// gives, read a chunk at a time with one copy instead of one Python
+/// object per key.
+struct IntBuffer<'py> {
+    view: Bound<'py, PyMemoryView>,
+    len: usize,
+    format: IntFormat,
+}
+
+/// How a buffer's integers are stored.
+#[derive(Clone, Copy)]
+struct IntFormat {
+    /// Bytes per value: 1, 2, 4 or 8.
+    width: usize,
+    signed: bool,
+    order: ByteOrder,
+}
+
+#[derive(Clone, Copy)]
+enum ByteOrder {
+    Little,
+    Big,
+}
+
+impl ByteOrder {
+    const NATIVE: ByteOrder = if cfg!(target_endian = "little") {
+        ByteOrder::Little
+    } else {
+        ByteOrder::Big
+    };
+}
+
+impl<'py> IntBuffer<'py> {
+    /// `keys` as such a buffer, or `None` if it is none (then its keys are
+    /// taken one by one). Lists, tuples, sets, dicts and strings are not
+    /// asked, so that their calls pay nothing for the check.
+    fn extract(keys: &Bound<'py, PyAny>) -> PyResult<Option<Self>> {
+        if keys.is_exact_instance_of::<PyList>()
+            || keys.is_exact_instance_of::<PyTuple>()
+            || keys.is_exact_instance_of::<PySet>()
+            || keys.is_exact_instance_of::<PyDict>()
+            || keys.is_instance_of::<PyString>()
+        {
+            return Ok(None);
+        }
+        let Ok(view) = PyMemoryView::from(keys) else {
+            return Ok(None);
+        };
+        let ndim: usize = view.getattr(intern!(keys.py(), "ndim"))?.extract()?;
+        let width: usize = view.getattr(intern!(keys.py(), "itemsize"))?.extract()?;
+        let format: String = view.getattr(intern!(keys.py(), "format"))?.extract()?;
+        // struct-module format: an optional byte order, then one letter.
+        let (order, letter) = match format.as_bytes() {
+            [letter] | [b'@' | b'=', letter] => (ByteOrder::NATIVE, *letter),
+            [b'<', letter] => (ByteOrder::Little, *letter),
+            [b'>' | b'!', letter] => (ByteOrder::Big, *letter),
+            _ => return Ok(None),
+        };
+        let signed = match letter {
+            b'b' | b'h' | b'i' | b'l' | b'q' | b'n' => true,
+            b'B' | b'H' | b'I' | b'L' | b'Q' | b'N' => false,
+            _ => return Ok(None),
+        };
+        if ndim != 1 || ![1, 2, 4, 8].contains(&width) {
+            return Ok(None);
+        }
+        let len = view.len()?;
+        Ok(Some(IntBuffer {
+            view,
+            len,
+            format: IntFormat {
+                width,
+                signed,
+                order,
+            },
+        }))
+    }
+
+    /// Values `start..end`, copied out of the buffer.
+    fn copy(&self, start: usize, end: usize) -> PyResult<PyBackedBytes> {
+        let py = self.view.py();
+        let slice = PySlice::new(py, start as isize, end as isize, 1);
+        let bytes = self
+            .view
+            .get_item(slice)?
+            .call_method0(intern!(py, "tobytes"))?;
+        Ok(PyBackedBytes::from(bytes.cast_into::<PyBytes>()?))
+    }
+
+    /// [`try_for_each_chunk`] over the buffer's values.
+    fn for_each_chunk<S: BuildHasher + Sync, T: Send>(
+        &self,
+        hasher: &S,
+        mut work: impl FnMut(&[u64]) -> PyResult<T> + Send,
+    ) -> PyResult<Vec<T>> {
+        let py = self.view.py();
+        let mut hashes = Vec::with_capacity(HashChunk::KEYS.min(self.len));
+        let mut results = Vec::new();
+        let format = self.format;
+        for start in (0..self.len).step_by(HashChunk::KEYS) {
+            let bytes = self.copy(start, (start + HashChunk::KEYS).min(self.len))?;
+            results.push(py.detach(|| {
+                hashes.clear();
+                hashes.extend(format.values(&bytes).map(|value| hasher.hash_one(value)));
+                work(&hashes)
+            })?);
+        }
+        Ok(results)
+    }
+}
+
+impl IntFormat {
+    /// Each value of `bytes` as the 64 bits an `int` key of it has.
+    fn values(self, bytes: &[u8]) -> impl Iterator<Item = u64> {
+        let IntFormat {
+            width,
+            signed,
+            order,
+        } = self;
+        bytes.chunks_exact(width).map(move |value| {
+            let mut word = [0u8; 8];
+            match order {
+                ByteOrder::Little => word[..width].copy_from_slice(value),
+                ByteOrder::Big => word[..width]
+                    .iter_mut()
+                    .zip(value.iter().rev())
+                    .for_each(|(w, v)| *w = *v),
+            }
+            let unsigned = u64::from_le_bytes(word);
+            // Sign-extend from the value's width, as the `int` it is.
+            let shift = 64 - 8 * width as u32;
+            if signed {
+                (((unsigned << shift) as i64) >> shift) as u64
+            } else {
+                unsigned
+            }
+        })
+    }
+}
+
 /// [`for_each_chunk`] for work that can fail: the first error stops it,
 /// before the next chunk's keys are taken from the iterable.
 ///
@@ -278,6 +426,9 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     hasher: &S,
     mut work: impl FnMut(&[u64]) -> PyResult<T> + Send,
 ) -> PyResult<Vec<T>> {
+    if let Some(ints) = IntBuffer::extract(keys)? {
+        return ints.for_each_chunk(hasher, work);
+    }
     let mut iter = keys.try_iter()?;
     let mut chunk = HashChunk::new();
     let mut results = Vec::new();

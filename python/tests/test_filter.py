@@ -1,5 +1,6 @@
 """BloomFilter: construction, keys, bulk calls, set operations, estimates."""
 
+import array
 import copy
 import sys
 
@@ -199,6 +200,46 @@ class TestBulk:
         f = BloomFilter(10_000, 0.0001)
         f.add_many(range(0, 10_000, 2))
         assert f.contains_many(range(10)) == [i % 2 == 0 for i in range(10)]
+
+    def test_integer_buffers_give_the_keys_iterating_them_gives(self):
+        # array.array and bytes are read as their values, a chunk at a time,
+        # to the same keys as their items one by one, past one chunk too.
+        samples = [
+            array.array("q", range(-5, 40_000)),
+            array.array("b", [-128, -1, 0, 1, 127]),
+            array.array("H", [0, 1, 65535]),
+            array.array("Q", [0, 2**64 - 1]),
+            b"abc",
+            bytearray(b"\x00\xff"),
+            memoryview(array.array("i", [-(2**31), 2**31 - 1])),
+        ]
+        for keys in samples:
+            one_by_one, bulk = BloomFilter(50_000), BloomFilter(50_000)
+            new = sum(one_by_one.add(key) for key in list(keys))
+            assert bulk.add_many(keys) == new
+            assert bulk == one_by_one
+            assert bulk.contains_many(keys) == [True] * len(keys)
+
+    def test_numpy_integer_arrays_are_read_as_their_values(self):
+        np = pytest.importorskip("numpy")
+        values = np.arange(-1000, 1000)
+        for dtype in ["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", ">i4", "<u8", ">i8"]:
+            keys = values.astype(dtype)
+            one_by_one, bulk = BloomFilter(5000), BloomFilter(5000)
+            one_by_one.add_many(keys.tolist())
+            bulk.add_many(keys)
+            assert bulk == one_by_one, dtype
+        strided = np.arange(100)[::3]
+        expected = BloomFilter(1000)
+        expected.add_many(strided.tolist())
+        f = BloomFilter(1000)
+        f.add_many(strided)
+        assert f == expected
+        # Not a buffer of integers: taken key by key, as before.
+        with pytest.raises(TypeError):
+            BloomFilter(100).add_many(np.zeros((2, 2), dtype=np.int64))
+        with pytest.raises(TypeError):
+            BloomFilter(100).add_many(np.array([1.5]))
 
     def test_a_bad_key_midway_raises_and_keeps_the_keys_before_it(self):
         # As set.update keeps the items before an unhashable one: every key
