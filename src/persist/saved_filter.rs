@@ -18,13 +18,12 @@ use std::path::Path;
 /// use atomic_bloom::{AtomicCountingBloom, FilterKind, SavedFilter};
 /// let counting = AtomicCountingBloom::new(100, 0.01)?;
 /// counting.insert("k");
-/// match SavedFilter::from_bytes(&counting.to_bytes()?)? {
-///     SavedFilter::Counting(read) => assert_eq!(read, counting),
-///     other => panic!("read {:?}", other.kind()),
-/// }
+/// let read = SavedFilter::from_bytes(&counting.to_bytes()?)?;
+/// assert_eq!(read.kind(), FilterKind::Counting);
+/// assert_eq!(read, SavedFilter::Counting(counting));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SavedFilter {
     /// A plain filter ([`FilterKind::Bloom`]).
