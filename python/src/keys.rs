@@ -383,6 +383,7 @@ impl<'py> IntBuffer<'py> {
             let bytes = self.copy(start, (start + HashChunk::KEYS).min(self.len))?;
             results.push(py.detach(|| {
                 hashes.clear();
+                // A `u64` hashes as `Key::Int` does.
                 hashes.extend(format.values(&bytes).map(|value| hasher.hash_one(value)));
                 work(&hashes)
             })?);
@@ -400,15 +401,18 @@ impl IntFormat {
             order,
         } = self;
         bytes.chunks_exact(width).map(move |value| {
+            // The value in the low bytes of a zeroed word.
             let mut word = [0u8; 8];
-            match order {
-                ByteOrder::Little => word[..width].copy_from_slice(value),
-                ByteOrder::Big => word[..width]
-                    .iter_mut()
-                    .zip(value.iter().rev())
-                    .for_each(|(w, v)| *w = *v),
-            }
-            let unsigned = u64::from_le_bytes(word);
+            let unsigned = match order {
+                ByteOrder::Little => {
+                    word[..width].copy_from_slice(value);
+                    u64::from_le_bytes(word)
+                }
+                ByteOrder::Big => {
+                    word[8 - width..].copy_from_slice(value);
+                    u64::from_be_bytes(word)
+                }
+            };
             // Sign-extend from the value's width, as the `int` it is.
             let shift = 64 - 8 * width as u32;
             if signed {

@@ -44,11 +44,7 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
 /// says (a named pipe too).
 #[pyfunction]
 fn load(py: Python<'_>, path: saved::FsPath) -> PyResult<Py<PyAny>> {
-    let saved::FsPath(path) = path;
-    let saved = py
-        .detach(|| SavedFilter::load(&path))
-        .map_err(|err| errors::read_file_error(py, err, &path))?;
-    let object = match saved {
+    let object = match saved::load(py, path, |path| SavedFilter::load(path))? {
         SavedFilter::Counting(filter) => counting::CountingBloomFilter::wrap(filter)
             .into_pyobject(py)?
             .into_any(),
@@ -60,8 +56,7 @@ fn load(py: Python<'_>, path: saved::FsPath) -> PyResult<Py<PyAny>> {
             .into_any(),
         other => {
             return Err(errors::CorruptFilterError::new_err(format!(
-                "{} holds a {} filter, which this build cannot read",
-                path.display(),
+                "the file holds a {} filter, which this build cannot read",
                 other.kind()
             )));
         }

@@ -138,7 +138,7 @@ macro_rules! filter_methods {
                 py: Python<'_>,
                 path: $crate::saved::FsPath,
             ) -> PyResult<Self> {
-                $crate::saved::load(py, path).map(Self::wrap)
+                $crate::saved::load(py, path, <$inner as $crate::saved::Saved>::load).map(Self::wrap)
             }
 
             /// The filter in the library's format.

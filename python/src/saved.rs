@@ -86,8 +86,13 @@ pub fn save<F: Saved>(py: Python<'_>, filter: &F, FsPath(path): FsPath) -> PyRes
         .map_err(|err| file_error(py, err, &path))
 }
 
-/// Reads a filter from `path`.
-pub fn load<F: Saved>(py: Python<'_>, FsPath(path): FsPath) -> PyResult<F> {
-    py.detach(|| F::load(&path))
+/// Reads a filter from `path` with `load` (a kind's `load`, or
+/// `SavedFilter::load` for any kind), with the GIL released.
+pub fn load<T: Send>(
+    py: Python<'_>,
+    FsPath(path): FsPath,
+    load: impl FnOnce(&Path) -> Result<T, ReadError> + Send,
+) -> PyResult<T> {
+    py.detach(|| load(&path))
         .map_err(|err| read_file_error(py, err, &path))
 }

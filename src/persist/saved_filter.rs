@@ -47,11 +47,7 @@ impl SavedFilter {
     /// Reads the one filter a stream holds, of the kind its header names.
     /// The header is read once: the kind's reader continues from it.
     pub fn read_from(mut input: impl Read) -> Result<Self, ReadError> {
-        let mut start = Vec::with_capacity(V2_HEADER_LEN);
-        (&mut input)
-            .take(V2_HEADER_LEN as u64)
-            .read_to_end(&mut start)?;
-        let kind = FilterKind::of_header(&start)?;
+        let (kind, start) = read_kind(&mut input)?;
         let input = start.as_slice().chain(input);
         Ok(match kind {
             FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::read_from(input)?),
@@ -71,11 +67,7 @@ impl SavedFilter {
         if !file.metadata()?.is_file() {
             return Self::read_from(file);
         }
-        let mut start = Vec::with_capacity(V2_HEADER_LEN);
-        (&mut file)
-            .take(V2_HEADER_LEN as u64)
-            .read_to_end(&mut start)?;
-        Ok(match FilterKind::of_header(&start)? {
+        Ok(match read_kind(&mut file)?.0 {
             FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::load(path)?),
             FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::load(path)?),
             FilterKind::Growable => SavedFilter::Growable(AtomicGrowableBloom::load(path)?),
@@ -99,4 +91,12 @@ impl SavedFilter {
             SavedFilter::Growable(filter) => filter.write_to(output),
         }
     }
+}
+
+/// The kind of filter `input` holds, from its first bytes, and those bytes
+/// (the header, or all of a shorter input).
+fn read_kind(input: &mut impl Read) -> Result<(FilterKind, Vec<u8>), ReadError> {
+    let mut start = Vec::with_capacity(V2_HEADER_LEN);
+    input.take(V2_HEADER_LEN as u64).read_to_end(&mut start)?;
+    Ok((FilterKind::of_header(&start)?, start))
 }
