@@ -1,13 +1,23 @@
 //! Filter files of every kind: a plain filter (`build`), a counting filter
 //! (`build --counting`) or a growable one (`build --growable`), told apart
-//! by the file's header.
+//! by the file's header. A filter to read may come from stdin (`-`).
 
+use crate::keys::{Inputs, is_stdio};
 use anyhow::{Context, Result, bail};
 use atomic_bloom::{
     AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, FilterKind, GrowthError, SavedFilter,
 };
 use std::io::{self, Write};
 use std::path::Path;
+
+/// How messages name the filter file at `path`: `-` is stdin.
+pub fn name(path: &Path) -> String {
+    if is_stdio(path) {
+        "stdin".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
 
 /// A loaded filter file.
 pub enum Filter {
@@ -17,21 +27,34 @@ pub enum Filter {
 }
 
 impl Filter {
-    /// Loads a file of any kind (a FIFO or `<(...)` too), naming the file
-    /// in the error.
+    /// Loads a file of any kind (a FIFO or `<(...)` too; `-` reads stdin),
+    /// naming the file in the error.
     pub fn load(path: &Path) -> Result<Filter> {
-        let saved =
-            SavedFilter::load(path).with_context(|| format!("cannot load {}", path.display()))?;
+        let saved = if is_stdio(path) {
+            SavedFilter::read_from(io::stdin().lock())
+        } else {
+            SavedFilter::load(path)
+        }
+        .with_context(|| format!("cannot load {}", name(path)))?;
         Ok(match saved {
             SavedFilter::Counting(filter) => Filter::Counting(filter),
             SavedFilter::Growable(filter) => Filter::Growable(filter),
             SavedFilter::Bloom(filter) => Filter::Plain(filter),
             other => bail!(
                 "{} holds a {} filter, which this build cannot use",
-                path.display(),
+                name(path),
                 other.kind()
             ),
         })
+    }
+
+    /// [`load`](Self::load) for a command that also reads keys from
+    /// `inputs`: stdin can hold the filter or the keys, not both.
+    pub fn load_beside(path: &Path, inputs: &Inputs) -> Result<Filter> {
+        if is_stdio(path) && inputs.reads_stdin() {
+            bail!("the filter is read from stdin (`-`), so the keys cannot be: give them as files");
+        }
+        Filter::load(path)
     }
 
     /// The kind the file holds.
@@ -52,7 +75,7 @@ impl Filter {
         };
         bail!(
             "{} holds a {kind} filter; {what} takes plain filters",
-            path.display()
+            name(path)
         )
     }
 

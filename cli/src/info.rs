@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The filter file.
+    /// The filter file, `-` for stdin.
     filter: PathBuf,
 }
 
@@ -22,7 +22,10 @@ pub const FULLEST_AT_CAPACITY: f64 = 0.56;
 
 pub fn run(args: Args) -> Result<()> {
     let filter = Filter::load(&args.filter)?;
-    say!("file:               {}", args.filter.display());
+    say!(
+        "file:               {}",
+        crate::filter_file::name(&args.filter)
+    );
     say!("format version:     {}", filter.kind().format_version());
     let (fill, len, rate, cells) = match &filter {
         Filter::Plain(f) => {

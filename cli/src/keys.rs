@@ -17,7 +17,7 @@ use atomic_bloom::Bytes;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Bytes read at a time; a chunk's keys are processed together, in
 /// parallel, while no more than this (plus one line) is buffered.
@@ -25,6 +25,12 @@ pub const CHUNK_BYTES: usize = 8 << 20;
 /// The longest line accepted: a longer one is an error, not a reason to
 /// buffer without bound.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// Whether `path` is `-`, which names stdin as an input (of keys or of a
+/// filter) and stdout as an output.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
 
 /// A line as a key.
 pub type Key<'a> = Bytes<&'a [u8]>;
@@ -92,7 +98,7 @@ pub struct Inputs {
 
 impl Inputs {
     pub fn new(paths: &[PathBuf]) -> Inputs {
-        let source = |path: &PathBuf| match path.as_os_str() == "-" {
+        let source = |path: &PathBuf| match is_stdio(path) {
             true => Source::Stdin,
             false => Source::File(path.clone()),
         };
@@ -101,6 +107,11 @@ impl Inputs {
             paths => paths.iter().map(source).collect(),
         };
         Inputs { sources }
+    }
+
+    /// Whether any input is stdin.
+    pub fn reads_stdin(&self) -> bool {
+        self.sources.iter().any(|s| matches!(s, Source::Stdin))
     }
 
     /// Total bytes of the inputs, if all are known (for a progress bar).

@@ -1,12 +1,14 @@
 //! `merge`: the union of compatible filter files.
 
-use crate::filter_file::Filter;
+use crate::filter_file::{Filter, name};
+use crate::keys::is_stdio;
 use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The filter files to merge: same size, k, layout and seed.
+    /// The filter files to merge: same size, k, layout and seed. One of
+    /// them may be `-`, stdin.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Where to write the union, as `build --output`.
@@ -18,6 +20,9 @@ pub fn run(args: Args) -> Result<()> {
     let Some((first, rest)) = args.inputs.split_first() else {
         bail!("no input files");
     };
+    if args.inputs.iter().filter(|path| is_stdio(path)).count() > 1 {
+        bail!("stdin holds one filter: give the others as files");
+    }
     let union = Filter::load_plain(first, "merge")?;
     for path in rest {
         let other = Filter::load_plain(path, "merge")?;
@@ -25,8 +30,8 @@ pub fn run(args: Args) -> Result<()> {
             format!(
                 "cannot merge {} into {} (build every filter to merge with the same --expected, \
                  --fpp, --layout and --seed)",
-                path.display(),
-                first.display()
+                name(path),
+                name(first)
             )
         })?;
     }

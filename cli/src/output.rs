@@ -71,7 +71,7 @@ pub fn save(filter: &Filter, path: &Path) -> Result<()> {
         // A signal is ending the process; start nothing it would leave.
         return Err(Interrupted.into());
     }
-    let written = if path.as_os_str() == "-" {
+    let written = if crate::keys::is_stdio(path) {
         let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
         filter
             .write_to(&mut StopOnSignal(&mut out))

@@ -10,7 +10,8 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The filter file (plain or counting).
+    /// The filter file (of any kind), `-` for stdin (then the keys come
+    /// from files).
     filter: PathBuf,
     /// Files of newline-delimited keys, `-` for stdin; none reads stdin.
     inputs: Vec<PathBuf>,
@@ -28,8 +29,8 @@ pub struct Args {
 /// Without `--present`, `--absent` or `--quiet`, each key is printed as
 /// `present<TAB>key` or `absent<TAB>key`.
 pub fn run(args: Args) -> Result<ExitCode> {
-    let filter = Filter::load(&args.filter)?;
     let inputs = Inputs::new(&args.inputs);
+    let filter = Filter::load_beside(&args.filter, &inputs)?;
     let bar = keys::progress(inputs.total_bytes(), "querying");
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut all_present = true;

@@ -1,7 +1,7 @@
 //! `remove`: take keys out of a counting filter.
 
-use crate::filter_file::Filter;
-use crate::keys::{self, Inputs};
+use crate::filter_file::{self, Filter};
+use crate::keys::{self, Inputs, is_stdio};
 use crate::output;
 use anyhow::{Result, bail};
 use rayon::prelude::*;
@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The counting filter file (from `build --counting`).
+    /// The counting filter file (from `build --counting`), `-` for stdin
+    /// (then the keys come from files, and `--output` says where the result
+    /// goes).
     filter: PathBuf,
     /// Files of newline-delimited keys to remove, `-` for stdin; none
     /// reads stdin.
@@ -34,12 +36,16 @@ pub struct Args {
 /// the filter's rate) is removed, taking counts from other keys, so the
 /// input should list only keys that were inserted.
 pub fn run(args: Args) -> Result<()> {
-    let filter = match Filter::load(&args.filter)? {
+    if is_stdio(&args.filter) && args.output.is_none() {
+        bail!("a filter read from stdin cannot be replaced: give --output (`-o -` for stdout)");
+    }
+    let inputs = Inputs::new(&args.inputs);
+    let filter = match Filter::load_beside(&args.filter, &inputs)? {
         Filter::Counting(filter) => filter,
         other => bail!(
             "{} holds a {} filter, whose keys cannot be removed; build a counting \
              filter with `build --counting`",
-            args.filter.display(),
+            filter_file::name(&args.filter),
             if matches!(other, Filter::Growable(_)) {
                 "growable"
             } else {
@@ -47,7 +53,6 @@ pub fn run(args: Args) -> Result<()> {
             }
         ),
     };
-    let inputs = Inputs::new(&args.inputs);
     let bar = keys::progress(inputs.total_bytes(), "removing");
     let mut removed = 0;
     let read = inputs.for_each_chunk(&bar, |chunk| {

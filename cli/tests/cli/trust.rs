@@ -157,6 +157,84 @@ fn a_filter_is_read_from_a_named_pipe() {
     }
 }
 
+/// `-` reads a filter from stdin, as `-o -` writes one to stdout; stdin
+/// then cannot hold the keys too, nor two filters.
+#[test]
+fn a_filter_is_read_from_stdin_as_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = lines("k", 5000);
+    let keys_path = keys_file(dir.path(), "k.txt", keys.iter().cloned());
+    let plain = dir.path().join("plain.bloom");
+    let counting = dir.path().join("counting.bloom");
+    ok(&["build", s(&keys_path), "-o", s(&plain)], b"");
+    ok(
+        &["build", "--counting", s(&keys_path), "-o", s(&counting)],
+        b"",
+    );
+    let (plain_bytes, counting_bytes) = (
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&counting).unwrap(),
+    );
+
+    let info = ok(&["info", "-"], &plain_bytes);
+    assert!(stdout(&info).starts_with("file:               stdin\n"));
+    let query = ok(&["query", "--absent", "-", s(&keys_path)], &plain_bytes);
+    assert_eq!(stdout(&query), "", "keys lost through stdin");
+
+    // The union of a filter from stdin and one from a file is the filter.
+    let merged = dir.path().join("merged.bloom");
+    ok(&["merge", "-", s(&plain), "-o", s(&merged)], &plain_bytes);
+    assert_eq!(std::fs::read(&merged).unwrap(), plain_bytes);
+
+    // Removing every key from a counting filter read from stdin, written
+    // to stdout, leaves it empty; the file it came from is untouched.
+    let removed = ok(&["remove", "-", s(&keys_path), "-o", "-"], &counting_bytes);
+    let emptied = atomic_bloom::AtomicCountingBloom::from_bytes(&removed.stdout).unwrap();
+    assert_eq!(
+        keys.iter()
+            .filter(|k| emptied.contains(&atomic_bloom::Bytes(k.as_bytes())))
+            .count(),
+        0
+    );
+    assert_eq!(std::fs::read(&counting).unwrap(), counting_bytes);
+
+    for (args, stdin, says) in [
+        (vec!["query", "-"], &plain_bytes, "so the keys cannot be"),
+        (
+            vec!["query", "-", s(&keys_path), "-"],
+            &plain_bytes,
+            "so the keys cannot be",
+        ),
+        (
+            vec!["remove", "-", s(&keys_path)],
+            &counting_bytes,
+            "give --output",
+        ),
+        (
+            vec!["remove", "-", "-o", "-"],
+            &counting_bytes,
+            "so the keys cannot be",
+        ),
+        (
+            vec!["merge", "-", "-", "-o", s(&merged)],
+            &plain_bytes,
+            "stdin holds one filter",
+        ),
+        (
+            vec!["merge", "-", s(&plain), "-o", s(&merged)],
+            &counting_bytes,
+            "stdin holds a counting filter",
+        ),
+        (
+            vec!["info", "-"],
+            &b"not a filter".to_vec(),
+            "cannot load stdin",
+        ),
+    ] {
+        assert_fails(&run_with_stdin(&args, stdin), says);
+    }
+}
+
 #[test]
 fn every_kind_of_output_path_is_written_as_what_it_is() {
     let dir = tempfile::tempdir().unwrap();
