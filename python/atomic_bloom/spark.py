@@ -30,6 +30,13 @@ by the CLI or in Rust. A column of another type is a ``TypeError`` on the
 driver, before any job runs. Nulls are not keys: they are skipped when building
 and never kept by ``prefilter``, as SQL joins never match them.
 
+A ``str`` and an ``int`` are different keys, but Spark joins a string
+column to an integral one by casting the string (``"00042"`` matches
+``42``): give the build and the pre-filter columns of the same kind, casting
+as the join would (``build_filter(users, F.col("id").cast("long"))``), or
+the pre-filter drops rows the join would have matched. Integral types of
+any width are one kind: an ``int`` is the same key from each.
+
 Requires ``pyspark`` with its SQL extras, pyarrow and pandas
 (``pip install 'atomic-bloom[spark]'``).
 """
@@ -147,6 +154,10 @@ def prefilter(df: "DataFrame", column: "str | Column", bloom: BloomFilter) -> "D
     pre-filter. Every row whose value was added to ``bloom`` is kept (a
     Bloom filter has no false negatives); about ``false_positive_rate`` of
     the others are kept too, so follow it with the exact join.
+
+    ``column`` must hold keys of the kind ``bloom`` was built from: string
+    values never match a filter built from integers, or the reverse, where
+    a join would cast one to the other (see the module's notes).
     """
     from pyspark.sql import functions as F
 

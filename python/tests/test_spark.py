@@ -102,6 +102,27 @@ def test_the_broadcast_prefilter_keeps_every_match_and_few_others(spark, users):
     assert None not in kept
 
 
+def test_a_string_column_and_an_integer_column_meet_only_after_a_cast(spark, users):
+    from pyspark.sql import functions as F
+
+    # Ids kept as text on one side and as numbers on the other: Spark's
+    # join casts the text to the number, so "00042" matches 42. The filter
+    # does not: a str and an int are different keys.
+    text_ids = users.select(F.format_string("%05d", "id").alias("id")).where("id >= 0")
+    events = spark.createDataFrame([(i,) for i in range(0, 2 * KEYS, 7)], "id long")
+    matches = {row.id for row in events.join(text_ids, "id").select(events.id).collect()}
+    assert len(matches) == len(range(0, KEYS, 7))
+
+    as_text = build_filter(text_ids, "id", expected_items=KEYS)
+    kept = {row.id for row in prefilter(events, "id", as_text).collect()}
+    # Only false positives pass: Binomial(4286, 0.01), mean 43, sd 6.5.
+    assert len(kept & matches) < len(matches) * RATE * 2
+
+    # Cast at the build, as the join does: every match is kept.
+    as_numbers = build_filter(text_ids, F.col("id").cast("long"), expected_items=KEYS)
+    assert matches <= {row.id for row in prefilter(events, "id", as_numbers).collect()}
+
+
 def test_a_saved_spark_filter_loads_in_the_cli(users, cli, tmp_path):
     seen = build_filter(users, "email", expected_items=KEYS, false_positive_rate=RATE)
     seen.save(tmp_path / "emails.abf")
