@@ -155,11 +155,18 @@ pub fn run(args: Args) -> Result<()> {
     if new > expected {
         // `new` counts distinct keys (less the false positives), so the
         // filter certainly holds more keys than it was sized for.
+        // A small filter has more bits than its count needs (512 at
+        // least), so its rate may still be within the target.
+        let against = if estimated_false_positive_rate > args.fpp {
+            "above"
+        } else {
+            "still within"
+        };
         eprintln!(
             "atomic-bloom: warning: over capacity: {new} distinct keys, more than the {expected} \
              the filter was sized for (--expected); its estimated false-positive rate is \
-             {estimated_false_positive_rate:.3e} against the target {}; rebuild with --expected {new} or more, \
-             or with --growable",
+             {estimated_false_positive_rate:.3e}, {against} the target {}; rebuild with \
+             --expected {new} or more, or with --growable",
             args.fpp
         );
     }

@@ -387,8 +387,23 @@ fn an_over_full_build_warns_and_info_says_so() {
 
     let (warning, info) = info_of("1000");
     assert!(warning.contains("warning: over capacity"), "{warning}");
+    assert!(warning.contains(", above the target 0.01"), "{warning}");
     assert!(warning.contains("rebuild with --expected"), "{warning}");
     assert!(info.contains("capacity:           OVER"), "{info}");
+
+    // Over its count, but a filter's smallest size (512 bits) has room to
+    // spare: the warning says the rate still holds.
+    let few = keys_file(dir.path(), "few.txt", lines("k", 3).into_iter());
+    let built = ok(&["build", s(&few), "--expected", "1", "-o", s(&out)], b"");
+    let warning = String::from_utf8_lossy(&built.stderr);
+    assert!(
+        warning.contains("over capacity: 3 distinct keys"),
+        "{warning}"
+    );
+    assert!(
+        warning.contains(", still within the target 0.01"),
+        "{warning}"
+    );
 
     // So full that every bit is set: no estimate, said in words.
     let (_, info) = info_of("10");
