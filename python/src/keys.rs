@@ -20,9 +20,9 @@
 //! key read from a NumPy array is the same key as the `int` of that value.
 //!
 //! A bulk call given a one-dimensional buffer of integers (a NumPy
-//! integer array, `array.array`, `bytes`) reads its values a chunk at a
-//! time ([`IntBuffer`]): the keys iterating it gives, without a Python
-//! object per key.
+//! integer array, `array.array`, `bytes`; not a subclass, whose iteration
+//! may differ) reads its values a chunk at a time ([`IntBuffer`]): the
+//! keys iterating it gives, without a Python object per key.
 //!
 //! Bulk calls hash short keys with the GIL held and release it to insert
 //! or look up a chunk of hashes ([`for_each_chunk`]). Long keys are hashed
@@ -308,21 +308,19 @@ impl ByteOrder {
 
 impl<'py> IntBuffer<'py> {
     /// `keys` as such a buffer, or `None` if it is none (then its keys are
-    /// taken one by one). Lists, tuples, sets, dicts, ranges, strings and
-    /// iterators (generators among them) are not asked: asking is a
-    /// `memoryview` call whose failure costs 290 ns (`python -m timeit` on
-    /// the Intel Xeon). Asked, an `add_many` of ten keys from a generator
-    /// took 935 ns; not asked, 667 (best of 5 x 100 000 calls, a script
-    /// outside the repository).
+    /// taken one by one).
+    ///
+    /// Only the types whose buffer holds exactly the values their iteration
+    /// gives are asked: exact `bytes`, `bytearray`, `memoryview`,
+    /// `array.array` and `numpy.ndarray`. A subclass may iterate otherwise:
+    /// a `numpy.ma.MaskedArray`'s buffer holds a value under each mask,
+    /// where its iteration gives `masked`, which is not a key. Asking any
+    /// other object would cost a `memoryview` call whose failure takes
+    /// 290 ns (`python -m timeit` on the Intel Xeon): an `add_many` of ten
+    /// keys from a generator took 935 ns asked, 667 not (best of 5 x
+    /// 100 000 calls, a script outside the repository).
     fn extract(keys: &Bound<'py, PyAny>) -> PyResult<Option<Self>> {
-        if keys.is_exact_instance_of::<PyList>()
-            || keys.is_exact_instance_of::<PyTuple>()
-            || keys.is_exact_instance_of::<PySet>()
-            || keys.is_exact_instance_of::<PyDict>()
-            || keys.is_exact_instance_of::<PyRange>()
-            || keys.is_instance_of::<PyString>()
-            || keys.get_type().hasattr(intern!(keys.py(), "__next__"))?
-        {
+        if !is_buffer_of_its_values(keys)? {
             return Ok(None);
         }
         let Ok(view) = PyMemoryView::from(keys) else {
@@ -390,6 +388,37 @@ impl<'py> IntBuffer<'py> {
         }
         Ok(results)
     }
+}
+
+/// Whether `object`'s type is one whose buffer holds the values its
+/// iteration gives (see [`IntBuffer::extract`]).
+fn is_buffer_of_its_values(object: &Bound<'_, PyAny>) -> PyResult<bool> {
+    // The usual iterables, told by a type-pointer comparison each, and
+    // iterators (generators among them), before the type's name is read.
+    if object.is_exact_instance_of::<PyList>()
+        || object.is_exact_instance_of::<PyTuple>()
+        || object.is_exact_instance_of::<PySet>()
+        || object.is_exact_instance_of::<PyDict>()
+        || object.is_exact_instance_of::<PyRange>()
+        || object.is_instance_of::<PyString>()
+    {
+        return Ok(false);
+    }
+    if object.is_exact_instance_of::<PyBytes>()
+        || object.is_exact_instance_of::<PyByteArray>()
+        || object.is_exact_instance_of::<PyMemoryView>()
+    {
+        return Ok(true);
+    }
+    let kind = object.get_type();
+    if kind.hasattr(intern!(object.py(), "__next__"))? {
+        return Ok(false);
+    }
+    let (module, name) = (kind.module()?, kind.qualname()?);
+    Ok(matches!(
+        (&*module.to_cow()?, &*name.to_cow()?),
+        ("array", "array") | ("numpy", "ndarray")
+    ))
 }
 
 impl IntFormat {

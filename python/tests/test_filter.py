@@ -241,6 +241,25 @@ class TestBulk:
         with pytest.raises(TypeError):
             BloomFilter(100).add_many(np.array([1.5]))
 
+    def test_a_subclass_of_an_array_gives_the_keys_its_iteration_gives(self):
+        # A masked array's buffer still holds a value under each mask; its
+        # iteration gives `numpy.ma.masked`, which is no key. So it is taken
+        # key by key, as any subclass of a buffer type is: its iteration may
+        # differ from its buffer.
+        np = pytest.importorskip("numpy")
+        f = BloomFilter(100, 1e-6)
+        with pytest.raises(TypeError, match="not MaskedConstant"):
+            f.add_many(np.ma.array([1, 2, 3], mask=[0, 1, 0]))
+        assert 1 in f and 2 not in f and 3 not in f
+
+        class Reversed(array.array):
+            def __iter__(self):
+                return reversed(list(super().__iter__()))
+
+        g = BloomFilter(100, 1e-6)
+        assert g.add_many(Reversed("q", [7, 8])) == 2
+        assert g.contains_many(Reversed("q", [7, 9])) == [False, True]
+
     def test_a_bad_key_midway_raises_and_keeps_the_keys_before_it(self):
         # As set.update keeps the items before an unhashable one: every key
         # before the bad one, past the first chunk of 32768 too, and none
