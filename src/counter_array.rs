@@ -113,6 +113,11 @@ impl CounterArray {
         self.words.word(index).load(Relaxed)
     }
 
+    /// A copy of the current counters, or `None` if the allocator refuses.
+    pub(crate) fn snapshot(&self) -> Option<CounterArray> {
+        self.words.snapshot().map(CounterArray::from_words)
+    }
+
     /// Each word's current value, in order (each read once).
     pub(crate) fn words(&self) -> impl Iterator<Item = u64> + '_ {
         self.words.load_words(self.words.all())

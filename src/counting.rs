@@ -558,6 +558,53 @@ impl<S: BuildHasher + Clone> AtomicCountingBloom<S> {
     }
 }
 
+impl<S: Clone> AtomicCountingBloom<S> {
+    /// A copy of the filter, or an error if the allocator refuses. The copy
+    /// holds every key inserted (and not removed) before the call began; an
+    /// insert or remove racing the call may be copied in part.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// f.insert("a");
+    /// let copy = f.try_clone()?;
+    /// f.remove("a");
+    /// assert!(copy.contains("a"));
+    /// assert!(!f.contains("a"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, BuildError> {
+        Ok(AtomicCountingBloom {
+            counters: self
+                .counters
+                .snapshot()
+                .ok_or(BuildError::AllocationFailed {
+                    bytes: self.memory_bytes() as u64,
+                })?,
+            sizing: self.sizing,
+            hasher: self.hasher.clone(),
+            fingerprint: self.fingerprint,
+        })
+    }
+}
+
+/// A snapshot copy, as [`try_clone`](AtomicCountingBloom::try_clone);
+/// panics if the allocator refuses (like `Vec::clone`).
+///
+/// ```
+/// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+/// f.insert("a");
+/// assert_eq!(f.clone(), f);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+impl<S: Clone> Clone for AtomicCountingBloom<S> {
+    fn clone(&self) -> Self {
+        match self.try_clone() {
+            Ok(copy) => copy,
+            Err(e) => panic!("cloning AtomicCountingBloom: {e}"),
+        }
+    }
+}
+
 /// What the file format (`persist/`) needs to see of a counting filter.
 impl<S> AtomicCountingBloom<S> {
     pub(crate) fn counter_array(&self) -> &CounterArray {

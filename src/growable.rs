@@ -341,6 +341,17 @@ fn prefetch<S>(newest: &Node<SubFilter<S>>, hash: u64) {
     }
 }
 
+impl<S: Clone> SubFilter<S> {
+    /// A copy of its filter and count.
+    fn try_clone(&self) -> Result<Self, BuildError> {
+        Ok(SubFilter::from_parts(
+            self.filter.try_clone()?,
+            self.capacity,
+            self.inserted(),
+        ))
+    }
+}
+
 impl<S> SubFilter<S> {
     pub(crate) fn from_parts(filter: AtomicBloom<S>, capacity: u64, inserted: u64) -> Self {
         SubFilter {
@@ -852,6 +863,56 @@ impl<S> PartialEq for AtomicGrowableBloom<S> {
                 let (a, b) = (a.value(), b.value());
                 a.capacity == b.capacity && a.inserted() == b.inserted() && a.filter == b.filter
             })
+    }
+}
+
+impl<S: Clone> AtomicGrowableBloom<S> {
+    /// A copy of the filter, or an error if the allocator refuses: the
+    /// sub-filters, their counts and the configuration (its memory limit
+    /// applies to the copy alone). The copy holds every key inserted before
+    /// the call began; an insert racing the call may be copied in part, and
+    /// a sub-filter added during it may be left out with its keys.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(10, 0.01)?;
+    /// f.insert_batch(0..100u32)?;
+    /// let copy = f.try_clone()?;
+    /// f.insert(&100u32)?;
+    /// assert_eq!(copy.sub_filters(), f.sub_filters());
+    /// assert!((0..100u32).all(|i| copy.contains(&i)));
+    /// assert!(!copy.contains(&100u32));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, BuildError> {
+        let newest_first = self.chain.iter().map(|node| node.value().try_clone());
+        let mut subs = newest_first.collect::<Result<Vec<_>, _>>()?;
+        let first = subs
+            .pop()
+            .expect("a chain holds at least its first sub-filter");
+        subs.reverse();
+        Ok(AtomicGrowableBloom {
+            chain: Chain::from_values(first, subs),
+            hasher: self.hasher.clone(),
+            config: self.config,
+        })
+    }
+}
+
+/// A snapshot copy, as [`try_clone`](AtomicGrowableBloom::try_clone);
+/// panics if the allocator refuses (like `Vec::clone`).
+///
+/// ```
+/// let f = atomic_bloom::AtomicGrowableBloom::new(10, 0.01)?;
+/// f.insert_batch(0..100u32)?;
+/// assert_eq!(f.clone(), f);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<S: Clone> Clone for AtomicGrowableBloom<S> {
+    fn clone(&self) -> Self {
+        match self.try_clone() {
+            Ok(copy) => copy,
+            Err(e) => panic!("cloning AtomicGrowableBloom: {e}"),
+        }
     }
 }
 

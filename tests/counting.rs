@@ -201,6 +201,47 @@ fn threads_inserting_and_removing_overlapping_keys_converge() {
 }
 
 #[test]
+fn a_clone_is_a_snapshot_that_goes_its_own_way() {
+    let f = counting(Layout::Blocked, 1_000, 0.01);
+    f.insert_batch(0..500u64);
+    f.insert(&7u64);
+    let copy = f.clone();
+    assert_eq!(copy, f);
+    assert_eq!(copy.count_of(&7u64), 2);
+    let untouched = f.try_clone().unwrap();
+    f.remove(&7u64);
+    f.remove(&7u64);
+    assert!(!f.contains(&7u64));
+    assert_eq!(copy.count_of(&7u64), 2);
+    copy.insert_batch(500..1000u64);
+    assert_eq!(copy.count_of(&7u64), 2);
+    assert_ne!(f, untouched);
+    f.insert(&7u64);
+    f.insert(&7u64);
+    assert_eq!(f, untouched); // the copy's inserts did not reach it
+}
+
+/// A clone taken while other threads insert and remove other keys holds
+/// every key inserted before it began.
+#[test]
+fn a_clone_racing_updates_holds_every_key_inserted_before_it() {
+    let f = counting(Layout::Blocked, 100_000, 0.01);
+    f.insert_batch(0..50_000u64);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 50_000..100_000u64 {
+                f.insert(&i);
+                f.remove(&i);
+            }
+        });
+        for _ in 0..20 {
+            let copy = f.clone();
+            assert!((0..50_000u64).all(|i| copy.contains(&i)));
+        }
+    });
+}
+
+#[test]
 fn is_send_and_sync() {
     fn shared_across_threads<T: Send + Sync>() {}
     shared_across_threads::<AtomicCountingBloom>();

@@ -208,6 +208,25 @@ mod operations {
         fn shared<T: Send + Sync>() {}
         shared::<AtomicGrowableBloom>();
     }
+
+    #[test]
+    fn a_clone_is_a_snapshot_that_goes_its_own_way() {
+        let f = filter(10, 0.01);
+        f.insert_batch(0..1000u32).unwrap();
+        let copy = f.clone();
+        assert_eq!(copy, f);
+        assert_eq!(copy.sub_filter_stats(), f.sub_filter_stats());
+        // Growing the copy leaves the original as it was, and the reverse.
+        let untouched = f.try_clone().unwrap();
+        copy.insert_batch(1000..5000u32).unwrap();
+        assert!(copy.sub_filters() > f.sub_filters());
+        assert_eq!(f, untouched);
+        let grown = copy.sub_filter_stats();
+        f.insert_batch(5000..6000u32).unwrap();
+        assert_ne!(f, untouched);
+        assert_eq!(copy.sub_filter_stats(), grown);
+        assert!((0..5000u32).all(|i| copy.contains(&i)));
+    }
 }
 
 mod rate {
@@ -279,6 +298,29 @@ mod threads {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
+
+    /// A clone taken while another thread grows the filter holds every key
+    /// inserted before it began: none is lost with a sub-filter the race
+    /// added.
+    #[test]
+    fn a_clone_racing_growth_holds_every_key_inserted_before_it() {
+        let f = Arc::new(filter(100, 0.01));
+        for round in 0..20u64 {
+            let before = round * 20_000..round * 20_000 + 10_000;
+            f.insert_batch(before.clone()).unwrap();
+            let grower = {
+                let f = Arc::clone(&f);
+                std::thread::spawn(move || {
+                    f.insert_batch(round * 20_000 + 10_000..round * 20_000 + 20_000)
+                })
+            };
+            let copy = f.clone();
+            grower.join().unwrap().unwrap();
+            let lost = before.filter(|i| !copy.contains(i)).count();
+            assert_eq!(lost, 0, "round {round}");
+            assert!((0..round * 20_000).all(|i| copy.contains(&i)));
+        }
+    }
 
     /// Four threads insert overlapping keys (thread `t` inserts
     /// `50 000 t .. 50 000 t + 200 000`) into a filter that grows from 100

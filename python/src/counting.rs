@@ -5,7 +5,7 @@
 //! bulk calls, the library's format for saving and pickling.
 
 use crate::bloom::BloomFilter;
-use crate::errors::{build_error, read_error};
+use crate::errors::build_error;
 use crate::keys::{for_each_chunk, hash_now};
 use crate::params::builder;
 use atomic_bloom::AtomicCountingBloom;
@@ -105,11 +105,9 @@ filter_methods!(
 
         /// A copy with the same parameters and counters.
         fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-            // Through the format: the library has no in-memory copy of a
-            // counting filter, and a round trip costs about as much.
-            let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
-            let copy = py.detach(|| AtomicCountingBloom::from_bytes(&bytes));
-            copy.map(Self::wrap).map_err(read_error)
+            py.detach(|| self.inner.try_clone())
+                .map(Self::wrap)
+                .map_err(build_error)
         }
 
         /// Removes every key.

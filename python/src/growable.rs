@@ -10,7 +10,7 @@
 //! it, and a frozen class shared between threads cannot prove it is alone.
 //! A new filter does the same job.
 
-use crate::errors::{build_error, growth_error, read_error};
+use crate::errors::{build_error, growth_error};
 use crate::keys::{hash_now, try_for_each_chunk};
 use crate::params::{count, parse_layout, parse_seed, within};
 use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
@@ -103,10 +103,9 @@ filter_methods!(
 
         /// A copy with the same parameters, sub-filters and counts.
         fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-            // Through the format, as the library has no in-memory copy.
-            let bytes = py.detach(|| self.inner.to_bytes()).map_err(build_error)?;
-            let copy = py.detach(|| AtomicGrowableBloom::from_bytes(&bytes));
-            copy.map(Self::wrap).map_err(read_error)
+            py.detach(|| self.inner.try_clone())
+                .map(Self::wrap)
+                .map_err(build_error)
         }
 
         /// How many keys were added: the adds each sub-filter reported new.
