@@ -22,7 +22,9 @@
 //! A bulk call given a one-dimensional buffer of integers (a NumPy
 //! integer array, `array.array`, `bytes`; not a subclass, whose iteration
 //! may differ) reads its values a chunk at a time ([`IntBuffer`]): the
-//! keys iterating it gives, without a Python object per key.
+//! keys iterating it gives, without a Python object per key. A pandas
+//! column of integers or objects is read through its NumPy array
+//! ([`ReadAs::PandasValues`]).
 //!
 //! Bulk calls hash short keys with the GIL held and release it to insert
 //! or look up a chunk of hashes ([`for_each_chunk`]). Long keys are hashed
@@ -307,22 +309,10 @@ impl ByteOrder {
 }
 
 impl<'py> IntBuffer<'py> {
-    /// `keys` as such a buffer, or `None` if it is none (then its keys are
-    /// taken one by one).
-    ///
-    /// Only the types whose buffer holds exactly the values their iteration
-    /// gives are asked: exact `bytes`, `bytearray`, `memoryview`,
-    /// `array.array` and `numpy.ndarray`. A subclass may iterate otherwise:
-    /// a `numpy.ma.MaskedArray`'s buffer holds a value under each mask,
-    /// where its iteration gives `masked`, which is not a key. Asking any
-    /// other object would cost a `memoryview` call whose failure takes
-    /// 290 ns (`python -m timeit` on the Intel Xeon): an `add_many` of ten
-    /// keys from a generator took 935 ns asked, 667 not (best of 5 x
-    /// 100 000 calls, a script outside the repository).
+    /// `keys`, an object of a [buffer type](ReadAs::Buffer), as a buffer
+    /// of integers, or `None` if it holds other values or more dimensions
+    /// (then its keys are taken one by one).
     fn extract(keys: &Bound<'py, PyAny>) -> PyResult<Option<Self>> {
-        if !is_buffer_of_its_values(keys)? {
-            return Ok(None);
-        }
         let Ok(view) = PyMemoryView::from(keys) else {
             return Ok(None);
         };
@@ -390,35 +380,81 @@ impl<'py> IntBuffer<'py> {
     }
 }
 
-/// Whether `object`'s type is one whose buffer holds the values its
-/// iteration gives (see [`IntBuffer::extract`]).
-fn is_buffer_of_its_values(object: &Bound<'_, PyAny>) -> PyResult<bool> {
-    // The usual iterables, told by a type-pointer comparison each, and
-    // iterators (generators among them), before the type's name is read.
-    if object.is_exact_instance_of::<PyList>()
-        || object.is_exact_instance_of::<PyTuple>()
-        || object.is_exact_instance_of::<PySet>()
-        || object.is_exact_instance_of::<PyDict>()
-        || object.is_exact_instance_of::<PyRange>()
-        || object.is_instance_of::<PyString>()
-    {
-        return Ok(false);
+/// How a bulk call reads its keys, by their container's type.
+enum ReadAs {
+    /// One Python object per key, from the iterable.
+    Objects,
+    /// A type whose buffer holds exactly the values its iteration gives:
+    /// exact `bytes`, `bytearray`, `memoryview`, `array.array` and
+    /// `numpy.ndarray`. Not a subclass, which may iterate otherwise: a
+    /// `numpy.ma.MaskedArray`'s buffer holds a value under each mask, where
+    /// its iteration gives `masked`, which is not a key.
+    Buffer,
+    /// A pandas `Series` or `Index` whose `to_numpy()` holds the values its
+    /// iteration gives: read through that array. (Its own iteration makes
+    /// each value anew in Python: an `add_many` of 1M `int64` values took
+    /// 97 ms so and 33 through the array, of 1M `str` 85 and 49, of 1M
+    /// pyarrow-backed strings 464 and 121; pandas 2.3, the Intel Xeon, one
+    /// run of a script outside the repository.)
+    ///
+    /// Those are the NumPy dtypes of integers and of objects, and pandas'
+    /// string dtype, whose array holds its strings and missing values as
+    /// they iterate. Not other dtypes, whose arrays may hold other values:
+    /// a `Series` of bools iterates as Python `bool`, which is a key, its
+    /// array as `numpy.bool_`, which is not; an `Int64` column with a
+    /// missing value becomes an array of floats, a categorical column of
+    /// ints with one, floats too.
+    PandasValues,
+}
+
+impl ReadAs {
+    /// How to read `keys`. The usual iterables are told by a type-pointer
+    /// comparison each, and iterators (generators among them) by one
+    /// attribute lookup, before the type's name is read: asking every
+    /// object for a buffer would cost a `memoryview` call whose failure
+    /// takes 290 ns (`python -m timeit` on the Intel Xeon), and an
+    /// `add_many` of ten keys from a generator took 935 ns so, 667 without
+    /// (best of 5 x 100 000 calls, a script outside the repository).
+    fn of(keys: &Bound<'_, PyAny>) -> PyResult<ReadAs> {
+        let py = keys.py();
+        if keys.is_exact_instance_of::<PyList>()
+            || keys.is_exact_instance_of::<PyTuple>()
+            || keys.is_exact_instance_of::<PySet>()
+            || keys.is_exact_instance_of::<PyDict>()
+            || keys.is_exact_instance_of::<PyRange>()
+            || keys.is_instance_of::<PyString>()
+        {
+            return Ok(ReadAs::Objects);
+        }
+        if keys.is_exact_instance_of::<PyBytes>()
+            || keys.is_exact_instance_of::<PyByteArray>()
+            || keys.is_exact_instance_of::<PyMemoryView>()
+        {
+            return Ok(ReadAs::Buffer);
+        }
+        let kind = keys.get_type();
+        if kind.hasattr(intern!(py, "__next__"))? {
+            return Ok(ReadAs::Objects);
+        }
+        let (module, name) = (kind.module()?, kind.qualname()?);
+        Ok(match (&*module.to_cow()?, &*name.to_cow()?) {
+            ("array", "array") | ("numpy", "ndarray") => ReadAs::Buffer,
+            (module, "Series" | "Index") if module.starts_with("pandas.") => {
+                let dtype = keys.getattr(intern!(py, "dtype"))?;
+                let dtype_type = dtype.get_type();
+                let kind = dtype.getattr(intern!(py, "kind"))?;
+                let numpy = dtype_type.module()?.to_cow()?.starts_with("numpy");
+                match (numpy, &*kind.extract::<PyBackedStr>()?) {
+                    (true, "i" | "u" | "O") => ReadAs::PandasValues,
+                    (false, _) if dtype_type.qualname()?.to_cow()? == "StringDtype" => {
+                        ReadAs::PandasValues
+                    }
+                    _ => ReadAs::Objects,
+                }
+            }
+            _ => ReadAs::Objects,
+        })
     }
-    if object.is_exact_instance_of::<PyBytes>()
-        || object.is_exact_instance_of::<PyByteArray>()
-        || object.is_exact_instance_of::<PyMemoryView>()
-    {
-        return Ok(true);
-    }
-    let kind = object.get_type();
-    if kind.hasattr(intern!(object.py(), "__next__"))? {
-        return Ok(false);
-    }
-    let (module, name) = (kind.module()?, kind.qualname()?);
-    Ok(matches!(
-        (&*module.to_cow()?, &*name.to_cow()?),
-        ("array", "array") | ("numpy", "ndarray")
-    ))
 }
 
 impl IntFormat {
@@ -466,7 +502,18 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     hasher: &S,
     mut work: impl FnMut(&[u64]) -> PyResult<T> + Send,
 ) -> PyResult<Vec<T>> {
-    if let Some(ints) = IntBuffer::extract(keys)? {
+    let read_as = ReadAs::of(keys)?;
+    let values;
+    let keys = match read_as {
+        ReadAs::PandasValues => {
+            values = keys.call_method0(intern!(py, "to_numpy"))?;
+            &values
+        }
+        ReadAs::Objects | ReadAs::Buffer => keys,
+    };
+    if !matches!(read_as, ReadAs::Objects)
+        && let Some(ints) = IntBuffer::extract(keys)?
+    {
         return ints.for_each_chunk(hasher, work);
     }
     let mut iter = keys.try_iter()?;

@@ -260,6 +260,52 @@ class TestBulk:
         assert g.add_many(Reversed("q", [7, 8])) == 2
         assert g.contains_many(Reversed("q", [7, 9])) == [False, True]
 
+    def test_a_pandas_column_gives_the_keys_its_iteration_gives(self):
+        # Integer and object columns are read through their NumPy values
+        # (integers as a buffer); the keys are those iterating the column
+        # gives, whatever its dtype.
+        pd = pytest.importorskip("pandas")
+        np = pytest.importorskip("numpy")
+        columns = [
+            pd.Series(np.arange(-50_000, 50_000)),
+            pd.Series((np.arange(300) % 256).astype("uint8")),
+            pd.Series([f"k{i}" for i in range(40_000)]),
+            pd.Series(["a", "b", "a"], dtype="category"),
+            pd.Series([7, 8, 7], dtype="category"),
+            pd.Series([1, 2], dtype="Int64"),
+            pd.Series([1, None, 3], dtype="Int64"),
+            pd.Series([7, None, 8], dtype="category"),  # 7, nan, 8 when iterated
+            pd.Series([True, False]),  # Python bools when iterated: keys
+            pd.Index([10, 20, 30]),
+            pd.Series([b"x", "y", 3], dtype=object),
+        ]
+        for dtype in ["string[python]", "string[pyarrow]"]:
+            try:
+                columns.append(pd.Series(["p", "q", "p"], dtype=dtype))
+                columns.append(pd.Series(["p", None], dtype=dtype))
+            except ImportError:  # pragma: no cover
+                pass
+        for column in columns:
+            one_by_one, bulk = BloomFilter(200_000), BloomFilter(200_000)
+            new, failure = 0, None
+            try:
+                for key in column:
+                    new += one_by_one.add(key)
+            except TypeError as error:
+                failure = str(error)
+            if failure is None:
+                assert bulk.add_many(column) == new, column.dtype
+                assert bulk.contains_many(column) == [True] * len(column)
+            else:
+                # A missing value is no key: the same error at the same
+                # place, after the keys before it.
+                with pytest.raises(TypeError) as raised:
+                    bulk.add_many(column)
+                assert str(raised.value) == failure, column.dtype
+            assert bulk == one_by_one, column.dtype
+        with pytest.raises(TypeError, match="float"):
+            BloomFilter(100).add_many(pd.Series([1.5]))
+
     def test_a_bad_key_midway_raises_and_keeps_the_keys_before_it(self):
         # As set.update keeps the items before an unhashable one: every key
         # before the bad one, past the first chunk of 32768 too, and none
