@@ -1,6 +1,6 @@
 //! `info`: what a filter file holds.
 
-use crate::filter_file::Filter;
+use crate::filter_file::{Filter, name};
 use crate::output::{counted, say};
 use anyhow::Result;
 use atomic_bloom::AtomicGrowableBloom;
@@ -22,10 +22,7 @@ pub const FULLEST_AT_CAPACITY: f64 = 0.56;
 
 pub fn run(args: Args) -> Result<()> {
     let filter = Filter::load(&args.filter)?;
-    say!(
-        "file:               {}",
-        crate::filter_file::name(&args.filter)
-    );
+    say!("file:               {}", name(&args.filter));
     say!("format version:     {}", filter.kind().format_version());
     let (fill, len, rate, cells) = match &filter {
         Filter::Plain(f) => {

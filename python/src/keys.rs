@@ -432,21 +432,21 @@ impl ReadAs {
         {
             return Ok(ReadAs::Buffer);
         }
-        let kind = keys.get_type();
-        if kind.hasattr(intern!(py, "__next__"))? {
+        let class = keys.get_type();
+        if class.hasattr(intern!(py, "__next__"))? {
             return Ok(ReadAs::Objects);
         }
-        let (module, name) = (kind.module()?, kind.qualname()?);
+        let (module, name) = (class.module()?, class.qualname()?);
         Ok(match (&*module.to_cow()?, &*name.to_cow()?) {
             ("array", "array") | ("numpy", "ndarray") => ReadAs::Buffer,
             (module, "Series" | "Index") if module.starts_with("pandas.") => {
                 let dtype = keys.getattr(intern!(py, "dtype"))?;
-                let dtype_type = dtype.get_type();
+                let dtype_class = dtype.get_type();
                 let kind = dtype.getattr(intern!(py, "kind"))?;
-                let numpy = dtype_type.module()?.to_cow()?.starts_with("numpy");
+                let numpy = dtype_class.module()?.to_cow()?.starts_with("numpy");
                 match (numpy, &*kind.extract::<PyBackedStr>()?) {
                     (true, "i" | "u" | "O") => ReadAs::PandasValues,
-                    (false, _) if dtype_type.qualname()?.to_cow()? == "StringDtype" => {
+                    (false, _) if dtype_class.qualname()?.to_cow()? == "StringDtype" => {
                         ReadAs::PandasValues
                     }
                     _ => ReadAs::Objects,
