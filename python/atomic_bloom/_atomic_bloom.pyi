@@ -1,7 +1,7 @@
 """Type stubs of the extension module (Rust, PyO3)."""
 
 import os
-from typing import Dict, Iterable, List, Literal, Optional, SupportsIndex, Union, final
+from typing import Dict, Iterable, List, Literal, Optional, Protocol, SupportsIndex, Union, final
 
 from typing_extensions import Self, TypeAlias
 
@@ -16,6 +16,14 @@ Layout: TypeAlias = Literal["standard", "blocked", "word", "sectorized"]
 default, "blocked"."""
 StrOrBytesPath: TypeAlias = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 """A path, as Python's file functions take one."""
+
+class BinaryWriter(Protocol):
+    """A binary file object to save to (``open(..., "wb")``, ``io.BytesIO``)."""
+    def write(self, data: bytes, /) -> Optional[int]: ...
+
+class BinaryReader(Protocol):
+    """A binary file object to load from, read to its end."""
+    def read(self, size: int = ..., /) -> bytes: ...
 
 __all__ = [
     "BloomFilter",
@@ -44,8 +52,10 @@ class IncompatibleFilterError(ValueError):
 def key_hash(key: Key, seed: int = 0) -> int:
     """The 64-bit hash of ``key`` under ``seed``, as filters compute it."""
 
-def load(path: StrOrBytesPath) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter]:
-    """Reads a filter file of any kind, as its header says."""
+def load(
+    path: Union[StrOrBytesPath, BinaryReader],
+) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter]:
+    """Reads a filter of any kind, as its header says, from a path or a binary file object."""
 
 @final
 class BloomFilter:
@@ -105,11 +115,12 @@ class BloomFilter:
     def memory_bytes(self) -> int: ...
     def __sizeof__(self) -> int:
         """The object's size with the memory of its bits (``sys.getsizeof``)."""
-    def save(self, path: StrOrBytesPath) -> None:
-        """Writes the filter to ``path`` atomically; raises ``OSError``."""
+    def save(self, path: Union[StrOrBytesPath, BinaryWriter]) -> None:
+        """Writes the filter to ``path`` (atomically) or to a binary file object."""
     @classmethod
-    def load(cls, path: StrOrBytesPath) -> BloomFilter:
-        """Reads a filter file; raises ``OSError`` or ``CorruptFilterError``."""
+    def load(cls, path: Union[StrOrBytesPath, BinaryReader]) -> BloomFilter:
+        """Reads a filter from a path or a binary file object; raises ``OSError`` or
+        ``CorruptFilterError``."""
     def to_bytes(self) -> bytes:
         """The filter in the library's format."""
     @classmethod
@@ -162,9 +173,9 @@ class CountingBloomFilter:
     def memory_bytes(self) -> int: ...
     def __sizeof__(self) -> int:
         """The object's size with the memory of its bits (``sys.getsizeof``)."""
-    def save(self, path: StrOrBytesPath) -> None: ...
+    def save(self, path: Union[StrOrBytesPath, BinaryWriter]) -> None: ...
     @classmethod
-    def load(cls, path: StrOrBytesPath) -> CountingBloomFilter: ...
+    def load(cls, path: Union[StrOrBytesPath, BinaryReader]) -> CountingBloomFilter: ...
     def to_bytes(self) -> bytes: ...
     @classmethod
     def from_bytes(cls, data: BytesLike) -> CountingBloomFilter: ...
@@ -233,9 +244,9 @@ class GrowableBloomFilter:
     def memory_bytes(self) -> int: ...
     def __sizeof__(self) -> int:
         """The object's size with the memory of its bits (``sys.getsizeof``)."""
-    def save(self, path: StrOrBytesPath) -> None: ...
+    def save(self, path: Union[StrOrBytesPath, BinaryWriter]) -> None: ...
     @classmethod
-    def load(cls, path: StrOrBytesPath) -> GrowableBloomFilter: ...
+    def load(cls, path: Union[StrOrBytesPath, BinaryReader]) -> GrowableBloomFilter: ...
     def to_bytes(self) -> bytes: ...
     @classmethod
     def from_bytes(cls, data: BytesLike) -> GrowableBloomFilter: ...

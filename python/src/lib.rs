@@ -41,10 +41,10 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
 
 /// Reads a filter file of any kind: a `BloomFilter`, a
 /// `CountingBloomFilter` or a `GrowableBloomFilter`, as the file's header
-/// says (a named pipe too).
+/// says, from a path (a named pipe too) or a binary file object.
 #[pyfunction]
-fn load(py: Python<'_>, path: saved::FsPath) -> PyResult<Py<PyAny>> {
-    let object = match saved::load(py, path, |path| SavedFilter::load(path))? {
+fn load(py: Python<'_>, path: saved::File<'_>) -> PyResult<Py<PyAny>> {
+    let object = match saved::load::<SavedFilter>(py, path)? {
         SavedFilter::Counting(filter) => counting::CountingBloomFilter::wrap(filter)
             .into_pyobject(py)?
             .into_any(),

@@ -126,19 +126,21 @@ macro_rules! filter_methods {
                 self.inner.hasher().seed()
             }
 
-            /// Writes the filter to `path` in the library's format, atomically.
-            fn save(&self, py: Python<'_>, path: $crate::saved::FsPath) -> PyResult<()> {
+            /// Writes the filter in the library's format to `path` (a path,
+            /// replaced atomically) or to a binary file object.
+            fn save(&self, py: Python<'_>, path: $crate::saved::File<'_>) -> PyResult<()> {
                 $crate::saved::save(py, &self.inner, path)
             }
 
-            #[doc = concat!("Reads ", $what, " written by `save`, the CLI or Rust.")]
+            #[doc = concat!("Reads ", $what, " written by `save`, the CLI or Rust, from a path \
+                             or from a binary file object (read to its end).")]
             #[classmethod]
             fn load(
                 _cls: &Bound<'_, pyo3::types::PyType>,
                 py: Python<'_>,
-                path: $crate::saved::FsPath,
+                path: $crate::saved::File<'_>,
             ) -> PyResult<Self> {
-                $crate::saved::load(py, path, <$inner as $crate::saved::Saved>::load).map(Self::wrap)
+                $crate::saved::load::<$inner>(py, path).map(Self::wrap)
             }
 
             /// The filter in the library's format.

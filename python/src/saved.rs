@@ -9,28 +9,133 @@
 
 use crate::errors::{build_error, file_error, read_error, read_file_error};
 use crate::keys::Buffer;
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, BuildError, ReadError};
+use atomic_bloom::{
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, BuildError, ReadError, SavedFilter,
+};
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// A path argument, taken as Python's file functions take one: `str`,
-/// `bytes` or any `os.PathLike` (pyo3's own `PathBuf` takes no `bytes`).
-/// `os.fsdecode` makes a `str` of it, which the file system's encoding
-/// turns back into the same bytes (undecodable ones by `surrogateescape`).
-pub struct FsPath(pub PathBuf);
+/// Where `save` writes or `load` reads: a path, taken as Python's file
+/// functions take one (`str`, `bytes` or any `os.PathLike`; pyo3's own
+/// `PathBuf` takes no `bytes`), or a binary file object (anything else,
+/// used through its `write` or `read`), as `pickle.dump` and `numpy.save`
+/// take them. `os.fsdecode` makes a `str` of a path, which the file
+/// system's encoding turns back into the same bytes (undecodable ones by
+/// `surrogateescape`).
+pub enum File<'py> {
+    Path(PathBuf),
+    Object(Bound<'py, PyAny>),
+}
 
-impl FromPyObject<'_, '_> for FsPath {
+impl<'py> FromPyObject<'_, 'py> for File<'py> {
     type Error = PyErr;
 
-    fn extract(object: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+    fn extract(object: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let py = object.py();
+        if !(object.is_instance_of::<PyString>()
+            || object.is_instance_of::<PyBytes>()
+            || object.hasattr(intern!(py, "__fspath__"))?)
+        {
+            return Ok(File::Object(object.to_owned()));
+        }
         static FSDECODE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let fsdecode = FSDECODE.import(object.py(), "os", "fsdecode")?;
-        Ok(FsPath(fsdecode.call1((object,))?.extract()?))
+        let fsdecode = FSDECODE.import(py, "os", "fsdecode")?;
+        Ok(File::Path(fsdecode.call1((object,))?.extract()?))
     }
+}
+
+impl<'py> File<'py> {
+    /// The object's `method` (`write` or `read`), or the `TypeError` of an
+    /// argument that is neither a path nor a file object.
+    fn method(
+        object: &Bound<'py, PyAny>,
+        method: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        object.getattr(method).map_err(|_| {
+            let name = object
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string());
+            PyTypeError::new_err(format!(
+                "expected a path (str, bytes or os.PathLike) or a binary file object with \
+                 {method}(), not {name}"
+            ))
+        })
+    }
+}
+
+/// A binary file object's `write`, as an [`io::Write`]: each call writes
+/// `bytes`, again for the rest if a raw file took less. The file object's
+/// own exception is kept to be raised as it was.
+struct PyWriter<'py> {
+    write: Bound<'py, PyAny>,
+    failed: Option<PyErr>,
+}
+
+impl io::Write for PyWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let py = self.write.py();
+        let written = self.write.call1((PyBytes::new(py, buf),)).and_then(|n| {
+            if n.is_none() {
+                Ok(buf.len())
+            } else {
+                n.extract::<usize>()
+            }
+        });
+        match written {
+            Ok(n) => Ok(n.min(buf.len())),
+            Err(error) => {
+                self.failed = Some(text_file_hint(py, error));
+                Err(io::Error::other("the file object's write() failed"))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A binary file object's `read`, as an [`io::Read`].
+struct PyReader<'py> {
+    read: Bound<'py, PyAny>,
+    failed: Option<PyErr>,
+}
+
+impl io::Read for PyReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.read.call1((buf.len(),)).and_then(|data| {
+            let data = data.cast_into::<PyBytes>().map_err(|_| {
+                PyTypeError::new_err(
+                    "a filter is read from a binary file: read() returned no bytes",
+                )
+            })?;
+            let data = data.as_bytes();
+            let n = data.len().min(buf.len());
+            buf[..n].copy_from_slice(&data[..n]);
+            Ok(n)
+        });
+        read.map_err(|error| {
+            self.failed = Some(error);
+            io::Error::other("the file object's read() failed")
+        })
+    }
+}
+
+/// A text file's `write` refuses `bytes` with a `TypeError` that names
+/// neither the filter nor the fix: say both.
+fn text_file_hint(py: Python<'_>, error: PyErr) -> PyErr {
+    if !error.is_instance_of::<PyTypeError>(py) {
+        return error;
+    }
+    let hint = PyTypeError::new_err("a filter is written to a binary file (open it with \"wb\")");
+    hint.set_cause(py, Some(error));
+    hint
 }
 
 /// A filter type the format holds.
@@ -38,7 +143,15 @@ pub trait Saved: Sized + Send + Sync {
     fn to_bytes(&self) -> Result<Vec<u8>, BuildError>;
     fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError>;
     fn save(&self, path: &Path) -> io::Result<()>;
+    fn write_to(&self, out: &mut dyn io::Write) -> io::Result<()>;
+}
+
+/// What reads a saved filter: a filter type, or `SavedFilter` for any kind.
+pub trait Readable: Sized + Send {
+    /// From a path, opened once (a named pipe too).
     fn load(path: &Path) -> Result<Self, ReadError>;
+    /// From a stream that ends with the filter.
+    fn read_from(input: &mut dyn io::Read) -> Result<Self, ReadError>;
 }
 
 macro_rules! saved {
@@ -53,14 +166,34 @@ macro_rules! saved {
             fn save(&self, path: &Path) -> io::Result<()> {
                 <$filter>::save(self, path)
             }
-            fn load(path: &Path) -> Result<Self, ReadError> {
-                <$filter>::load(path)
+            fn write_to(&self, out: &mut dyn io::Write) -> io::Result<()> {
+                <$filter>::write_to(self, out)
             }
         }
     )*};
 }
 
 saved!(AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom);
+
+macro_rules! readable {
+    ($($filter:ty),*) => {$(
+        impl Readable for $filter {
+            fn load(path: &Path) -> Result<Self, ReadError> {
+                <$filter>::load(path)
+            }
+            fn read_from(input: &mut dyn io::Read) -> Result<Self, ReadError> {
+                <$filter>::read_from(input)
+            }
+        }
+    )*};
+}
+
+readable!(
+    AtomicBloom,
+    AtomicCountingBloom,
+    AtomicGrowableBloom,
+    SavedFilter
+);
 
 /// The filter's bytes as a Python `bytes` object.
 pub fn to_bytes<'py, F: Saved>(py: Python<'py>, filter: &F) -> PyResult<Bound<'py, PyBytes>> {
@@ -79,20 +212,47 @@ pub fn from_bytes<F: Saved>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult
     py.detach(|| F::from_bytes(&bytes)).map_err(read_error)
 }
 
-/// Writes the filter to `path` atomically (a temporary file, then a
-/// rename: a crash leaves the old file or the new one).
-pub fn save<F: Saved>(py: Python<'_>, filter: &F, FsPath(path): FsPath) -> PyResult<()> {
-    py.detach(|| filter.save(&path))
-        .map_err(|err| file_error(py, err, &path))
+/// Writes the filter to a path atomically (a temporary file, then a
+/// rename: a crash leaves the old file or the new one), with the GIL
+/// released; or to a file object, through its `write`, with the GIL held.
+pub fn save<F: Saved>(py: Python<'_>, filter: &F, file: File<'_>) -> PyResult<()> {
+    match file {
+        File::Path(path) => py
+            .detach(|| filter.save(&path))
+            .map_err(|err| file_error(py, err, &path)),
+        File::Object(object) => {
+            let write = File::method(&object, intern!(py, "write"))?;
+            let mut out = PyWriter {
+                write,
+                failed: None,
+            };
+            let written = filter.write_to(&mut out);
+            match (written, out.failed) {
+                (Ok(()), _) => Ok(()),
+                (Err(_), Some(failed)) => Err(failed),
+                (Err(err), None) => Err(err.into()),
+            }
+        }
+    }
 }
 
-/// Reads a filter from `path` with `load` (a kind's `load`, or
-/// `SavedFilter::load` for any kind), with the GIL released.
-pub fn load<T: Send>(
-    py: Python<'_>,
-    FsPath(path): FsPath,
-    load: impl FnOnce(&Path) -> Result<T, ReadError> + Send,
-) -> PyResult<T> {
-    py.detach(|| load(&path))
-        .map_err(|err| read_file_error(py, err, &path))
+/// Reads a filter (of a kind, or `SavedFilter` for any): from a path with
+/// the GIL released; or from a file object, through its `read`, to its
+/// end, which must end with the filter.
+pub fn load<T: Readable>(py: Python<'_>, file: File<'_>) -> PyResult<T> {
+    match file {
+        File::Path(path) => py
+            .detach(|| T::load(&path))
+            .map_err(|err| read_file_error(py, err, &path)),
+        File::Object(object) => {
+            let read = File::method(&object, intern!(py, "read"))?;
+            let mut input = PyReader { read, failed: None };
+            let loaded = T::read_from(&mut input);
+            match (loaded, input.failed) {
+                (Ok(filter), _) => Ok(filter),
+                (Err(_), Some(failed)) => Err(failed),
+                (Err(err), None) => Err(read_error(err)),
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 """Saving, loading and pickling, and the files Python, Rust and the CLI share."""
 
 import errno
+import io
 import os
 import pickle
 import subprocess
@@ -114,6 +115,49 @@ class TestRoundTrips:
             assert BloomFilter.load(name) == f and atomic_bloom.load(name) == f
         with pytest.raises(TypeError, match="str, bytes or os.PathLike"):
             f.save(3)
+
+    @pytest.mark.parametrize("cls", [BloomFilter, CountingBloomFilter, GrowableBloomFilter])
+    def test_binary_file_objects_are_written_and_read_as_paths_are(self, cls, tmp_path):
+        f = cls(1000, 0.01)
+        f.add_many(range(300))
+        buffer = io.BytesIO()
+        assert f.save(buffer) is None
+        assert buffer.getvalue() == f.to_bytes()
+        for load in (cls.load, atomic_bloom.load):
+            buffer.seek(0)
+            loaded = load(buffer)
+            assert type(loaded) is cls and loaded == f
+        # An open file, buffered or raw (whose write may take less than it
+        # is given), written here and read by path, and the other way.
+        for buffering in (-1, 0):
+            path = tmp_path / f"f{buffering}.abf"
+            with open(path, "wb", buffering=buffering) as out:
+                f.save(out)
+            assert cls.load(path) == f
+            with open(path, "rb", buffering=buffering) as source:
+                assert cls.load(source) == f
+
+    def test_a_file_object_that_fails_raises_its_own_error(self):
+        class Full(io.RawIOBase):
+            def writable(self):
+                return True
+
+            def write(self, data):
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+        with pytest.raises(OSError, match="No space left"):
+            BloomFilter(100).save(Full())
+        with pytest.raises(TypeError, match="binary file"):
+            BloomFilter(100).save(io.StringIO())
+        with pytest.raises(TypeError, match="binary file"):
+            BloomFilter.load(io.StringIO("text"))
+        with pytest.raises(CorruptFilterError, match="bad magic"):
+            BloomFilter.load(io.BytesIO(b"not a filter"))
+        # A stream holds one filter: bytes after it are corrupt data.
+        with pytest.raises(CorruptFilterError):
+            BloomFilter.load(io.BytesIO(BloomFilter(100).to_bytes() + b"more"))
+        with pytest.raises(TypeError, match=r"str, bytes or os.PathLike\) or a binary file"):
+            BloomFilter.load(3)
 
     def test_pickles_carry_the_validated_format(self):
         f = BloomFilter(100)
