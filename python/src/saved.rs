@@ -101,32 +101,6 @@ impl io::Write for PyWriter<'_> {
     }
 }
 
-/// A binary file object's `read`, as an [`io::Read`].
-struct PyReader<'py> {
-    read: Bound<'py, PyAny>,
-    failed: Option<PyErr>,
-}
-
-impl io::Read for PyReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let read = self.read.call1((buf.len(),)).and_then(|data| {
-            let data = data.cast_into::<PyBytes>().map_err(|_| {
-                PyTypeError::new_err(
-                    "a filter is read from a binary file: read() returned no bytes",
-                )
-            })?;
-            let data = data.as_bytes();
-            let n = data.len().min(buf.len());
-            buf[..n].copy_from_slice(&data[..n]);
-            Ok(n)
-        });
-        read.map_err(|error| {
-            self.failed = Some(error);
-            io::Error::other("the file object's read() failed")
-        })
-    }
-}
-
 /// A text file's `write` refuses `bytes` with a `TypeError` that names
 /// neither the filter nor the fix: say both.
 fn text_file_hint(py: Python<'_>, error: PyErr) -> PyErr {
@@ -141,7 +115,6 @@ fn text_file_hint(py: Python<'_>, error: PyErr) -> PyErr {
 /// A filter type the format holds.
 pub trait Saved: Sized + Send + Sync {
     fn to_bytes(&self) -> Result<Vec<u8>, BuildError>;
-    fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError>;
     fn save(&self, path: &Path) -> io::Result<()>;
     fn write_to(&self, out: &mut dyn io::Write) -> io::Result<()>;
 }
@@ -150,8 +123,8 @@ pub trait Saved: Sized + Send + Sync {
 pub trait Readable: Sized + Send {
     /// From a path, opened once (a named pipe too).
     fn load(path: &Path) -> Result<Self, ReadError>;
-    /// From a stream that ends with the filter.
-    fn read_from(input: &mut dyn io::Read) -> Result<Self, ReadError>;
+    /// From bytes that hold the filter and nothing else.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError>;
 }
 
 macro_rules! saved {
@@ -159,9 +132,6 @@ macro_rules! saved {
         impl Saved for $filter {
             fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
                 <$filter>::to_bytes(self)
-            }
-            fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
-                <$filter>::from_bytes(bytes)
             }
             fn save(&self, path: &Path) -> io::Result<()> {
                 <$filter>::save(self, path)
@@ -181,8 +151,8 @@ macro_rules! readable {
             fn load(path: &Path) -> Result<Self, ReadError> {
                 <$filter>::load(path)
             }
-            fn read_from(input: &mut dyn io::Read) -> Result<Self, ReadError> {
-                <$filter>::read_from(input)
+            fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+                <$filter>::from_bytes(bytes)
             }
         }
     )*};
@@ -202,7 +172,7 @@ pub fn to_bytes<'py, F: Saved>(py: Python<'py>, filter: &F) -> PyResult<Bound<'p
 }
 
 /// A filter from any bytes-like object (`bytes`, `bytearray`, `memoryview`).
-pub fn from_bytes<F: Saved>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<F> {
+pub fn from_bytes<F: Readable>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<F> {
     let Some(bytes) = Buffer::extract(data)? else {
         return Err(PyTypeError::new_err(format!(
             "a saved filter is bytes, bytearray or memoryview, not {}",
@@ -237,22 +207,22 @@ pub fn save<F: Saved>(py: Python<'_>, filter: &F, file: File<'_>) -> PyResult<()
 }
 
 /// Reads a filter (of a kind, or `SavedFilter` for any): from a path with
-/// the GIL released; or from a file object, through its `read`, to its
-/// end, which must end with the filter.
+/// the GIL released; or from a file object, whose `read()` gives all it
+/// holds, which must be the filter, checked with the GIL released.
 pub fn load<T: Readable>(py: Python<'_>, file: File<'_>) -> PyResult<T> {
     match file {
         File::Path(path) => py
             .detach(|| T::load(&path))
             .map_err(|err| read_file_error(py, err, &path)),
         File::Object(object) => {
-            let read = File::method(&object, intern!(py, "read"))?;
-            let mut input = PyReader { read, failed: None };
-            let loaded = T::read_from(&mut input);
-            match (loaded, input.failed) {
-                (Ok(filter), _) => Ok(filter),
-                (Err(_), Some(failed)) => Err(failed),
-                (Err(err), None) => Err(read_error(err)),
+            let data = File::method(&object, intern!(py, "read"))?.call0()?;
+            if !data.is_instance_of::<PyBytes>() {
+                return Err(PyTypeError::new_err(format!(
+                    "a filter is read from a binary file (open it with \"rb\"): read() gave {}",
+                    data.get_type().name()?
+                )));
             }
+            from_bytes(py, &data)
         }
     }
 }
