@@ -5,7 +5,8 @@
 //! chapter), so a file written from Python is read by the CLI and by Rust
 //! and the other way round. Writing and checking a large filter is
 //! memory-bound work that needs no interpreter: it runs with the GIL
-//! released.
+//! released, except a save to a file object, whose `write` is Python code
+//! called once per 1 MiB piece.
 
 use crate::errors::{build_error, file_error, read_error, read_file_error};
 use crate::keys::Buffer;
