@@ -53,6 +53,22 @@ pub(crate) fn zero_lanes(word: u64) -> u64 {
     !(word | (word >> 1) | (word >> 2) | (word >> 3)) & ALL_LANES
 }
 
+/// `a` and `b` added lane by lane, each sum saturating at [`MAX_COUNT`]:
+/// sixteen 4-bit additions at once, none carrying into its neighbour.
+///
+/// The low three bits of each lane add without leaving it (7 + 7 = 14);
+/// the top bit is then the sum of the two top bits and that carry, and a
+/// lane whose sum passes 15 (a carry out of its top bit) is set to 15.
+#[inline]
+pub(crate) fn saturating_add(a: u64, b: u64) -> u64 {
+    const LOW: u64 = 0x7777_7777_7777_7777;
+    const TOP: u64 = 0x8888_8888_8888_8888;
+    let low = (a & LOW) + (b & LOW);
+    let sum = low ^ ((a ^ b) & TOP);
+    let carried = ((a & b) | (low & (a ^ b))) & TOP;
+    sum | ((carried >> 3) * 0xF)
+}
+
 /// Counter `lane` (`0..16`) of `word`.
 #[inline]
 pub(crate) fn count(word: u64, lane: u64) -> u8 {
@@ -150,6 +166,26 @@ impl CounterArray {
         })
     }
 
+    /// Adds the counters of `counts` to those of word `index`, each sum
+    /// saturating at 15, in one compare-and-swap; returns the word it
+    /// replaced (or found, if nothing changed).
+    #[inline]
+    pub(crate) fn add(&self, index: usize, counts: u64) -> u64 {
+        self.update(index, |old| saturating_add(old, counts))
+    }
+
+    /// Adds every counter of `other` (same length) to this array's, word by
+    /// word; each of `other`'s words is read once (as a snapshot reads it).
+    pub(crate) fn merge(&self, other: &CounterArray, range: std::ops::Range<usize>) {
+        debug_assert_eq!(self.num_words(), other.num_words());
+        let theirs = other.words.load_words(range.clone());
+        for (index, counts) in range.zip(theirs) {
+            if counts != 0 {
+                self.add(index, counts);
+            }
+        }
+    }
+
     /// Replaces word `index` with `new(old)` atomically: a compare-and-swap
     /// loop that backs off while other threads win the word. It is
     /// lock-free, since a swap fails only when another thread's update of
@@ -178,7 +214,7 @@ impl CounterArray {
                 word.swap(next, Relaxed);
                 return old;
             }
-            // ORDERING: Relaxed on success and failure (C1). The swap
+            // ORDERING: Relaxed on success and failure (C1, C5). The swap
             // succeeds only if the word still holds `old`, the value `next`
             // was computed from, so concurrent updates of a word's counters
             // never lose one another (each lands once in the word's
@@ -186,8 +222,10 @@ impl CounterArray {
             // is published through the counters. Checked by
             // loom-tests/tests/counting.rs: `inserts_sharing_a_word_both_count`,
             // `insert_and_remove_sharing_a_word`, `racing_increments_saturate_exactly`,
-            // `racing_checked_removes_spare_zero_counters`; negative controls
+            // `racing_checked_removes_spare_zero_counters`,
+            // `merge_racing_insert_both_count`; negative controls
             // `split_counter_update_loses_a_count`,
+            // `split_counter_update_in_a_merge_loses_a_count`,
             // `wrapping_decrement_creates_a_false_negative`.
             match word.compare_exchange_weak(old, next, Relaxed, Relaxed) {
                 Ok(_) => return old,
@@ -218,6 +256,30 @@ mod tests {
         assert_eq!(zero_lanes(word) & 0x1111, 0x1101);
         assert_eq!(zero_lanes(0), ALL_LANES);
         assert_eq!(saturated_lanes(u64::MAX), ALL_LANES);
+    }
+
+    /// Every pair of counts, in every lane, beside neighbours of every
+    /// count: each sum is `min(a + b, 15)`, and no lane disturbs another.
+    #[test]
+    fn saturating_add_adds_every_pair_of_counts_in_every_lane() {
+        for a in 0..16u64 {
+            for b in 0..16u64 {
+                for lane in 0..16 {
+                    // The other lanes hold counts that cycle through 0..16.
+                    let others = |seed: u64| {
+                        (0..16)
+                            .filter(|&l| l != lane)
+                            .fold(0, |w, l| w | (((seed + l) % 16) << (4 * l)))
+                    };
+                    let (x, y) = (others(a) | a << (4 * lane), others(b + 7) | b << (4 * lane));
+                    let sum = saturating_add(x, y);
+                    for l in 0..16 {
+                        let want = (count(x, l) + count(y, l)).min(MAX_COUNT);
+                        assert_eq!(count(sum, l), want, "lane {l} of {x:#x} + {y:#x}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -48,15 +48,17 @@
 //! Every operation takes `&self`, with no lock. Each counter word is
 //! updated by one compare-and-swap that changes all of the key's counters
 //! in that word; a key's counters in different words are updated one word
-//! after another. The `docs::memory_ordering` chapter (C1-C4) states what
+//! after another. The `docs::memory_ordering` chapter (C1-C5) states what
 //! that guarantees and names the loom model of each guarantee.
 
 use crate::bit_array::BitArray;
 use crate::counter_array::{
     ALL_LANES, COUNTERS_PER_WORD, CounterArray, MAX_COUNT, count, saturated_lanes, zero_lanes,
 };
-use crate::error::BuildError;
-use crate::filter::{AtomicBloom, Builder, FINGERPRINT_KEY, estimate_len, rate_of_words};
+use crate::error::{BuildError, IncompatibleError};
+use crate::filter::{
+    AtomicBloom, Builder, FINGERPRINT_KEY, check_compatible, estimate_len, rate_of_words,
+};
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::layout::Layout;
@@ -413,6 +415,41 @@ impl<S> AtomicCountingBloom<S> {
     /// ```
     pub fn clear(&self) {
         self.counters.clear();
+    }
+
+    /// Adds `other`'s counts to this filter's, counter by counter, each sum
+    /// saturating at 15: afterwards it holds every key either held, as many
+    /// times as the two together, as if `other`'s inserts had been made
+    /// here too (the filters of a partitioned build merge into the filter
+    /// of the whole; `tests/counting.rs`:
+    /// `a_merge_is_the_filter_of_both_inserts`). Each of `other`'s words is
+    /// read once; an update of `other` racing the call may come across in
+    /// part. Racing updates of this filter keep their counts (memory
+    /// ordering, C5).
+    ///
+    /// # Errors
+    ///
+    /// [`IncompatibleError`] unless both filters have the same layout,
+    /// counters, `k` and hasher.
+    ///
+    /// ```
+    /// let a = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// let b = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// a.insert("x");
+    /// b.insert("x");
+    /// b.insert("y");
+    /// a.merge(&b)?;
+    /// assert_eq!((a.count_of("x"), a.count_of("y")), (2, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge(&self, other: &Self) -> Result<(), IncompatibleError> {
+        check_compatible(
+            (self.sizing, self.fingerprint),
+            (other.sizing, other.fingerprint),
+        )?;
+        let words = 0..self.counters.num_words();
+        self.counters.merge(&other.counters, words);
+        Ok(())
     }
 
     /// How many counters are saturated (at 15, stuck there). Above zero

@@ -584,29 +584,10 @@ impl<S> AtomicBloom<S> {
     }
 
     pub(crate) fn check_compatible(&self, other: &Self) -> Result<(), IncompatibleError> {
-        // The layout first: filters of different layouts usually differ in
-        // size too, and the layout is the cause to name.
-        let (a, b) = (self.sizing, other.sizing);
-        if a.layout() != b.layout() {
-            Err(IncompatibleError::Layout {
-                left: a.layout(),
-                right: b.layout(),
-            })
-        } else if a.num_bits() != b.num_bits() {
-            Err(IncompatibleError::NumBits {
-                left: a.num_bits(),
-                right: b.num_bits(),
-            })
-        } else if a.num_hashes() != b.num_hashes() {
-            Err(IncompatibleError::NumHashes {
-                left: a.num_hashes(),
-                right: b.num_hashes(),
-            })
-        } else if self.fingerprint != other.fingerprint {
-            Err(IncompatibleError::Hasher)
-        } else {
-            Ok(())
-        }
+        check_compatible(
+            (self.sizing, self.fingerprint),
+            (other.sizing, other.fingerprint),
+        )
     }
 
     /// Adds every key of `other` to `self` (bitwise OR). Afterwards `self`
@@ -787,6 +768,36 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn memory_bytes(&self) -> usize {
         self.bits.memory_bytes()
+    }
+}
+
+/// Whether filters of these sizings and hasher fingerprints map keys to the
+/// same cells (plain or counting), or why not.
+pub(crate) fn check_compatible(
+    (a, a_fingerprint): (Sizing, u64),
+    (b, b_fingerprint): (Sizing, u64),
+) -> Result<(), IncompatibleError> {
+    // The layout first: filters of different layouts usually differ in
+    // size too, and the layout is the cause to name.
+    if a.layout() != b.layout() {
+        Err(IncompatibleError::Layout {
+            left: a.layout(),
+            right: b.layout(),
+        })
+    } else if a.num_bits() != b.num_bits() {
+        Err(IncompatibleError::NumBits {
+            left: a.num_bits(),
+            right: b.num_bits(),
+        })
+    } else if a.num_hashes() != b.num_hashes() {
+        Err(IncompatibleError::NumHashes {
+            left: a.num_hashes(),
+            right: b.num_hashes(),
+        })
+    } else if a_fingerprint != b_fingerprint {
+        Err(IncompatibleError::Hasher)
+    } else {
+        Ok(())
     }
 }
 

@@ -65,6 +65,65 @@ proptest! {
             prop_assert_eq!(plain.contains(&k), f.contains(&k));
         }
     }
+
+    /// Two filters built from two lists of keys, merged, are the filter of
+    /// both lists: counter for counter, saturated ones included (a sum
+    /// saturates at 15 as that many inserts do).
+    #[test]
+    fn a_merge_is_the_filter_of_both_inserts(
+        left in prop::collection::vec(0u16..40, 0..300),
+        right in prop::collection::vec(0u16..40, 0..300),
+        layout in prop::sample::select(Layout::ALL.to_vec()),
+    ) {
+        let (a, b, both) = (counting(layout, 20, 0.05), counting(layout, 20, 0.05), counting(layout, 20, 0.05));
+        a.insert_batch(&left);
+        b.insert_batch(&right);
+        both.insert_batch(left.iter().chain(&right));
+        a.merge(&b).unwrap();
+        prop_assert!(a == both);
+        // Removing the right list's keys leaves the left list's filter.
+        a.remove_batch(&right);
+        let only_left = counting(layout, 20, 0.05);
+        only_left.insert_batch(&left);
+        if both.saturated_counters() == 0 {
+            prop_assert!(a == only_left);
+        }
+    }
+}
+
+#[test]
+fn filters_that_map_keys_differently_do_not_merge() {
+    let a = counting(Layout::Blocked, 1_000, 0.01);
+    for other in [
+        counting(Layout::Blocked, 2_000, 0.01),
+        counting(Layout::Standard, 1_000, 0.01),
+        AtomicCountingBloom::builder()
+            .capacity(1_000, 0.01)
+            .seed(1)
+            .build_counting()
+            .unwrap(),
+    ] {
+        assert!(a.merge(&other).is_err());
+    }
+    assert!(a.merge(&counting(Layout::Blocked, 1_000, 0.01)).is_ok());
+}
+
+/// A merge racing inserts and removes of other keys on other threads: every
+/// count lands, so the filter ends where one thread doing all of it would.
+#[test]
+fn a_merge_racing_updates_loses_no_count() {
+    let f = counting(Layout::Blocked, 100_000, 0.01);
+    let other = counting(Layout::Blocked, 100_000, 0.01);
+    other.insert_batch(0..50_000u64);
+    f.insert_batch(100_000..120_000u64);
+    std::thread::scope(|s| {
+        s.spawn(|| f.insert_batch(50_000..100_000u64));
+        s.spawn(|| f.remove_batch(100_000..110_000u64));
+        f.merge(&other).unwrap();
+    });
+    let expected = counting(Layout::Blocked, 100_000, 0.01);
+    expected.insert_batch((0..100_000u64).chain(110_000..120_000));
+    assert!(f == expected);
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The counting filter's contract (C1-C4 in `docs::memory_ordering`), and
+//! The counting filter's contract (C1-C5 in `docs::memory_ordering`), and
 //! negative controls: a counter update split into a load and a write, and
 //! a decrement that wraps below zero, each of which loom must catch.
 #![cfg(loom)]
@@ -143,12 +143,44 @@ fn clear_racing_insert() {
     });
 }
 
+/// A merge racing an insert whose counters share a word with the merged
+/// key's: both counts land (C5).
+fn merge_racing_insert() {
+    model(|| {
+        let other = filter_with(&[A]);
+        let (f, _, ()) = race(
+            filter(),
+            |f| f.insert_hash(B),
+            move |f| f.merge(&other).unwrap(),
+        );
+        assert!(
+            f.count_of_hash(A) == 1 && f.count_of_hash(B) == 1,
+            "lost a count: A {}, B {}",
+            f.count_of_hash(A),
+            f.count_of_hash(B)
+        );
+    });
+}
+
+#[test]
+fn merge_racing_insert_both_count() {
+    merge_racing_insert();
+}
+
 /// Negative control: counter updates split into a load and a write lose a
 /// count when both inserts load the shared word before either writes.
 #[test]
 #[should_panic(expected = "lost a count")]
 fn split_counter_update_loses_a_count() {
     with_fault(Fault::SplitCounterUpdate, inserts_sharing_a_word);
+}
+
+/// Negative control: the same split update loses a count when the merge
+/// and the insert load the shared word before either writes.
+#[test]
+#[should_panic(expected = "lost a count")]
+fn split_counter_update_in_a_merge_loses_a_count() {
+    with_fault(Fault::SplitCounterUpdate, merge_racing_insert);
 }
 
 /// Negative control: a decrement that does not spare zero counters
