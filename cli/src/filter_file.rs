@@ -66,19 +66,6 @@ impl Filter {
         }
     }
 
-    /// Loads a plain filter file; `what` says what needs one.
-    pub fn load_plain(path: &Path, what: &str) -> Result<AtomicBloom> {
-        let kind = match Filter::load(path)? {
-            Filter::Plain(filter) => return Ok(filter),
-            Filter::Counting(_) => "counting",
-            Filter::Growable(_) => "growable",
-        };
-        bail!(
-            "{} holds a {kind} filter; {what} takes plain filters",
-            name(path)
-        )
-    }
-
     /// Inserts the keys on every core; returns how many were new. An error
     /// only from a growable filter at a limit, when some keys may not have
     /// been inserted.

@@ -47,7 +47,7 @@ enum Command {
     Query(query::Args),
     /// Describe a filter file: parameters, fill and estimated contents.
     Info(info::Args),
-    /// Union compatible filter files into one.
+    /// Merge compatible filter files into one: plain ones by union, counting ones by adding their counts.
     Merge(merge::Args),
     /// Deduplicate 10M synthetic URLs on every core and report accuracy and speed.
     Demo(demo::Args),

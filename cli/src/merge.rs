@@ -1,19 +1,52 @@
-//! `merge`: the union of compatible filter files.
+//! `merge`: compatible filter files into one. Plain filters are ORed (the
+//! union of their keys); counting filters are added counter by counter (the
+//! sum of their inserts, each counter saturating at 15), so the filters of a
+//! partitioned build merge into the filter of all of it.
 
 use crate::filter_file::{Filter, name};
+use crate::info::describe_len;
 use crate::keys::is_stdio;
+use crate::output::counted;
 use anyhow::{Context, Result, bail};
-use std::path::PathBuf;
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom};
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The filter files to merge: same size, k, layout and seed. One of
-    /// them may be `-`, stdin.
+    /// The filter files to merge, all plain or all counting: same size, k,
+    /// layout and seed. One of them may be `-`, stdin.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Where to write the union, as `build --output`.
+    /// Where to write the result, as `build --output`.
     #[arg(short, long)]
     output: PathBuf,
+}
+
+/// A filter of a kind that merges.
+enum Mergeable {
+    Plain(AtomicBloom),
+    Counting(AtomicCountingBloom),
+}
+
+impl Mergeable {
+    /// The filter file at `path`, if of a kind that merges.
+    fn load(path: &Path) -> Result<Mergeable> {
+        Ok(match Filter::load(path)? {
+            Filter::Plain(filter) => Mergeable::Plain(filter),
+            Filter::Counting(filter) => Mergeable::Counting(filter),
+            Filter::Growable(_) => bail!(
+                "{} holds a growable filter; merge takes plain or counting filters",
+                name(path)
+            ),
+        })
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Mergeable::Plain(_) => "plain",
+            Mergeable::Counting(_) => "counting",
+        }
+    }
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -23,10 +56,21 @@ pub fn run(args: Args) -> Result<()> {
     if args.inputs.iter().filter(|path| is_stdio(path)).count() > 1 {
         bail!("stdin holds one filter: give the others as files");
     }
-    let union = Filter::load_plain(first, "merge")?;
+    let merged = Mergeable::load(first)?;
     for path in rest {
-        let other = Filter::load_plain(path, "merge")?;
-        union.par_union(&other).with_context(|| {
+        let other = Mergeable::load(path)?;
+        let combined = match (&merged, &other) {
+            (Mergeable::Plain(into), Mergeable::Plain(from)) => into.par_union(from),
+            (Mergeable::Counting(into), Mergeable::Counting(from)) => into.merge(from),
+            _ => bail!(
+                "{} holds a {} filter and {} a {} one; merge takes filters of one kind",
+                name(first),
+                merged.kind(),
+                name(path),
+                other.kind()
+            ),
+        };
+        combined.with_context(|| {
             format!(
                 "cannot merge {} into {} (build every filter to merge with the same --expected, \
                  --fpp, --layout and --seed)",
@@ -35,15 +79,28 @@ pub fn run(args: Args) -> Result<()> {
             )
         })?;
     }
-    let summary = format!(
-        "{} bits set, {}",
-        union.par_count_ones(),
-        crate::info::describe_len(union.estimated_len())
-    );
-    crate::output::save(&Filter::Plain(union), &args.output)?;
+    let (summary, merged) = match merged {
+        Mergeable::Plain(f) => (
+            format!(
+                "{} bits set, {}",
+                f.par_count_ones(),
+                describe_len(f.estimated_len())
+            ),
+            Filter::Plain(f),
+        ),
+        Mergeable::Counting(f) => (
+            format!(
+                "{} above 0, {}",
+                counted(f.nonzero_counters(), "counter"),
+                describe_len(f.estimated_len())
+            ),
+            Filter::Counting(f),
+        ),
+    };
+    crate::output::save(&merged, &args.output)?;
     eprintln!(
         "merged {} into {}: {summary}",
-        crate::output::counted(args.inputs.len() as u64, "filter"),
+        counted(args.inputs.len() as u64, "filter"),
         args.output.display(),
     );
     Ok(())

@@ -300,7 +300,10 @@ fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
         "holds a growable filter, whose keys cannot be removed",
     );
     let out = run(&["merge", s(&filter), s(&filter), "-o", s(&limited)]);
-    assert_fails(&out, "holds a growable filter; merge takes plain filters");
+    assert_fails(
+        &out,
+        "holds a growable filter; merge takes plain or counting filters",
+    );
     let out = run(&["build", "--growable", "--fpp", "1e-300", "-o", s(&limited)]);
     assert_fails(&out, "invalid filter parameters");
     // --expected sizes a fixed filter; with --growable it is refused.
@@ -449,13 +452,66 @@ fn counting_filters_build_query_remove_and_describe() {
         stdout(&out)
     );
 
-    // Plain files cannot lose keys; counting files do not merge.
+    // Plain files cannot lose keys, nor merge with counting ones.
     let plain = dir.path().join("plain.bloom");
     assert!(run(&["build", s(&all), "-o", s(&plain)]).status.success());
     assert_fails(&run(&["remove", s(&plain), s(&gone)]), "build --counting");
     assert_fails(
         &run(&["merge", s(&plain), s(&filter), "-o", s(&copy)]),
-        "holds a counting filter; merge takes plain filters",
+        "holds a plain filter and",
+    );
+    assert_fails(
+        &run(&["merge", s(&plain), s(&filter), "-o", s(&copy)]),
+        "merge takes filters of one kind",
+    );
+}
+
+/// Counting files built from two parts of the keys merge into the file
+/// built from all of them, byte for byte: counts add up, keys in both
+/// parts count twice, and removing one part's keys leaves the other's.
+#[test]
+fn counting_files_merge_into_the_file_of_all_their_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let part = |name: &str, range: std::ops::Range<u32>| {
+        keys_file(dir.path(), name, range.map(|i| format!("key-{i}")))
+    };
+    let (a, b) = (part("a.txt", 0..3000), part("b.txt", 2000..5000));
+    let build = |inputs: &[&PathBuf], out: &str| {
+        let out = dir.path().join(out);
+        let mut args = vec!["build", "--counting", "--expected", "5000", "-o", s(&out)];
+        args.extend(inputs.iter().map(|p| s(p)));
+        let built = run(&args);
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        out
+    };
+    let (filter_a, filter_b) = (build(&[&a], "a.bloom"), build(&[&b], "b.bloom"));
+    let whole = build(&[&a, &b], "whole.bloom");
+    let merged = dir.path().join("merged.bloom");
+    let out = run(&["merge", s(&filter_a), s(&filter_b), "-o", s(&merged)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("counters above 0"));
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+
+    let removed = run(&["remove", s(&merged), s(&b)]);
+    assert!(
+        removed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&removed.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(&filter_a).unwrap()
     );
 }
 
