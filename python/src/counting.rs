@@ -5,7 +5,7 @@
 //! bulk calls, the library's format for saving and pickling.
 
 use crate::bloom::BloomFilter;
-use crate::errors::build_error;
+use crate::errors::{build_error, incompatible};
 use crate::keys::{for_each_chunk, hash_now};
 use crate::params::builder;
 use atomic_bloom::AtomicCountingBloom;
@@ -108,6 +108,22 @@ filter_methods!(
             py.detach(|| self.inner.try_clone())
                 .map(Self::wrap)
                 .map_err(build_error)
+        }
+
+        /// A new filter with the counts of both added (`self + other`), as
+        /// `collections.Counter` adds: the filter of both filters' adds.
+        fn __add__(&self, py: Python<'_>, other: &Self) -> PyResult<Self> {
+            let sum = self.copy(py)?;
+            sum.__iadd__(py, other)?;
+            Ok(sum)
+        }
+
+        /// Adds `other`'s counts to this filter's (`self += other`), each
+        /// counter's sum stopping at 15; the filters of a partitioned build
+        /// add up to the filter of all of it.
+        fn __iadd__(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+            py.detach(|| self.inner.merge(&other.inner))
+                .map_err(incompatible)
         }
 
         /// Removes every key.

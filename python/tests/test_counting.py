@@ -2,7 +2,7 @@
 
 import pytest
 
-from atomic_bloom import BloomFilter, CountingBloomFilter
+from atomic_bloom import BloomFilter, CountingBloomFilter, IncompatibleFilterError
 
 
 def test_a_removed_key_is_gone_and_the_others_stay():
@@ -70,6 +70,29 @@ def test_copy_clear_and_estimates():
     assert 0 < f.estimated_false_positive_rate() < 0.01
     assert f.saturated_counters() == 0
     assert f.num_counters == f.memory_bytes * 2
+
+
+def test_filters_add_up_as_counters_do():
+    # The filters of two parts of the keys add up to the filter of all of
+    # them, counter for counter; removing one part leaves the other's.
+    left, right = [f"k{i}" for i in range(3000)], [f"k{i}" for i in range(2000, 5000)]
+    a, b, whole = CountingBloomFilter(5000), CountingBloomFilter(5000), CountingBloomFilter(5000)
+    a.add_many(left)
+    b.add_many(right)
+    whole.add_many(left + right)
+    total = a + b
+    assert total == whole and a != whole
+    assert total.count("k2500") == 2
+    a += b
+    assert a == whole
+    a.remove_many(right)
+    only_left = CountingBloomFilter(5000)
+    only_left.add_many(left)
+    assert a == only_left
+    with pytest.raises(IncompatibleFilterError):
+        a + CountingBloomFilter(5000, seed=1)
+    with pytest.raises(TypeError):
+        a + BloomFilter(5000)
 
 
 def test_bad_parameters_and_keys_raise():
