@@ -62,30 +62,31 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
     }
 
     /// A new filter with the keys of both (`self | other`).
-    fn __or__(&self, other: &Self) -> PyResult<Self> {
-        let union = self.duplicate()?;
-        union.inner.union(&other.inner).map_err(incompatible)?;
+    fn __or__(&self, py: Python<'_>, other: &Self) -> PyResult<Self> {
+        let union = py.detach(|| self.duplicate())?;
+        union.__ior__(py, other)?;
         Ok(union)
     }
 
-    /// Adds the keys of `other` to this filter (`self |= other`).
-    fn __ior__(&self, other: &Self) -> PyResult<()> {
-        self.inner.union(&other.inner).map_err(incompatible)
+    /// Adds the keys of `other` to this filter (`self |= other`), with the
+    /// GIL released.
+    fn __ior__(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+        py.detach(|| self.inner.union(&other.inner))
+            .map_err(incompatible)
     }
 
     /// A new filter with the bits both have (`self & other`).
-    fn __and__(&self, other: &Self) -> PyResult<Self> {
-        let intersection = self.duplicate()?;
-        intersection
-            .inner
-            .intersect(&other.inner)
-            .map_err(incompatible)?;
+    fn __and__(&self, py: Python<'_>, other: &Self) -> PyResult<Self> {
+        let intersection = py.detach(|| self.duplicate())?;
+        intersection.__iand__(py, other)?;
         Ok(intersection)
     }
 
-    /// Keeps only the bits `other` has too (`self &= other`).
-    fn __iand__(&self, other: &Self) -> PyResult<()> {
-        self.inner.intersect(&other.inner).map_err(incompatible)
+    /// Keeps only the bits `other` has too (`self &= other`), with the GIL
+    /// released.
+    fn __iand__(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+        py.detach(|| self.inner.intersect(&other.inner))
+            .map_err(incompatible)
     }
 
     /// A copy with the same parameters and bits.
