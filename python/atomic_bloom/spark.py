@@ -12,7 +12,8 @@ associative and commutative and every partition filter has the same
 parameters, so the result is, bit for bit, the filter one process builds
 from the same keys.
 Spark's own ``BloomFilter`` sketch merges the same way
-(``mergeInPlace``: an OR of equal-sized filters).
+(``mergeInPlace``: an OR of equal-sized filters). ``build_counting_filter``
+builds a ``CountingBloomFilter`` so, its partition filters' counts added.
 
 ::
 
@@ -43,16 +44,16 @@ Requires ``pyspark`` with its SQL extras, pyarrow and pandas
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
 
-from atomic_bloom import BloomFilter
+from atomic_bloom import BloomFilter, CountingBloomFilter
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import Column, DataFrame
 
     from atomic_bloom._atomic_bloom import Layout
 
-__all__ = ["build_filter", "contains_udf", "prefilter"]
+__all__ = ["build_counting_filter", "build_filter", "contains_udf", "prefilter"]
 
 
 def build_filter(
@@ -74,6 +75,50 @@ def build_filter(
     than one per partition. Bad parameters raise ``ValueError`` on the
     driver, before the build job starts.
     """
+    return _build(
+        BloomFilter, _union_bytes, df, column, expected_items,
+        false_positive_rate, layout, seed, depth,
+    )
+
+
+def build_counting_filter(
+    df: "DataFrame",
+    column: "str | Column",
+    *,
+    expected_items: Optional[int] = None,
+    false_positive_rate: float = 0.01,
+    layout: Optional[Layout] = None,
+    seed: int = 0,
+    depth: int = 2,
+) -> CountingBloomFilter:
+    """Builds one ``CountingBloomFilter`` from the non-null values of
+    ``column``, as ``build_filter`` builds a ``BloomFilter``: the partition
+    filters' counts are added (``+``), so a value that comes ``n`` times,
+    in any partitions, counts ``n`` times (up to 15), as one process adding
+    every value would make it, and ``remove`` can take it out again.
+    """
+    return _build(
+        CountingBloomFilter, _sum_bytes, df, column, expected_items,
+        false_positive_rate, layout, seed, depth,
+    )
+
+
+_Filter = TypeVar("_Filter", BloomFilter, CountingBloomFilter)
+
+
+def _build(
+    cls: "type[_Filter]",
+    combine: Callable[[Any, Any], bytes],
+    df: "DataFrame",
+    column: "str | Column",
+    expected_items: Optional[int],
+    false_positive_rate: float,
+    layout: Optional[Layout],
+    seed: int,
+    depth: int,
+) -> _Filter:
+    """``build_filter`` for filters of ``cls``, the partition filters'
+    bytes combined by ``combine``."""
     from pyspark.sql import functions as F
 
     key = F.col(column) if isinstance(column, str) else column
@@ -82,8 +127,8 @@ def build_filter(
         expected_items = max(values.count(), 1)
     items = expected_items  # an int now; a closure would not see it narrowed
 
-    def new_filter() -> BloomFilter:
-        return BloomFilter(items, false_positive_rate, layout=layout, seed=seed)
+    def new_filter() -> _Filter:
+        return cls(items, false_positive_rate, layout=layout, seed=seed)
 
     # Fail on the driver, with the library's message, not in every task.
     empty = new_filter()
@@ -100,8 +145,8 @@ def build_filter(
     filters = values.mapInArrow(build_partition, "filter binary").rdd
     if filters.getNumPartitions() == 0:
         return empty
-    merged = filters.map(lambda row: row[0]).treeReduce(_union_bytes, depth=depth)
-    return BloomFilter.from_bytes(merged)
+    merged = filters.map(lambda row: row[0]).treeReduce(combine, depth=depth)
+    return cls.from_bytes(merged)
 
 
 def _keys(column: "DataFrame") -> "DataFrame":
@@ -123,6 +168,13 @@ def _union_bytes(left: bytes | bytearray, right: bytes | bytearray) -> bytes:
     union = BloomFilter.from_bytes(left)
     union |= BloomFilter.from_bytes(right)
     return union.to_bytes()
+
+
+def _sum_bytes(left: bytes | bytearray, right: bytes | bytearray) -> bytes:
+    """The sum of two saved counting filters, saved."""
+    total = CountingBloomFilter.from_bytes(left)
+    total += CountingBloomFilter.from_bytes(right)
+    return total.to_bytes()
 
 
 def contains_udf(bloom: BloomFilter, spark=None):

@@ -15,8 +15,8 @@ if os.environ.get("ATOMIC_BLOOM_REQUIRE_SPARK"):
 else:
     pytest.importorskip("pyspark")
 
-from atomic_bloom import BloomFilter
-from atomic_bloom.spark import build_filter, prefilter
+from atomic_bloom import BloomFilter, CountingBloomFilter
+from atomic_bloom.spark import build_counting_filter, build_filter, prefilter
 
 KEYS = 30_000
 PARTITIONS = 12
@@ -64,6 +64,18 @@ def test_the_merged_filter_equals_a_single_process_build(users):
         false_positive_rate=RATE,
     )
     assert built == expected  # bit for bit: the OR of the partitions is the whole
+
+
+def test_a_counting_build_adds_up_the_partitions_counts(spark):
+    # Values repeated across partitions count as often as they come, as in
+    # one process adding every value; then each copy can be removed.
+    values = [f"k{i}" for i in range(6000)] * 2 + [f"k{i}" for i in range(100)]
+    df = spark.createDataFrame([(v,) for v in values], "key string").repartition(PARTITIONS)
+    built = build_counting_filter(df, "key", expected_items=6000)
+    expected = CountingBloomFilter(6000)
+    expected.add_many(values)
+    assert isinstance(built, CountingBloomFilter) and built == expected
+    assert built.count("k50") == 3 and built.count("k5000") == 2
 
 
 def test_binary_and_derived_columns_are_keys_like_bytes(users):
