@@ -443,13 +443,18 @@ impl<S> AtomicCountingBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge(&self, other: &Self) -> Result<(), IncompatibleError> {
-        check_compatible(
-            (self.sizing, self.fingerprint),
-            (other.sizing, other.fingerprint),
-        )?;
+        self.check_compatible(other)?;
         let words = 0..self.counters.num_words();
         self.counters.merge(&other.counters, words);
         Ok(())
+    }
+
+    /// Whether `other` maps keys to the same counters, or why not.
+    pub(crate) fn check_compatible(&self, other: &Self) -> Result<(), IncompatibleError> {
+        check_compatible(
+            (self.sizing, self.fingerprint),
+            (other.sizing, other.fingerprint),
+        )
     }
 
     /// How many counters are saturated (at 15, stuck there). Above zero

@@ -217,7 +217,8 @@ mod parallel {
     use super::{CountingOp, CountingStage};
     use crate::batch::Pipeline;
     use crate::counting::AtomicCountingBloom;
-    use crate::parallel::{par_chunked, par_pipeline_count};
+    use crate::error::IncompatibleError;
+    use crate::parallel::{par_chunked, par_pipeline_count, word_tasks};
     use rayon::prelude::*;
     use std::hash::{BuildHasher, Hash};
 
@@ -331,6 +332,25 @@ mod parallel {
             I::Item: Hash,
         {
             par_chunked(keys, |chunk| self.contains_batch(chunk))
+        }
+
+        /// [`merge`](Self::merge) on all of rayon's threads, with the same
+        /// guarantees.
+        ///
+        /// ```
+        /// let a = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+        /// let b = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+        /// a.insert("x");
+        /// b.insert("x");
+        /// a.par_merge(&b)?;
+        /// assert_eq!(a.count_of("x"), 2);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn par_merge(&self, other: &Self) -> Result<(), IncompatibleError> {
+            self.check_compatible(other)?;
+            let (into, from) = (self.counter_array(), other.counter_array());
+            word_tasks(into.num_words()).for_each(|range| into.merge(from, range));
+            Ok(())
         }
     }
 }

@@ -132,14 +132,19 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
     }
 }
 
+/// `0..words` cut into ranges of [`WORDS_PER_TASK`], one rayon task each:
+/// how parallel scans and merges of a filter's words split them.
+pub(crate) fn word_tasks(words: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
+    (0..words.div_ceil(WORDS_PER_TASK))
+        .into_par_iter()
+        .map(move |t| t * WORDS_PER_TASK..((t + 1) * WORDS_PER_TASK).min(words))
+}
+
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<S: Sync> AtomicBloom<S> {
     /// Word ranges for parallel scans.
     fn word_tasks(&self) -> impl IndexedParallelIterator<Item = Range<usize>> {
-        let words = self.bit_array().num_words();
-        (0..words.div_ceil(WORDS_PER_TASK))
-            .into_par_iter()
-            .map(move |t| t * WORDS_PER_TASK..((t + 1) * WORDS_PER_TASK).min(words))
+        word_tasks(self.bit_array().num_words())
     }
 
     /// [`clear`](Self::clear) on all of rayon's threads, with the same

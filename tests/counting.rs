@@ -79,8 +79,11 @@ proptest! {
         a.insert_batch(&left);
         b.insert_batch(&right);
         both.insert_batch(left.iter().chain(&right));
+        let in_parallel = a.clone();
         a.merge(&b).unwrap();
         prop_assert!(a == both);
+        in_parallel.par_merge(&b).unwrap();
+        prop_assert!(in_parallel == both);
         // Removing the right list's keys leaves the left list's filter.
         a.remove_batch(&right);
         let only_left = counting(layout, 20, 0.05);

@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<()> {
         let other = Mergeable::load(path)?;
         let combined = match (&merged, &other) {
             (Mergeable::Plain(into), Mergeable::Plain(from)) => into.par_union(from),
-            (Mergeable::Counting(into), Mergeable::Counting(from)) => into.merge(from),
+            (Mergeable::Counting(into), Mergeable::Counting(from)) => into.par_merge(from),
             _ => bail!(
                 "{} holds a {} filter and {} a {} one; merge takes filters of one kind",
                 name(first),
