@@ -71,8 +71,11 @@ impl<'py> File<'py> {
 }
 
 /// A binary file object's `write`, as an [`io::Write`]: each call writes
-/// `bytes`, again for the rest if a raw file took less. The file object's
-/// own exception is kept to be raised as it was.
+/// `bytes`, again for the rest if a raw file took less. A `write` that
+/// returns `None` took it all: file-like objects written in Python often
+/// return nothing. (A non-blocking raw file's `None`, "nothing written",
+/// would be misread; a filter is not saved to one.) The file object's own
+/// exception is kept to be raised as it was.
 struct PyWriter<'py> {
     write: Bound<'py, PyAny>,
     failed: Option<PyErr>,
