@@ -127,6 +127,17 @@ class TestRoundTrips:
             buffer.seek(0)
             loaded = load(buffer)
             assert type(loaded) is cls and loaded == f
+        # A file-like object whose write returns nothing took it all.
+        class Parts:
+            def __init__(self):
+                self.parts = []
+
+            def write(self, data):
+                self.parts.append(bytes(data))
+
+        parts = Parts()
+        f.save(parts)
+        assert b"".join(parts.parts) == f.to_bytes()
         # An open file, buffered or raw (whose write may take less than it
         # is given), written here and read by path, and the other way.
         for buffering in (-1, 0):
