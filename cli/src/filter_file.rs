@@ -19,6 +19,18 @@ pub fn name(path: &Path) -> String {
     }
 }
 
+/// A kind as the CLI's messages name it: plain, counting or growable, as
+/// `build`, `build --counting` and `build --growable` make them.
+pub fn kind_name(kind: FilterKind) -> &'static str {
+    match kind {
+        FilterKind::Bloom => "plain",
+        FilterKind::Counting => "counting",
+        FilterKind::Growable => "growable",
+        // A kind newer than this build (`Filter::load` refuses it).
+        _ => "unknown",
+    }
+}
+
 /// A loaded filter file.
 pub enum Filter {
     Plain(AtomicBloom),
@@ -40,8 +52,10 @@ impl Filter {
             SavedFilter::Counting(filter) => Filter::Counting(filter),
             SavedFilter::Growable(filter) => Filter::Growable(filter),
             SavedFilter::Bloom(filter) => Filter::Plain(filter),
+            // The library's name for the kind reads "a counting Bloom
+            // filter": a kind this build does not know has no short name.
             other => bail!(
-                "{} holds a {} filter, which this build cannot use",
+                "{} holds {}, which this build cannot use",
                 name(path),
                 other.kind()
             ),
@@ -64,6 +78,11 @@ impl Filter {
             Filter::Counting(_) => FilterKind::Counting,
             Filter::Growable(_) => FilterKind::Growable,
         }
+    }
+
+    /// The kind as the CLI's messages name it ([`kind_name`]).
+    pub fn kind_name(&self) -> &'static str {
+        kind_name(self.kind())
     }
 
     /// Inserts the keys on every core; returns how many were new. An error

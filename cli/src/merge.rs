@@ -3,12 +3,12 @@
 //! sum of their inserts, each counter saturating at 15), so the filters of a
 //! partitioned build merge into the filter of all of it.
 
-use crate::filter_file::{Filter, name};
+use crate::filter_file::{Filter, kind_name, name};
 use crate::info::describe_len;
 use crate::keys::is_stdio;
 use crate::output::counted;
 use anyhow::{Context, Result, bail};
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -41,10 +41,10 @@ impl Mergeable {
         })
     }
 
-    fn kind(&self) -> &'static str {
+    fn kind(&self) -> FilterKind {
         match self {
-            Mergeable::Plain(_) => "plain",
-            Mergeable::Counting(_) => "counting",
+            Mergeable::Plain(_) => FilterKind::Bloom,
+            Mergeable::Counting(_) => FilterKind::Counting,
         }
     }
 }
@@ -65,9 +65,9 @@ pub fn run(args: Args) -> Result<()> {
             _ => bail!(
                 "{} holds a {} filter and {} a {} one; merge takes filters of one kind",
                 name(first),
-                merged.kind(),
+                kind_name(merged.kind()),
                 name(path),
-                other.kind()
+                kind_name(other.kind())
             ),
         };
         combined.with_context(|| {

@@ -46,11 +46,7 @@ pub fn run(args: Args) -> Result<()> {
             "{} holds a {} filter, whose keys cannot be removed; build a counting \
              filter with `build --counting`",
             filter_file::name(&args.filter),
-            if matches!(other, Filter::Growable(_)) {
-                "growable"
-            } else {
-                "plain"
-            }
+            other.kind_name()
         ),
     };
     let bar = keys::progress(inputs.total_bytes(), "removing");
