@@ -884,17 +884,10 @@ impl<S: Clone> AtomicGrowableBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn try_clone(&self) -> Result<Self, BuildError> {
-        let newest_first = self.chain.iter().map(|node| node.value().try_clone());
-        let mut subs = newest_first.collect::<Result<Vec<_>, _>>()?;
-        let first = subs
-            .pop()
-            .expect("a chain holds at least its first sub-filter");
-        subs.reverse();
-        Ok(AtomicGrowableBloom {
-            chain: Chain::from_values(first, subs),
-            hasher: self.hasher.clone(),
-            config: self.config,
-        })
+        let subs = self.sub_filters_oldest_first().into_iter();
+        let subs = subs.map(SubFilter::try_clone).collect::<Result<_, _>>()?;
+        Ok(Self::from_parts(self.config, subs, self.hasher.clone())
+            .expect("a chain holds at least its first sub-filter"))
     }
 }
 
