@@ -23,12 +23,6 @@ pub struct BloomFilter {
     pub(crate) inner: AtomicBloom,
 }
 
-impl BloomFilter {
-    fn duplicate(&self) -> PyResult<Self> {
-        self.inner.try_clone().map(Self::wrap).map_err(build_error)
-    }
-}
-
 filter_methods!(BloomFilter(AtomicBloom), "a filter", {
     #[new]
     #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
@@ -63,7 +57,7 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
 
     /// A new filter with the keys of both (`self | other`).
     fn __or__(&self, py: Python<'_>, other: &Self) -> PyResult<Self> {
-        let union = py.detach(|| self.duplicate())?;
+        let union = self.copy(py)?;
         union.__ior__(py, other)?;
         Ok(union)
     }
@@ -77,7 +71,7 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
 
     /// A new filter with the bits both have (`self & other`).
     fn __and__(&self, py: Python<'_>, other: &Self) -> PyResult<Self> {
-        let intersection = py.detach(|| self.duplicate())?;
+        let intersection = self.copy(py)?;
         intersection.__iand__(py, other)?;
         Ok(intersection)
     }
@@ -87,11 +81,6 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
     fn __iand__(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
         py.detach(|| self.inner.intersect(&other.inner))
             .map_err(incompatible)
-    }
-
-    /// A copy with the same parameters and bits.
-    fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-        py.detach(|| self.duplicate())
     }
 
     /// Removes every key.

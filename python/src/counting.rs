@@ -103,13 +103,6 @@ filter_methods!(
             Ok(counts.into_iter().sum())
         }
 
-        /// A copy with the same parameters and counters.
-        fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-            py.detach(|| self.inner.try_clone())
-                .map(Self::wrap)
-                .map_err(build_error)
-        }
-
         /// A new filter with the counts of both added (`self + other`), as
         /// `collections.Counter` adds: the filter of both filters' adds.
         fn __add__(&self, py: Python<'_>, other: &Self) -> PyResult<Self> {

@@ -101,13 +101,6 @@ filter_methods!(
             Ok(counts.into_iter().sum())
         }
 
-        /// A copy with the same parameters, sub-filters and counts.
-        fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-            py.detach(|| self.inner.try_clone())
-                .map(Self::wrap)
-                .map_err(build_error)
-        }
-
         /// How many keys were added: the adds each sub-filter reported new.
         fn estimated_len(&self) -> u64 {
             self.inner.estimated_len()

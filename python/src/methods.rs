@@ -10,9 +10,7 @@
 //!
 //! It also makes `wrap` (a filter into the class, which
 //! `atomic_bloom.load` calls). Among its own methods a class defines
-//! `add_many(&self, py, keys) -> PyResult<usize>` (which `update` calls)
-//! and `copy(&self, py) -> PyResult<Self>` (which `copy.copy` and
-//! `copy.deepcopy` call).
+//! `add_many(&self, py, keys) -> PyResult<usize>` (which `update` calls).
 
 /// A filter's `repr`: `<atomic_bloom.BloomFilter num_bits=1024 ...>`, the
 /// class's own fields, then the layout and seed every class has.
@@ -101,6 +99,14 @@ macro_rules! filter_methods {
             /// `sys.getsizeof` counts what the filter holds.
             fn __sizeof__(&self) -> u64 {
                 std::mem::size_of::<Self>() as u64 + self.inner.memory_bytes() as u64
+            }
+
+            #[doc = concat!("A copy of ", $what, ": its parameters and what it holds now (a \
+                             snapshot, taken with the GIL released).")]
+            fn copy(&self, py: Python<'_>) -> PyResult<Self> {
+                py.detach(|| self.inner.try_clone())
+                    .map(Self::wrap)
+                    .map_err($crate::errors::build_error)
             }
 
             /// A copy, as `copy` makes (`copy.copy`).
