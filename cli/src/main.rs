@@ -17,6 +17,10 @@ mod merge;
 mod output;
 mod query;
 mod remove;
+// Compiled into the loom model `loom-tests/tests/cli_signals.rs` too,
+// whose negative control alone uses its `fault` switch.
+#[cfg_attr(loom, allow(dead_code))]
+mod save_state;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,7 +33,8 @@ use std::process::ExitCode;
 /// hashed by the library's byte encoding (`contains_bytes(line)` from Rust
 /// finds it); empty lines are skipped. Filter files use the versioned format
 /// of the atomic-bloom library and are written atomically (temporary file,
-/// fsync, rename); Ctrl-C or SIGTERM leaves nothing behind.
+/// fsync, rename); Ctrl-C or SIGTERM leaves nothing behind, and says
+/// whether the filter was saved.
 #[derive(Parser)]
 #[command(name = "atomic-bloom", version, about)]
 struct Cli {
@@ -77,7 +82,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(error) if error.is::<output::Interrupted>() => {
+        Err(error) if error.is::<save_state::Interrupted>() => {
             eprintln!("atomic-bloom: {error}");
             ExitCode::from(output::INTERRUPTED_STATUS)
         }

@@ -7,71 +7,76 @@
 //! followed and its target replaced, a device or FIFO is written as a
 //! stream, a directory is refused.
 //!
-//! A signal before the save begins ends the process at once: nothing has
-//! been written, and the spooled inputs are anonymous files that vanish
-//! with it. A signal during the save makes the next write fail, so the
-//! save returns an error, the temporary file's own cleanup removes it, and
-//! the old file (if any) stays: an interrupted build leaves nothing behind.
-//! (A signal that arrives after the last byte is written finds the save
-//! complete; the new file stands and the command finishes.) One atomic
-//! state decides which case a signal is in, so a signal and the start of a
-//! save cannot both believe they came first.
+//! A signal ends the process with status 130 and a line that says what
+//! became of the filter (`save_state.rs` has the cases and why exactly one
+//! thread reports). Before a save begins, nothing has been written, and
+//! the spooled inputs are anonymous files that vanish with the process.
+//! During a save to a file, the save's next write fails, so the save
+//! returns an error, the temporary file's own cleanup removes it, and the
+//! old file (if any) stays: an interrupted build leaves nothing behind. A
+//! signal that arrives after the last byte is written finds the file
+//! complete, and says so. A stream cannot be taken back, so a signal
+//! during a save to one ends the process at once, even if a write is
+//! blocked on a reader that has stopped reading.
 
 use crate::filter_file::Filter;
+use crate::save_state::{Interrupted, OnSignal, SaveState, Step, Target};
 use anyhow::{Context, Result};
 use std::fmt;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU8, Ordering::SeqCst};
 
-/// Where the process stands with respect to signals; one atomic, so that
-/// a signal and the start of a save cannot both think they came first.
-static STATE: AtomicU8 = AtomicU8::new(IDLE);
-/// No save under way: a signal ends the process.
-const IDLE: u8 = 0;
-/// A save is under way: a signal stops it instead.
-const SAVING: u8 = 1;
-/// A signal arrived during the save: its next write fails.
-const STOPPING: u8 = 2;
-/// A signal is ending the process: no save may start.
-const EXITING: u8 = 3;
+#[cfg(not(loom))]
+static STATE: SaveState = SaveState::new();
+// Under loom the CLI is only compiled (for its lints), never run.
+#[cfg(loom)]
+loom::lazy_static! {
+    static ref STATE: SaveState = SaveState::new();
+}
 
 /// The exit status of a process ended by SIGINT, by shell convention.
 pub const INTERRUPTED_STATUS: u8 = 130;
 
-/// Why a command stopped early on a signal.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted; nothing was written")]
-pub struct Interrupted;
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Interrupted::NothingSaved => "interrupted; no filter was saved",
+            Interrupted::StreamCutShort => {
+                "interrupted; the filter being written out is incomplete"
+            }
+            Interrupted::Saved => "interrupted after the filter was saved",
+        })
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// Handles SIGINT and SIGTERM for the rest of the process.
 pub fn handle_signals() -> Result<()> {
-    ctrlc::set_handler(|| {
-        // SeqCst throughout: one total order of the state's changes is
-        // the whole argument, and none of this is on a hot path.
-        if STATE
-            .compare_exchange(IDLE, EXITING, SeqCst, SeqCst)
-            .is_ok()
-        {
-            eprintln!("atomic-bloom: {Interrupted}");
+    ctrlc::set_handler(|| match STATE.on_signal() {
+        OnSignal::Exit(interrupted) => {
+            eprintln!("atomic-bloom: {interrupted}");
             std::process::exit(i32::from(INTERRUPTED_STATUS));
         }
-        // A save is under way (or already stopping): stop it.
-        STATE.store(STOPPING, SeqCst);
+        // The save reports when it stops; an earlier signal is in hand.
+        OnSignal::StopSave | OnSignal::Ignore => {}
     })
     .context("cannot install the signal handler")
 }
 
 /// Writes `filter` to `path` (`-`: stdout), as the module docs say.
 pub fn save(filter: &Filter, path: &Path) -> Result<()> {
-    if STATE
-        .compare_exchange(IDLE, SAVING, SeqCst, SeqCst)
-        .is_err()
-    {
-        // A signal is ending the process; start nothing it would leave.
-        return Err(Interrupted.into());
-    }
-    let written = if crate::keys::is_stdio(path) {
+    let stdout = crate::keys::is_stdio(path);
+    // What `atomic_write` writes in place: whatever exists and is neither
+    // a regular file nor a directory (which it refuses).
+    let in_place = || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    let target = if stdout || in_place() {
+        Target::Stream
+    } else {
+        Target::File
+    };
+    go_on(STATE.begin_save(target))?;
+    let written = if stdout {
         let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
         filter
             .write_to(&mut StopOnSignal(&mut out))
@@ -79,21 +84,32 @@ pub fn save(filter: &Filter, path: &Path) -> Result<()> {
     } else {
         atomic_bloom::atomic_write(path, |out| filter.write_to(&mut StopOnSignal(out)))
     };
-    // A signal after the last write found the save complete: it stands.
-    if STATE.swap(IDLE, SeqCst) == STOPPING && written.is_err() {
-        return Err(Interrupted.into());
-    }
+    go_on(STATE.end_save(written.is_ok()))?;
     written.with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// A writer that fails once a signal has arrived.
+/// `Ok` to carry on; the interruption to report; or, when the signal
+/// thread is reporting and ending the process, no return.
+fn go_on(step: Step) -> Result<(), Interrupted> {
+    match step {
+        Step::Go => Ok(()),
+        Step::Report(interrupted) => Err(interrupted),
+        // Its `exit` ends this thread too; reporting here as well would
+        // print the line twice.
+        Step::Ending => loop {
+            std::thread::park();
+        },
+    }
+}
+
+/// A writer that fails once a signal asks the save to stop.
 struct StopOnSignal<W>(W);
 
 impl<W: Write> Write for StopOnSignal<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if STATE.load(SeqCst) == STOPPING {
+        if STATE.stopping() {
             // Not `ErrorKind::Interrupted`, which `write_all` retries.
-            return Err(io::Error::other(Interrupted));
+            return Err(io::Error::other("interrupted"));
         }
         self.0.write(buf)
     }

@@ -351,7 +351,10 @@ fn a_signal_during_a_save_leaves_nothing_behind() {
         }
         let (code, stderr) = interrupt_mid_save(dir.path(), &input, &output, signal);
         assert_eq!(code, Some(130), "{signal}: {stderr}");
-        assert!(stderr.contains("interrupted"), "{stderr}");
+        assert!(
+            stderr.contains("interrupted; no filter was saved"),
+            "{stderr}"
+        );
         let left: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -365,6 +368,67 @@ fn a_signal_during_a_save_leaves_nothing_behind() {
             None => assert!(left.is_empty(), "{signal} left {left:?}"),
         }
     }
+}
+
+/// A stream cannot be taken back, so a signal during a save to one ends
+/// the process at once, even when its write is blocked on a reader that
+/// has stopped reading, and says the filter is incomplete.
+#[test]
+fn a_signal_during_a_save_to_a_stalled_stream_ends_the_process_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = keys_file(dir.path(), "k.txt", lines("k", 100).into_iter());
+    let fifo = dir.path().join("out.fifo");
+    mkfifo(&fifo);
+    // Opened for reading, never read: the writer blocks once the pipe's
+    // buffer is full.
+    let (opened, reader_open) = std::sync::mpsc::channel();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let file = std::fs::File::open(fifo).unwrap();
+            opened.send(()).unwrap();
+            file
+        })
+    };
+    let mut child = bin()
+        .args([
+            "build",
+            s(&input),
+            "--expected",
+            "1000000000",
+            "-o",
+            s(&fifo),
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The FIFO opens for reading once the save has opened it to write.
+    reader_open.recv_timeout(Duration::from_secs(120)).unwrap();
+    let _held_open = reader.join().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the signal did not end a save blocked on its stream");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted; the filter being written out is incomplete"),
+        "{stderr}"
+    );
 }
 
 #[test]
