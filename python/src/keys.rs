@@ -375,6 +375,7 @@ impl<'py> IntBuffer<'py> {
                 hashes.extend(format.values(&bytes).map(|value| hasher.hash_one(value)));
                 work(&hashes)
             })?);
+            py.check_signals()?;
         }
         Ok(results)
     }
@@ -496,6 +497,11 @@ impl IntFormat {
 /// with that error after the keys before it are worked on: `add_many`
 /// adds every key before a bad one, as `set.update` adds the items before
 /// an unhashable one, and not a whole chunk fewer.
+///
+/// Signals are checked after each chunk, so Ctrl-C stops a long call with
+/// `KeyboardInterrupt` (the interpreter runs its handlers only between
+/// bytecodes, and iterating a list or a range, or reading a buffer, runs
+/// none), with the chunks before it worked on.
 pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     py: Python<'_>,
     keys: &Bound<'_, PyAny>,
@@ -536,5 +542,6 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
         if let Some(error) = stopped {
             return Err(error);
         }
+        py.check_signals()?;
     }
 }

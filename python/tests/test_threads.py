@@ -1,7 +1,10 @@
 """One filter shared by many Python threads: nothing lost, nothing extra."""
 
+import _thread
+import os
 import sys
 import threading
+import time
 
 import pytest
 
@@ -97,3 +100,40 @@ def test_free_threaded_python_keeps_the_gil_off_after_importing_the_module():
     if not sysconfig.get_config_var("Py_GIL_DISABLED"):
         pytest.skip("not a free-threaded CPython")
     assert atomic_bloom is not None and not sys._is_gil_enabled()
+
+
+def interrupt_once_keys_arrive(f):
+    """A thread that sends the main thread a KeyboardInterrupt (as Ctrl-C
+    would) once `f` holds a key: while a bulk call on the main thread is
+    under way."""
+
+    def wait_then_interrupt():
+        while not f.estimated_len():
+            time.sleep(0.001)
+        _thread.interrupt_main()
+
+    thread = threading.Thread(target=wait_then_interrupt)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        # Iterated in C, so no bytecode runs (and no handler) between keys.
+        pytest.param(lambda n: range(n), id="range"),
+        # Read as a buffer of random 64-bit values, a chunk at a time.
+        pytest.param(lambda n: memoryview(os.urandom(8 * n)).cast("Q"), id="buffer"),
+    ],
+)
+def test_ctrl_c_stops_a_long_bulk_call_between_chunks(keys):
+    n = 20_000_000
+    keys = keys(n)
+    f = BloomFilter(n, 0.01)
+    interrupter = interrupt_once_keys_arrive(f)
+    with pytest.raises(KeyboardInterrupt):
+        f.add_many(keys)
+    interrupter.join()
+    # Stopped early, keeping what it had added: without the check the call
+    # would add every key and only then raise.
+    assert 0 < f.estimated_len() < n // 4
