@@ -119,6 +119,9 @@ pub enum BuildError {
         "no size given: call capacity(items, false_positive_rate) or bits(num_bits, num_hashes) on the builder, or collect keys with build_from_iter"
     )]
     MissingSize,
+    /// A growable filter's initial capacity is zero.
+    #[error("a growable filter's initial capacity must be at least 1")]
+    ZeroInitialCapacity,
     /// A growable filter's growth factor is not finite and above 1.
     #[error("growth factor must be a finite number above 1, got {}", Number(*.0))]
     InvalidGrowthFactor(f64),

@@ -212,7 +212,7 @@ impl<S> GrowableBuilder<S> {
             return Err(BuildError::InvalidFalsePositiveRate(p));
         }
         if self.initial_capacity == 0 {
-            return Err(BuildError::ZeroItems);
+            return Err(BuildError::ZeroInitialCapacity);
         }
         let s = self.growth_factor;
         if !(s > 1.0 && s.is_finite()) {

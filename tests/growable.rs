@@ -51,10 +51,9 @@ mod parameters {
             let err = AtomicGrowableBloom::new(1000, p).unwrap_err();
             assert!(matches!(err, BuildError::InvalidFalsePositiveRate(_)));
         }
-        assert_eq!(
-            AtomicGrowableBloom::new(0, 0.01).unwrap_err(),
-            BuildError::ZeroItems
-        );
+        let zero = AtomicGrowableBloom::new(0, 0.01).unwrap_err();
+        assert_eq!(zero, BuildError::ZeroInitialCapacity);
+        assert!(zero.to_string().contains("initial capacity"), "{zero}");
         // Even the first sub-filter's rate is below what a 64-bit hash gives.
         for p in [1e-300, f64::MIN_POSITIVE] {
             let err = AtomicGrowableBloom::new(1000, p).unwrap_err();

@@ -306,6 +306,18 @@ fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
     );
     let out = run(&["build", "--growable", "--fpp", "1e-300", "-o", s(&limited)]);
     assert_fails(&out, "invalid filter parameters");
+    let out = run_with_stdin(
+        &[
+            "build",
+            "--growable",
+            "--initial-capacity",
+            "0",
+            "-o",
+            s(&limited),
+        ],
+        b"k\n",
+    );
+    assert_fails(&out, "initial capacity must be at least 1");
     // --expected sizes a fixed filter; with --growable it is refused.
     let out = run(&["build", "--growable", "--expected", "5", "-o", s(&limited)]);
     assert_eq!(out.status.code(), Some(2));
