@@ -153,10 +153,10 @@ impl SaveState {
             Target::Stream => SAVING_STREAM,
         };
         self.transition(|state| match state {
-            IDLE => Ok((saving, Step::Go)),
-            // EXITING: a signal came first. (Saves do not overlap, so no
-            // other state is found here.)
-            _ => Err(Step::Ending),
+            IDLE | SAVED => Ok((saving, Step::Go)),
+            // A signal came first.
+            EXITING => Err(Step::Ending),
+            _ => unreachable!("a save began while another was under way"),
         })
     }
 
@@ -278,6 +278,19 @@ mod tests {
             });
             assert_eq!(state.on_signal(), OnSignal::Exit(Interrupted::Saved));
         }
+    }
+
+    #[test]
+    fn a_save_may_follow_a_save() {
+        let state = after(|s| {
+            assert_eq!(s.begin_save(Target::File), Step::Go);
+            assert_eq!(s.end_save(true), Step::Go);
+        });
+        assert_eq!(state.begin_save(Target::Stream), Step::Go);
+        assert_eq!(
+            state.on_signal(),
+            OnSignal::Exit(Interrupted::StreamCutShort)
+        );
     }
 
     #[test]
