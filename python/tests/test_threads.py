@@ -2,6 +2,7 @@
 
 import _thread
 import os
+import signal
 import sys
 import threading
 import time
@@ -127,13 +128,20 @@ def interrupt_once_keys_arrive(f):
     ],
 )
 def test_ctrl_c_stops_a_long_bulk_call_between_chunks(keys):
-    n = 20_000_000
-    keys = keys(n)
-    f = BloomFilter(n, 0.01)
-    interrupter = interrupt_once_keys_arrive(f)
-    with pytest.raises(KeyboardInterrupt):
-        f.add_many(keys)
-    interrupter.join()
+    # Python's own SIGINT handler, whatever this process inherited: one
+    # started in the background by a shell ignores SIGINT, and then
+    # `interrupt_main` does nothing.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        n = 20_000_000
+        keys = keys(n)
+        f = BloomFilter(n, 0.01)
+        interrupter = interrupt_once_keys_arrive(f)
+        with pytest.raises(KeyboardInterrupt):
+            f.add_many(keys)
+        interrupter.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # Stopped early, keeping what it had added: without the check the call
     # would add every key and only then raise.
     assert 0 < f.estimated_len() < n // 4
