@@ -307,3 +307,18 @@ class TestCli:
             mine = type(f)(3000, 0.01, seed=11)
             mine.add_many(keys)
             assert mine == f
+
+    def test_a_name_that_is_not_utf8_is_the_cli_line_of_its_bytes(self, cli, tmp_path):
+        # What os.listdir makes of a file name that is not UTF-8: a str
+        # with a lone surrogate, which has no UTF-8 and so is no key.
+        name = os.fsdecode(b"report-\xff.csv")
+        f = BloomFilter(10, 0.01)
+        with pytest.raises(UnicodeEncodeError):
+            f.add(name)
+        f.add(os.fsencode(name))
+        f.save(tmp_path / "names.abf")
+        (tmp_path / "names.txt").write_bytes(b"report-\xff.csv\n")
+        run = subprocess.run(
+            [cli, "query", "-q", str(tmp_path / "names.abf"), str(tmp_path / "names.txt")]
+        )
+        assert run.returncode == 0, "the CLI did not find the name's bytes"
