@@ -77,10 +77,9 @@ pub fn save(filter: &Filter, path: &Path) -> Result<()> {
     };
     go_on(STATE.begin_save(target))?;
     let written = if stdout {
+        // A stream: a signal ends the process, so nothing here stops.
         let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-        filter
-            .write_to(&mut StopOnSignal(&mut out))
-            .and_then(|()| out.flush())
+        filter.write_to(&mut out).and_then(|()| out.flush())
     } else {
         atomic_bloom::atomic_write(path, |out| filter.write_to(&mut StopOnSignal(out)))
     };
@@ -102,7 +101,9 @@ fn go_on(step: Step) -> Result<(), Interrupted> {
     }
 }
 
-/// A writer that fails once a signal asks the save to stop.
+/// A writer that fails once a signal asks the save to stop (only a save to
+/// a file is asked; `atomic_write`'s streams are wrapped too, as the call
+/// does not say which it writes, and never see a stop).
 struct StopOnSignal<W>(W);
 
 impl<W: Write> Write for StopOnSignal<W> {

@@ -13,7 +13,7 @@
 //! | `SAVING_FILE` | `STOPPING`: the save's next write fails, which removes its temporary file | `SAVED`, or `IDLE` if it failed |
 //! | `SAVING_STREAM` (stdout, a FIFO) | ends the process: the stream holds an incomplete filter (a write blocked on a stalled reader must not hold it up) | `SAVED`, or `IDLE` |
 //! | `STOPPING` | already in hand | the save reports: nothing saved, or saved (the signal came after its last write) |
-//! | `SAVED` | ends the process: the filter was saved first | |
+//! | `SAVED` | ends the process: the filter was saved first | (another save may begin) |
 //! | `EXITING` | already in hand | |
 //!
 //! Every change is a compare-and-swap from the state it was decided on,
@@ -177,9 +177,10 @@ impl SaveState {
             SAVING_FILE | SAVING_STREAM => Ok((done, Step::Go)),
             STOPPING if saved => Ok((EXITING, Step::Report(Interrupted::Saved))),
             STOPPING => Ok((EXITING, Step::Report(Interrupted::NothingSaved))),
-            // EXITING: the signal thread took a signal during a save to a
-            // stream and is ending the process.
-            _ => Err(Step::Ending),
+            // The signal thread took a signal during a save to a stream
+            // and is ending the process.
+            EXITING => Err(Step::Ending),
+            _ => unreachable!("a save ended that had not begun"),
         })
     }
 
@@ -189,6 +190,9 @@ impl SaveState {
     /// then.
     #[cfg(loom)]
     fn on_signal_by_store(&self) -> OnSignal {
+        // ORDERING: Relaxed, as in `transition`; the fault is the store,
+        // not the ordering (the negative control in
+        // `loom-tests/tests/cli_signals.rs` fails on the store alone).
         if self
             .0
             .compare_exchange(IDLE, EXITING, Relaxed, Relaxed)
@@ -196,6 +200,7 @@ impl SaveState {
         {
             return OnSignal::Exit(Interrupted::NothingSaved);
         }
+        // ORDERING: as above.
         self.0.store(STOPPING, Relaxed);
         OnSignal::StopSave
     }

@@ -300,17 +300,10 @@ fn every_kind_of_output_path_is_written_as_what_it_is() {
     assert!(sub.is_dir());
 }
 
-/// Spawns a build whose save writes about 1.2 GB, waits until its
-/// temporary file appears, sends `signal`, and returns the exit status and
-/// stderr.
-fn interrupt_mid_save(
-    dir: &Path,
-    input: &Path,
-    output: &Path,
-    signal: &str,
-) -> (Option<i32>, String) {
-    let before: Vec<_> = std::fs::read_dir(dir).unwrap().collect();
-    let child = bin()
+/// Spawns a build of `input` to `output` whose save writes about 1.2 GB,
+/// its stderr piped.
+fn spawn_large_build(input: &Path, output: &Path) -> std::process::Child {
+    bin()
         .args([
             "build",
             s(input),
@@ -321,17 +314,34 @@ fn interrupt_mid_save(
         ])
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while std::fs::read_dir(dir).unwrap().count() == before.len() {
-        assert!(Instant::now() < deadline, "the save never started");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+        .unwrap()
+}
+
+/// Sends `signal` (`-INT`, `-TERM`) to `child`.
+fn send(signal: &str, child: &std::process::Child) {
     let kill = Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(kill.success());
+}
+
+/// Spawns [`spawn_large_build`], waits until its temporary file appears,
+/// sends `signal`, and returns the exit status and stderr.
+fn interrupt_mid_save(
+    dir: &Path,
+    input: &Path,
+    output: &Path,
+    signal: &str,
+) -> (Option<i32>, String) {
+    let before: Vec<_> = std::fs::read_dir(dir).unwrap().collect();
+    let child = spawn_large_build(input, output);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_dir(dir).unwrap().count() == before.len() {
+        assert!(Instant::now() < deadline, "the save never started");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    send(signal, &child);
     let out = child.wait_with_output().unwrap();
     (
         out.status.code(),
@@ -390,27 +400,14 @@ fn a_signal_during_a_save_to_a_stalled_stream_ends_the_process_at_once() {
             file
         })
     };
-    let mut child = bin()
-        .args([
-            "build",
-            s(&input),
-            "--expected",
-            "1000000000",
-            "-o",
-            s(&fifo),
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_large_build(&input, &fifo);
     // The FIFO opens for reading once the save has opened it to write.
     reader_open.recv_timeout(Duration::from_secs(120)).unwrap();
     let _held_open = reader.join().unwrap();
+    // Time to fill the pipe's buffer and block (the signal ends the
+    // process blocked or not; this makes the test see the blocked case).
     std::thread::sleep(Duration::from_millis(200));
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    send("-INT", &child);
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
