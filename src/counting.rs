@@ -523,6 +523,25 @@ impl<S> AtomicCountingBloom<S> {
             .sum()
     }
 
+    /// Whether every counter is zero: nothing was inserted since the filter
+    /// was made or last cleared, or every key inserted was removed again (a
+    /// saturated counter never goes back down). A scan that stops at the
+    /// first counter above zero, seeing every update made before the call
+    /// began; one racing it may or may not be seen.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// assert!(f.is_empty());
+    /// f.insert("a");
+    /// assert!(!f.is_empty());
+    /// f.remove("a");
+    /// assert!(f.is_empty());
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.counters.words().all(|word| word == 0)
+    }
+
     /// The false-positive rate as the counters stand now, as
     /// [`AtomicBloom::estimated_false_positive_rate`] computes it from set
     /// bits (a counter above zero is a set bit).

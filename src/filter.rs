@@ -647,6 +647,25 @@ impl<S> AtomicBloom<S> {
         self.bits.count_ones(self.bits.all())
     }
 
+    /// Whether no bit is set: no key was inserted since the filter was made
+    /// or last cleared (or an intersection left nothing). A scan that stops
+    /// at the first set bit; like [`words`](Self::words), it sees every key
+    /// inserted before the call began, and an insert racing it may or may
+    /// not be seen.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
+    /// assert!(f.is_empty());
+    /// f.insert("a");
+    /// assert!(!f.is_empty());
+    /// f.clear();
+    /// assert!(f.is_empty());
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.words().all(|word| word == 0)
+    }
+
     /// The current value of each 64-bit word of the bit array, in order:
     /// bit `i` of the filter is bit `i % 64` of word `i / 64`. Each word is
     /// read once, atomically; like [`try_clone`](Self::try_clone), the

@@ -664,6 +664,24 @@ impl<S> AtomicGrowableBloom<S> {
         self.chain.iter().map(|n| n.value().inserted()).sum()
     }
 
+    /// Whether no bit of any sub-filter is set: no key was inserted since
+    /// the filter was made or last cleared. Each sub-filter is scanned as
+    /// [`AtomicBloom::is_empty`] scans, newest first, stopping at the first
+    /// set bit.
+    ///
+    /// ```
+    /// let mut f = atomic_bloom::AtomicGrowableBloom::new(10, 0.01)?;
+    /// assert!(f.is_empty());
+    /// f.insert_batch(0..100u32)?;
+    /// assert!(!f.is_empty());
+    /// f.clear();
+    /// assert!(f.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.chain.iter().all(|n| n.value().filter.is_empty())
+    }
+
     /// The chain's false-positive rate bound at its current counts: the
     /// sum over sub-filters of the layout's model rate at the keys each
     /// took. At most the target while no sub-filter overfilled; an

@@ -2,9 +2,9 @@
 //!
 //! Each class wraps one of the library's filters in a field `inner` and
 //! has its own constructor, inserts and statistics. Membership (`in`,
-//! `contains_many`), `update`, equality, copying, the layout and seed,
-//! saving, loading and pickling are the same for all of them, and are
-//! written once here:
+//! `contains_many`), `update`, equality, truth (empty or not), copying,
+//! the layout and seed, saving, loading and pickling are the same for all
+//! of them, and are written once here:
 //! [`filter_methods!`] makes a class's `#[pymethods]` block from its own
 //! methods and these.
 //!
@@ -93,6 +93,13 @@ macro_rules! filter_methods {
 
             fn __eq__(&self, other: &Self) -> bool {
                 self.inner == other.inner
+            }
+
+            /// False while nothing is added (or everything is cleared or
+            /// removed), as an empty set is false: a scan, with the GIL
+            /// released, that stops at the first key's bits.
+            fn __bool__(&self, py: Python<'_>) -> bool {
+                !py.detach(|| self.inner.is_empty())
             }
 
             /// The object's size with the memory of its bits, so that

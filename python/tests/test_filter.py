@@ -405,6 +405,27 @@ class TestCopyClearEstimates:
         assert sys.getsizeof(small) >= small.memory_bytes
         assert sys.getsizeof(large) - sys.getsizeof(small) == large.memory_bytes - small.memory_bytes
 
+    @pytest.mark.parametrize(
+        "cls", [BloomFilter, atomic_bloom.CountingBloomFilter, atomic_bloom.GrowableBloomFilter]
+    )
+    def test_a_filter_is_false_while_empty_as_a_set_is(self, cls):
+        f = cls(1000)
+        assert not f and not f.copy()
+        f.add("a")
+        assert f and f.copy()
+
+    def test_clearing_or_removing_every_key_makes_a_filter_false_again(self):
+        f = BloomFilter(1000)
+        f.add_many(range(500))
+        f.clear()
+        assert not f
+        c = atomic_bloom.CountingBloomFilter(1000)
+        c.add_many(["a", "b", "a"])
+        c.remove_many(["a", "b"])
+        assert c
+        c.remove("a")
+        assert not c
+
     def test_clear_removes_every_key(self):
         f = BloomFilter(1000)
         f.add_many(range(500))
