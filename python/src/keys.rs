@@ -24,7 +24,9 @@
 //! may differ) reads its values a chunk at a time ([`IntBuffer`]): the
 //! keys iterating it gives, without a Python object per key. A pandas
 //! column of integers or objects is read through its NumPy array
-//! ([`ReadAs::PandasValues`]).
+//! ([`ReadAs::PandasValues`]), and a pyarrow array of integers, strings or
+//! binaries, whose iteration gives no keys, as its values
+//! ([`ReadAs::ArrowValues`]).
 //!
 //! Bulk calls hash short keys with the GIL held and release it to insert
 //! or look up a chunk of hashes ([`for_each_chunk`]). Long keys are hashed
@@ -38,6 +40,7 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
+use pyo3::types::IntoPyDict;
 use pyo3::types::{
     PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMemoryView, PyRange, PySet, PySlice, PyString,
     PyTuple,
@@ -406,6 +409,46 @@ enum ReadAs {
     /// missing value becomes an array of floats, a categorical column of
     /// ints with one, floats too.
     PandasValues,
+    /// A pyarrow `Array` or `ChunkedArray` of integers, strings or binary
+    /// values (or a dictionary encoding of them): its keys are its values,
+    /// as `to_pylist()` gives them.
+    /// Iterating it gives pyarrow scalars, which are not keys (only integer
+    /// ones convert, by `__index__`: 251 ms for an `add_many` of 1M
+    /// `int64`, against 32 through `to_numpy()`; a script outside the
+    /// repository, pyarrow 26, the Intel Xeon). Read through `to_numpy()`,
+    /// which holds those values (integers as a buffer, strings and binaries
+    /// as objects); an array with nulls through `to_pylist()`, since
+    /// `to_numpy()` turns integers with nulls into floats. A null is not a
+    /// key, as `None` is not.
+    ArrowValues,
+}
+
+/// Whether the values of a pyarrow type are keys: integers, strings and
+/// binaries, or a dictionary encoding of one of those (whose `to_numpy()`
+/// and `to_pylist()` give the values, decoded).
+fn is_arrow_key_type(arrow_type: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let name = arrow_type.str()?;
+    let name = name.to_cow()?;
+    if name.starts_with("dictionary<") {
+        return is_arrow_key_type(&arrow_type.getattr(intern!(arrow_type.py(), "value_type"))?);
+    }
+    Ok(matches!(
+        &*name,
+        "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+            | "string"
+            | "large_string"
+            | "string_view"
+            | "binary"
+            | "large_binary"
+            | "binary_view"
+    ) || name.starts_with("fixed_size_binary["))
 }
 
 impl ReadAs {
@@ -440,6 +483,13 @@ impl ReadAs {
         let (module, name) = (class.module()?, class.qualname()?);
         Ok(match (&*module.to_cow()?, &*name.to_cow()?) {
             ("array", "array") | ("numpy", "ndarray") => ReadAs::Buffer,
+            ("pyarrow.lib", name) if name.ends_with("Array") => {
+                if is_arrow_key_type(&keys.getattr(intern!(py, "type"))?)? {
+                    ReadAs::ArrowValues
+                } else {
+                    ReadAs::Objects
+                }
+            }
             (module, "Series" | "Index") if module.starts_with("pandas.") => {
                 let dtype = keys.getattr(intern!(py, "dtype"))?;
                 let dtype_class = dtype.get_type();
@@ -513,6 +563,20 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     let keys = match read_as {
         ReadAs::PandasValues => {
             values = keys.call_method0(intern!(py, "to_numpy"))?;
+            &values
+        }
+        ReadAs::ArrowValues => {
+            let nulls: usize = keys.getattr(intern!(py, "null_count"))?.extract()?;
+            values = if nulls > 0 {
+                keys.call_method0(intern!(py, "to_pylist"))?
+            } else if keys.get_type().qualname()?.to_cow()? == "ChunkedArray" {
+                // A chunked array's `to_numpy` copies already (and took no
+                // `zero_copy_only` before pyarrow 13).
+                keys.call_method0(intern!(py, "to_numpy"))?
+            } else {
+                let copy = [(intern!(py, "zero_copy_only"), false)].into_py_dict(py)?;
+                keys.call_method(intern!(py, "to_numpy"), (), Some(&copy))?
+            };
             &values
         }
         ReadAs::Objects | ReadAs::Buffer => keys,

@@ -306,6 +306,40 @@ class TestBulk:
         with pytest.raises(TypeError, match="float"):
             BloomFilter(100).add_many(pd.Series([1.5]))
 
+    def test_an_arrow_array_gives_the_keys_of_its_values(self):
+        # Iterating one gives pyarrow scalars, which are no keys: the keys
+        # of an array of integers, strings or binaries are its values, as
+        # to_pylist gives them.
+        pa = pytest.importorskip("pyarrow")
+        urls = [f"https://example.com/{i}" for i in range(40_000)]
+        arrays = [
+            pa.array(range(-50_000, 50_000)),
+            pa.array(range(256), pa.uint8()),
+            pa.array([2**64 - 1, 0], pa.uint64()),
+            pa.array(urls),
+            pa.array(urls[:100], pa.large_string()),
+            pa.array([u.encode() for u in urls[:100]]),
+            pa.array([b"ab", b"cd"], pa.binary(2)),
+            pa.array(["a", "b", "a"]).dictionary_encode(),
+            pa.chunked_array([urls[:20_000], urls[20_000:]]),
+            pa.array(range(10))[3:7],  # a slice: its own values only
+        ]
+        for keys in arrays:
+            one_by_one, bulk = BloomFilter(200_000, 1e-6), BloomFilter(200_000, 1e-6)
+            new = sum(one_by_one.add(key) for key in keys.to_pylist())
+            assert bulk.add_many(keys) == new, keys.type
+            assert bulk == one_by_one, keys.type
+            assert bulk.contains_many(keys) == [True] * len(keys)
+        # A null is no key, as None is not: the keys before it are added.
+        f = BloomFilter(100, 1e-6)
+        for keys in (pa.array([1, None, 3]), pa.array(["x", None])):
+            with pytest.raises(TypeError, match="not NoneType"):
+                f.add_many(keys)
+        assert 1 in f and 3 not in f and "x" in f
+        # Arrays of other types are iterated, and their scalars are no keys.
+        with pytest.raises(TypeError, match="not DoubleScalar"):
+            BloomFilter(100).add_many(pa.array([1.5]))
+
     def test_a_bad_key_midway_raises_and_keeps_the_keys_before_it(self):
         # As set.update keeps the items before an unhashable one: every key
         # before the bad one, past the first chunk of 32768 too, and none
