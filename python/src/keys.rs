@@ -40,10 +40,9 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::IntoPyDict;
 use pyo3::types::{
-    PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMemoryView, PyRange, PySet, PySlice, PyString,
-    PyTuple,
+    IntoPyDict, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMemoryView, PyRange, PySet, PySlice,
+    PyString, PyTuple,
 };
 use std::hash::{BuildHasher, Hash, Hasher};
 
@@ -570,8 +569,9 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
             values = if nulls > 0 {
                 keys.call_method0(intern!(py, "to_pylist"))?
             } else if keys.get_type().qualname()?.to_cow()? == "ChunkedArray" {
-                // A chunked array's `to_numpy` copies already (and took no
-                // `zero_copy_only` before pyarrow 13).
+                // A chunked array's `to_numpy` copies anyway, and takes
+                // `zero_copy_only` only since pyarrow 13 (apache/arrow
+                // pull request 35582).
                 keys.call_method0(intern!(py, "to_numpy"))?
             } else {
                 let copy = [(intern!(py, "zero_copy_only"), false)].into_py_dict(py)?;
