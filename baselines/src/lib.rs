@@ -11,7 +11,7 @@
 //! hints (`atomic_bloom::__hints`), so that they run as the filter does.
 
 use atomic_bloom::__hints::{Access, advise_huge_pages, prefetch};
-use atomic_bloom::{Layout, Sizing, WyBuildHasher};
+use atomic_bloom::{AtomicBloom, Layout, Sizing, WyBuildHasher};
 use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
@@ -86,7 +86,11 @@ pub struct PerBitBlocked {
 impl PerBitBlocked {
     /// Sized as `AtomicBloom`'s `Blocked` layout would be.
     pub fn new(items: usize, fpp: f64) -> Self {
-        let sizing = Sizing::for_rate(Layout::Blocked, items, fpp).unwrap();
+        Self::with_sizing(Sizing::for_rate(Layout::Blocked, items, fpp).unwrap())
+    }
+
+    /// An empty reference of `sizing`'s bits and hash count.
+    fn with_sizing(sizing: Sizing) -> Self {
         let lines = (sizing.num_bits() / 512) as usize;
         let mut vec = Vec::with_capacity(lines);
         advise_huge_pages(vec.spare_capacity_mut());
@@ -96,6 +100,31 @@ impl PerBitBlocked {
             num_hashes: sizing.num_hashes(),
             hasher: WyBuildHasher::default(),
         }
+    }
+
+    /// A reference holding exactly the bits of `filter`, a `Blocked`
+    /// filter with the default hasher: the keys `filter` holds, without
+    /// inserting each one again (a fill of 100M keys takes seconds).
+    ///
+    /// # Panics
+    ///
+    /// If `filter` has another layout or hasher, whose bits would be other
+    /// keys' here.
+    pub fn copy_of(filter: &AtomicBloom) -> Self {
+        assert_eq!(filter.layout(), Layout::Blocked, "a Blocked filter");
+        assert_eq!(
+            *filter.hasher(),
+            WyBuildHasher::default(),
+            "the default hasher"
+        );
+        let mut copy = PerBitBlocked::with_sizing(filter.sizing());
+        let mut words = filter.words();
+        for line in &mut copy.lines {
+            for word in &mut line.0 {
+                *word.get_mut() = words.next().expect("a Blocked filter is whole lines");
+            }
+        }
+        copy
     }
 
     /// The key's line and its bits' offsets (`0..512`), as `Blocked` has them.
