@@ -603,4 +603,20 @@ mod tests {
         reference.clear();
         assert!(!reference.contains(&0u64));
     }
+
+    /// A copy holds the filter's keys and no others: every key inserted
+    /// is a duplicate to it, and an absent key is as rare as in the
+    /// filter, whose bits it has.
+    #[test]
+    fn a_copy_of_a_blocked_filter_holds_its_keys() {
+        let ours = AtomicBloom::new(10_000, 0.01).unwrap();
+        ours.insert_batch(0..10_000u64);
+        let copy = PerBitBlocked::copy_of(&ours);
+        assert!((0..10_000u64).all(|key| !copy.insert(&key)));
+        for key in 1_000_000..1_100_000u64 {
+            assert_eq!(ours.contains(&key), copy.contains(&key), "key {key}");
+        }
+        let empty = PerBitBlocked::copy_of(&AtomicBloom::new(10_000, 0.01).unwrap());
+        assert!((0..10_000u64).all(|key| !empty.contains(&key)));
+    }
 }
