@@ -755,10 +755,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let sharded = Sharded::new(capacity, FPP);
         let fb = baselines::fastbloom(capacity, FPP);
         let per_bit = PerBitBlocked::new(capacity, FPP);
-        // Queries and duplicate inserts on filters holding their capacity,
-        // as the criterion grid's do and as a filter a service queries
-        // would: a sparser one favours a query that returns at the first
-        // clear bit (fastbloom's), which an absent key finds sooner there.
+        // Queries and duplicate inserts on filters holding their capacity
+        // (the module's doc says why).
         let filled = fresh(Layout::Blocked);
         filled.par_insert(0..items);
         let sectorized_filled = fresh(Layout::Sectorized);
