@@ -39,7 +39,12 @@ use std::marker::PhantomData;
 /// and 16 misses in flight stay within the line-fill buffers of current
 /// cores. (Per-key times: the 1M rows of `atomic-bloom bench`.) Builds
 /// with this constant at 24, 32 and 64, run alternately with this one,
-/// were no faster for `insert_batch` or `contains_batch` on 100M keys.
+/// were no faster for `insert_batch` or `contains_batch` on 100M keys on
+/// AMD Zen 4. On an Intel Xeon (model 207, 2.3 GHz), 32 made
+/// `contains_batch` on 100M keys faster, 72.2-77.1 M/s against 65.9-70.7,
+/// but `par_contains` on 1M keys slower, 152.6-159.2 against 166.4-169.9,
+/// and moved nothing else (three alternating runs of `atomic-bloom bench`
+/// each): a trade on one CPU, not kept.
 pub(crate) const PREFETCH_DISTANCE: usize = 16;
 
 /// What a pipeline does to each key of a plain filter.
