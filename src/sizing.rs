@@ -839,10 +839,17 @@ impl BlockModels {
                 if per_keys.is_empty() {
                     per_keys.push(0.0);
                 }
-                while per_keys.len() < keys {
-                    clear[index] *= clear_per_key;
-                    per_keys.push(power(1.0 - clear[index], k));
-                }
+                // The bases `1 - clear` first, then their powers all at
+                // once: a chain of one multiply per key, then independent
+                // multiplies the compiler vectorises.
+                let from = per_keys.len();
+                let mut still_clear = clear[index];
+                per_keys.extend((from..keys).map(|_| {
+                    still_clear *= clear_per_key;
+                    1.0 - still_clear
+                }));
+                clear[index] = still_clear;
+                raise(&mut per_keys[from..], k);
             }
             Growth::Exact { passes } => {
                 let pass = match passes.iter().position(|p| p.ks.contains(&k)) {
@@ -1008,20 +1015,33 @@ fn poisson_mix(load: f64, len: usize, mut rate: impl FnMut(usize) -> f64) -> f64
 /// so that a rate does not depend on where they stop.
 const LEFT_OUT: f64 = 1e-15;
 
-/// `x^k` by squaring, inline: what `f64::powi` computes, without the call
-/// that it makes for an exponent known only at run time.
-#[inline]
-fn power(mut x: f64, mut k: u32) -> f64 {
-    let mut product = 1.0;
-    loop {
-        if k & 1 != 0 {
-            product *= x;
+/// Each `x` to `x^k` by squaring, in place: for each `x` the
+/// multiplications `f64::powi` makes, in the same order (so the same
+/// result), taken a bit of `k` at a time over a chunk of values, a loop
+/// the compiler vectorises where one value's chain of squarings would
+/// wait on each multiply.
+fn raise(values: &mut [f64], k: u32) {
+    const CHUNK: usize = 32;
+    for chunk in values.chunks_mut(CHUNK) {
+        let mut squares = [0.0; CHUNK];
+        let squares = &mut squares[..chunk.len()];
+        squares.copy_from_slice(chunk);
+        chunk.fill(1.0);
+        let mut bits = k;
+        loop {
+            if bits & 1 != 0 {
+                for (power, square) in chunk.iter_mut().zip(squares.iter()) {
+                    *power *= square;
+                }
+            }
+            bits >>= 1;
+            if bits == 0 {
+                break;
+            }
+            for square in squares.iter_mut() {
+                *square *= *square;
+            }
         }
-        k >>= 1;
-        if k == 0 {
-            return product;
-        }
-        x *= x;
     }
 }
 
