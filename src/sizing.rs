@@ -414,16 +414,14 @@ impl Search {
             // mean-fill one there would settle only the last of a run).
             let more = Some(best + granule);
             let smaller = (best - granule).max(granule);
-            let wins_ties = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
-            if !wins_ties {
-                if self.mean_fill.fpr(k, best) > target {
-                    return more;
-                }
-                if best == granule || self.mean_fill.fpr(k, smaller) > target {
-                    return Some(best);
-                }
+            if run_size != best {
+                (run_size, run_asked, none_smaller) = (best, 0, None);
             }
-            if self.exact.fpr(k, best) > target {
+            let wins_ties = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
+            if !wins_ties && self.mean_fill.fpr(k, best) > target {
+                return more;
+            }
+            if wins_ties && self.exact.fpr(k, best) > target {
                 return more;
             }
             if best == granule {
@@ -433,18 +431,28 @@ impl Search {
             // the target one granule smaller. Rates are unimodal in `k`, so
             // once the lowest rate there misses it, none does: from the
             // second `k` of a best size on, ask that once instead.
-            if run_size != best {
-                (run_size, run_asked, none_smaller) = (best, 0, None);
-            }
             run_asked += 1;
             if run_asked >= 2 && none_smaller.is_none() {
-                let below = lowest(k, |k| self.mean_fill.fpr(k, smaller));
-                none_smaller = Some(
-                    self.mean_fill.fpr(below, smaller) > target || {
-                        let below = lowest(below, |k| self.exact.fpr(k, smaller));
-                        self.exact.fpr(below, smaller) > target
-                    },
-                );
+                none_smaller = Some(self.none_meets(k, smaller));
+            }
+            if !wins_ties {
+                // No `k` past this one in the walk wins a tie either: they
+                // are farther from `start` (the walk goes out from where it
+                // began, and a `k` nearer `start` than the best would win
+                // it). When none meets the target one granule smaller,
+                // none of them can change the best either: answering
+                // "more" ends the walk this way, instead of asking each of
+                // a long run of equal sizes (a small filter, a few
+                // granules, has runs of a dozen `k` or more).
+                if none_smaller == Some(true) {
+                    return more;
+                }
+                if self.mean_fill.fpr(k, smaller) > target {
+                    return Some(best);
+                }
+                if self.exact.fpr(k, best) > target {
+                    return more;
+                }
             }
             if none_smaller == Some(true) || self.exact.fpr(k, smaller) > target {
                 Some(best)
@@ -452,6 +460,20 @@ impl Search {
                 self.min_bits(k, Model::Exact)
             }
         })
+    }
+
+    /// Whether no `k` meets the target with `num_bits` bits: whether the
+    /// lowest exact rate there, found by walking out from `from` (rates are
+    /// unimodal in `k`), is above it. The mean-fill rates, at most the
+    /// exact ones, are walked first, and settle it when their lowest is
+    /// above the target too.
+    fn none_meets(&mut self, from: u32, num_bits: u64) -> bool {
+        let target = self.target;
+        let below = lowest(from, |k| self.mean_fill.fpr(k, num_bits));
+        self.mean_fill.fpr(below, num_bits) > target || {
+            let below = lowest(below, |k| self.exact.fpr(k, num_bits));
+            self.exact.fpr(below, num_bits) > target
+        }
     }
 
     /// The smallest size with `k` hashes whose rate under `model` is at most

@@ -104,9 +104,12 @@
 //! its mean-fill rate meets the target one granule below the best size (it
 //! could then be smaller). In a run of equal sizes, whether any `k` meets
 //! the target one granule smaller is asked once, of the `k` with the lowest
-//! rate there, rather than of each `k`; and if the lowest mean-fill rate at
-//! the largest size misses the target, no `k` reaches it and the search
-//! stops at once. For one `k`, the size is found on the log-log line, where
+//! rate there, rather than of each `k`; once none does, the walk stops at
+//! the first `k` that cannot win a tie, since every `k` past it is farther
+//! from `round(log2(1/p))` still and none can be smaller (a filter of a few
+//! granules has runs of a dozen `k` or more, which it no longer asks one by
+//! one). If the lowest mean-fill rate at the largest size misses the
+//! target, no `k` reaches it and the search stops at once. For one `k`, the size is found on the log-log line, where
 //! the rate is nearly straight: a gallop that jumps to where the secant
 //! through its last two sizes meets the target, then the secant through the
 //! last two sizes tried, each size one exact rate. Tests check the search
