@@ -754,10 +754,11 @@ fn sectors_fpr(
 /// with `C_j(T)` the chance that `T` draws cover `j` given bits. A first
 /// draw covers one of them with probability `j / B`, so
 /// `C_j(T + 1) = (j/B) C_(j-1)(T) + (1 - j/B) C_j(T)` from `C_j(0) = [j =
-/// 0]`: a recurrence whose terms are all non-negative, with no
-/// cancellation, as there is in the inclusion-exclusion closed form
-/// `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`, and over `j <= k`, where a chain
-/// over `X` has `B + 1` states. `C` does not depend on `k`: one pass over
+/// 0]`, computed as `C_j + (j/B) (C_(j-1) - C_j)` (one product, not two):
+/// each draw adds to `C_j` a term that is never negative (covering fewer
+/// given bits is likelier), so nothing cancels, as it does in the
+/// inclusion-exclusion closed form `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`;
+/// and over `j <= k`, where a chain over `X` has `B + 1` states. `C` does not depend on `k`: one pass over
 /// the draws serves a window of `k` about where a search starts, each
 /// adding a dot product per key, where a model built per `k` would repeat
 /// the chain. The test `coverage_model_matches_the_fill_chain` checks it
@@ -918,10 +919,8 @@ struct DrawPass {
     /// (and `B`), and the next draw's.
     covered: Vec<f64>,
     next: Vec<f64>,
-    /// `j / B` and `1 - j/B`: the chance that a draw covers one of `j`
-    /// given bits, and that it does not.
+    /// `j / B`: the chance that a draw covers one of `j` given bits.
     hit: Vec<f64>,
-    miss: Vec<f64>,
 }
 
 impl DrawPass {
@@ -972,20 +971,21 @@ impl DrawPass {
             next: covered.clone(),
             covered,
             hit,
-            miss,
         }
     }
 
-    /// One more draw, `C_j = (j/B) C_(j-1) + (1 - j/B) C_j` (into the
-    /// other buffer, a loop the compiler vectorises); then `per_keys[k]`
+    /// One more draw, `C_j + (j/B) (C_(j-1) - C_j)` for each `C_j` (into
+    /// the other buffer, a loop the compiler vectorises: three loads a
+    /// state, which bound it, where the form with two products takes four);
+    /// then `per_keys[k]`
     /// gains a key for each `k` whose draws make one (counted down to the
     /// next such draw, not per `k` at every draw).
     fn draw(&mut self, per_keys: &mut [Vec<f64>]) {
         let states = self.covered.len();
         let (last, next) = (&self.covered[..states], &mut self.next[..states]);
-        let (hit, miss) = (&self.hit[..states], &self.miss[..states]);
+        let hit = &self.hit[..states];
         for j in 1..states {
-            next[j] = last[j] * miss[j] + last[j - 1] * hit[j];
+            next[j] = last[j] + (last[j - 1] - last[j]) * hit[j];
         }
         std::mem::swap(&mut self.covered, &mut self.next);
         self.until_any -= 1;

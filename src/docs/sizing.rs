@@ -36,8 +36,9 @@
 //! ```
 //!
 //! a recurrence over `k + 1` states where a chain over `X` needs `B + 1`,
-//! and a sum of non-negative terms throughout, unlike the
-//! inclusion-exclusion closed form `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`,
+//! and a sum of non-negative terms throughout (computed as `C_j + (j/B)
+//! (C_(j-1) - C_j)`, whose difference is never negative: covering fewer
+//! given bits is likelier), unlike the inclusion-exclusion closed form `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`,
 //! which cancels catastrophically for large `k`. `C` does not depend on
 //! `k`, so one pass over the draws serves every `k` near where a search
 //! starts, each adding a dot product per key. The sums over the keys per
