@@ -353,9 +353,20 @@ struct Search {
     target: f64,
     exact: Rates,
     mean_fill: Rates,
+    /// Of the last two exact sizes found, by `k`: the exact size over the
+    /// mean-fill one, which moves slowly and steadily with `k` (see
+    /// `guess`).
+    exact_over_mean_fill: [Option<(u32, f64)>; 2],
 }
 
 impl Search {
+    /// How far either side of a guessed size its bracket reaches: a
+    /// 1024th of it. The ratio `guess` extrapolates is off by a few
+    /// 10,000ths; a secant closes a bracket this narrow in two or three
+    /// rates, where a gallop from the mean-fill size (a third below, for
+    /// `Sectorized` at small rates) takes twice as many.
+    const GUESS_REACH: u64 = 1024;
+
     fn new(layout: Layout, items: f64, target: f64) -> Self {
         Search {
             layout,
@@ -363,7 +374,23 @@ impl Search {
             target,
             exact: Rates::new(layout, items, Model::Exact),
             mean_fill: Rates::new(layout, items, Model::MeanFill),
+            exact_over_mean_fill: [None; 2],
         }
+    }
+
+    /// A guess at the exact size for `k`, in granules, from its mean-fill
+    /// size: that times the ratio of the two that the last exact sizes
+    /// found had, extrapolated linearly in `k` when there are two of them.
+    fn guess(&self, k: u32, mean_fill: u64) -> Option<u64> {
+        let ratio = match self.exact_over_mean_fill {
+            [_, None] => return None,
+            [Some((k1, r1)), Some((k2, r2))] if k1 != k2 => {
+                r2 + (r2 - r1) * (f64::from(k) - f64::from(k2)) / (f64::from(k2) - f64::from(k1))
+            }
+            [_, Some((_, r))] => r,
+        };
+        let guess = (mean_fill as f64 * ratio).round();
+        (guess.is_finite() && guess >= 1.0).then_some(guess as u64)
     }
 
     /// The fewest bits whose exact rate meets the target and the `k` that
@@ -510,13 +537,38 @@ impl Search {
                 lower += 1;
             }
         }
+        let guess = match (layout.block_bits(), model) {
+            (Some(_), Model::Exact) => self.guess(k, lower),
+            _ => None,
+        };
         let rates = match model {
             Model::Exact => &mut self.exact,
             Model::MeanFill => &mut self.mean_fill,
         };
         let mut ln_fpr = |g: u64| rates.fpr(k, g * granule).ln();
         let ln_fpp = target.ln();
-        let mut ln_lo = ln_fpr(lower);
+        // Where the search starts: below the size, from the lower bound; or
+        // with a guess (only ever a guess: the search finds the same size
+        // wherever it starts), from just below it, and with a size known to
+        // meet the target as soon as that is found.
+        let mut step = (lower / 32).max(1);
+        let mut meets = None;
+        let mut start = None;
+        if let Some(guess) = guess.filter(|&g| g > lower + 1 && g < max_granules) {
+            let reach = (guess / Self::GUESS_REACH).max(1);
+            let below = (guess - reach).max(lower + 1);
+            let ln_below = ln_fpr(below);
+            if ln_below > ln_fpp {
+                // Then by a step to just above the guess.
+                (start, step) = (Some((below, ln_below)), 2 * reach);
+            } else {
+                meets = Some((below, ln_below));
+            }
+        }
+        let (mut lo, mut ln_lo) = match start {
+            Some(start) => start,
+            None => (lower, ln_fpr(lower)),
+        };
         if ln_lo <= ln_fpp {
             return Some(lower * granule);
         }
@@ -533,26 +585,30 @@ impl Search {
         // largest size reaches the target at all: a rate no size reaches (a
         // `k` far from the best, or a target the layout cannot meet) then
         // costs one rate instead of a gallop to the limit.
-        let (mut lo, mut hi) = (lower, lower);
-        let mut step = (lower / 32).max(1);
+        let mut hi = lo;
         let mut doublings = 0;
         let mut before_lo = None;
         let ln_hi = loop {
+            if let Some((size, ln)) = meets {
+                hi = size;
+                break ln;
+            }
             let lo_point = ((lo as f64).ln(), over(ln_lo));
             let secant = before_lo
                 .map(|before| line(before, lo_point).exp().ceil())
                 .filter(|x: &f64| x.is_finite())
                 .map_or(0, |x| x.min(max_granules as f64) as u64);
-            hi = hi.saturating_add(step).max(secant).min(max_granules);
-            let ln_hi = ln_fpr(hi);
-            if ln_hi <= ln_fpp {
-                break ln_hi;
+            let next = hi.saturating_add(step).max(secant).min(max_granules);
+            let ln_next = ln_fpr(next);
+            if ln_next <= ln_fpp {
+                meets = Some((next, ln_next));
+                continue;
             }
-            if hi == max_granules {
+            if next == max_granules {
                 return None;
             }
             before_lo = Some(lo_point);
-            (lo, ln_lo) = (hi, ln_hi);
+            (lo, ln_lo, hi) = (next, ln_next, next);
             step = step.saturating_mul(2);
             doublings += 1;
             if doublings == 8 && ln_fpr(max_granules) > ln_fpp {
@@ -589,6 +645,10 @@ impl Search {
             }
             (last, newest) = (newest, point);
             slow = if hi - lo > width / 2 { slow + 1 } else { 0 };
+        }
+        if model == Model::Exact && layout.block_bits().is_some() {
+            let [_, last] = self.exact_over_mean_fill;
+            self.exact_over_mean_fill = [last, Some((k, hi as f64 / lower as f64))];
         }
         Some(hi * granule)
     }
@@ -1378,6 +1438,43 @@ mod tests {
             Sizing::for_rate(Layout::Word, 1, 1e-6).unwrap().num_bits(),
             192
         );
+    }
+
+    #[test]
+    fn a_guess_decides_where_a_search_starts_not_what_it_finds() {
+        for layout in [Layout::Blocked, Layout::Word, Layout::Sectorized] {
+            for (n, p) in [(100, 1e-12), (1_000_000, 1e-6), (10_000_000_000, 1e-9)] {
+                let (items, target) = (n as f64, p - hash_floor(n));
+                for k in [6, 17, 30] {
+                    let mut search = Search::new(layout, items, target);
+                    let Some(exact) = search.min_bits(k, Model::Exact) else {
+                        continue;
+                    };
+                    let mean_fill = search.min_bits(k, Model::MeanFill).unwrap();
+                    let right = exact as f64 / mean_fill as f64;
+                    // Guesses between the lower bound and the size, right,
+                    // a little and far too large, and extrapolated from two
+                    // other `k`.
+                    let ratios = [
+                        [None, Some((k, (1.0 + right) / 2.0))],
+                        [None, Some((k, right))],
+                        [None, Some((k, right * 1.0005))],
+                        [None, Some((k, right * 1.01))],
+                        [None, Some((k, 3.0))],
+                        [Some((k - 2, right * 1.002)), Some((k - 1, right * 1.001))],
+                    ];
+                    for ratios in ratios {
+                        let mut search = Search::new(layout, items, target);
+                        search.exact_over_mean_fill = ratios;
+                        assert_eq!(
+                            search.min_bits(k, Model::Exact),
+                            Some(exact),
+                            "{layout} n={n} p={p} k={k} {ratios:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// Models are shared by a search and extended as it asks: a rate must
