@@ -133,8 +133,10 @@
 //! p = 1e-12), 19.5-20.1 µs and 45.0-47.2 µs (one key at p = 1e-12).
 //! Those runs predate the search's keeping its buffers (each `Sectorized`
 //! rate's Poisson weights, room for each `k`'s exact model), which made
-//! the worst cases 6-14% faster on an Intel Xeon: the README's "On Intel"
-//! section has the figures.
+//! the worst cases 6-14% faster on an Intel Xeon, and the early stop in a
+//! run, the guessed start and the vectorised mean-fill powers, which made
+//! them 14-17% faster on a second one: the README's "On Intel" and "On a
+//! second Intel Xeon" sections have the figures.
 //!
 //! ## Limits
 //!
