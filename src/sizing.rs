@@ -361,10 +361,11 @@ struct Search {
 
 impl Search {
     /// How far either side of a guessed size its bracket reaches: a
-    /// 1024th of it. The ratio `guess` extrapolates is off by a few
-    /// 10,000ths; a secant closes a bracket this narrow in two or three
-    /// rates, where a gallop from the mean-fill size (a third below, for
-    /// `Sectorized` at small rates) takes twice as many.
+    /// 1024th of it. The ratio `guess` extrapolates was off by a 10,000th
+    /// to a 1,000th (`Sectorized`, n = 10^10, p = 1e-9), and a secant
+    /// closes a bracket this narrow in two or three rates: a `k`'s search
+    /// there takes five or six exact rates, against eight from the
+    /// mean-fill size, a third below.
     const GUESS_REACH: u64 = 1024;
 
     fn new(layout: Layout, items: f64, target: f64) -> Self {
@@ -565,10 +566,7 @@ impl Search {
                 meets = Some((below, ln_below));
             }
         }
-        let (mut lo, mut ln_lo) = match start {
-            Some(start) => start,
-            None => (lower, ln_fpr(lower)),
-        };
+        let (mut lo, mut ln_lo) = start.unwrap_or_else(|| (lower, ln_fpr(lower)));
         if ln_lo <= ln_fpp {
             return Some(lower * granule);
         }
@@ -818,8 +816,9 @@ fn sectors_fpr(
 /// each draw adds to `C_j` a term that is never negative (covering fewer
 /// given bits is likelier), so nothing cancels, as it does in the
 /// inclusion-exclusion closed form `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`;
-/// and over `j <= k`, where a chain over `X` has `B + 1` states. `C` does not depend on `k`: one pass over
-/// the draws serves a window of `k` about where a search starts, each
+/// and over `j <= k`, where a chain over `X` has `B + 1` states. `C` does
+/// not depend on `k`: one pass over the draws serves a window of `k` about
+/// where a search starts, each
 /// adding a dot product per key, where a model built per `k` would repeat
 /// the chain. The test `coverage_model_matches_the_fill_chain` checks it
 /// against the chain over `X` that it replaces.
@@ -1037,9 +1036,8 @@ impl DrawPass {
     /// One more draw, `C_j + (j/B) (C_(j-1) - C_j)` for each `C_j` (into
     /// the other buffer, a loop the compiler vectorises: three loads a
     /// state, which bound it, where the form with two products takes four);
-    /// then `per_keys[k]`
-    /// gains a key for each `k` whose draws make one (counted down to the
-    /// next such draw, not per `k` at every draw).
+    /// then `per_keys[k]` gains a key for each `k` whose draws make one
+    /// (counted down to the next such draw, not per `k` at every draw).
     fn draw(&mut self, per_keys: &mut [Vec<f64>]) {
         let states = self.covered.len();
         let (last, next) = (&self.covered[..states], &mut self.next[..states]);
