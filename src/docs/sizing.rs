@@ -122,8 +122,9 @@
 //! short), bracketed by sizes a 1024th below and above it. Rates fall as
 //! sizes grow, so a guess decides only where the search starts, not what
 //! it finds (`a_guess_decides_where_a_search_starts_not_what_it_finds`).
-//! Tests check the search
-//! against trying every `k` (`the_search_finds_what_trying_every_k_finds`),
+//! Tests check the search, its early stops included, against trying every
+//! `k` (`the_search_finds_what_trying_every_k_finds`, filters of 1 to 10^6
+//! keys),
 //! across a run of equal sizes (`a_run_of_equal_sizes_does_not_stop_the_search`)
 //! and for targets no size reaches (`unreachable_targets_are_those_no_k_reaches`).
 //! `atomic-bloom bench` times it (the "sizing" lines): on an AMD EPYC
