@@ -553,8 +553,7 @@ impl Search {
         // wherever it starts), from just below it, and with a size known to
         // meet the target as soon as that is found.
         let mut step = (lower / 32).max(1);
-        let mut meets = None;
-        let mut start = None;
+        let (mut start, mut meets) = (None, None);
         if let Some(guess) = guess.filter(|&g| g > lower + 1 && g < max_granules) {
             let reach = (guess / Self::GUESS_REACH).max(1);
             let below = (guess - reach).max(lower + 1);
@@ -582,36 +581,34 @@ impl Search {
         // that has not arrived within eight steps asks first whether the
         // largest size reaches the target at all: a rate no size reaches (a
         // `k` far from the best, or a target the layout cannot meet) then
-        // costs one rate instead of a gallop to the limit.
-        let mut hi = lo;
+        // costs one rate instead of a gallop to the limit. A size below a
+        // guess that meets the target already bounds it: no gallop.
         let mut doublings = 0;
         let mut before_lo = None;
-        let ln_hi = loop {
-            if let Some((size, ln)) = meets {
-                hi = size;
-                break ln;
-            }
-            let lo_point = ((lo as f64).ln(), over(ln_lo));
-            let secant = before_lo
-                .map(|before| line(before, lo_point).exp().ceil())
-                .filter(|x: &f64| x.is_finite())
-                .map_or(0, |x| x.min(max_granules as f64) as u64);
-            let next = hi.saturating_add(step).max(secant).min(max_granules);
-            let ln_next = ln_fpr(next);
-            if ln_next <= ln_fpp {
-                meets = Some((next, ln_next));
-                continue;
-            }
-            if next == max_granules {
-                return None;
-            }
-            before_lo = Some(lo_point);
-            (lo, ln_lo, hi) = (next, ln_next, next);
-            step = step.saturating_mul(2);
-            doublings += 1;
-            if doublings == 8 && ln_fpr(max_granules) > ln_fpp {
-                return None;
-            }
+        let (mut hi, ln_hi) = match meets {
+            Some(known) => known,
+            None => loop {
+                let lo_point = ((lo as f64).ln(), over(ln_lo));
+                let secant = before_lo
+                    .map(|before| line(before, lo_point).exp().ceil())
+                    .filter(|x: &f64| x.is_finite())
+                    .map_or(0, |x| x.min(max_granules as f64) as u64);
+                let next = lo.saturating_add(step).max(secant).min(max_granules);
+                let ln_next = ln_fpr(next);
+                if ln_next <= ln_fpp {
+                    break (next, ln_next);
+                }
+                if next == max_granules {
+                    return None;
+                }
+                before_lo = Some(lo_point);
+                (lo, ln_lo) = (next, ln_next);
+                step = step.saturating_mul(2);
+                doublings += 1;
+                if doublings == 8 && ln_fpr(max_granules) > ln_fpp {
+                    return None;
+                }
+            },
         };
         // Then narrow it by the secant through the last two sizes tried,
         // which closes in faster than interpolating between the ends of
