@@ -115,9 +115,10 @@
 //! straight: a gallop that jumps to where the secant through its last two
 //! sizes meets the target, then the secant through the last two sizes
 //! tried, each size one exact rate. The gallop starts from the mean-fill
-//! size, or, once two `k` have exact sizes, from a guess: the mean-fill
-//! size times the ratio of exact to mean-fill size, extrapolated linearly
-//! in `k` from those two (it moves slowly: from 1.574 to 1.521 over five
+//! size, or, once a `k` has an exact size, from a guess: the mean-fill
+//! size times the ratio of exact to mean-fill size of the last `k`
+//! searched, extrapolated linearly in `k` once two have been (it moves
+//! slowly: from 1.574 to 1.521 over five
 //! `k` for `Sectorized` at p = 1e-9, whose mean-fill bound is a third
 //! short), bracketed by sizes a 1024th below and above it. Rates fall as
 //! sizes grow, so a guess decides only where the search starts, not what
