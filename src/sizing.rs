@@ -425,9 +425,11 @@ impl Search {
             }
         };
         // Of the best size so far: how many `k` have asked whether they meet
-        // the target one granule smaller, and whether none does, once asked
-        // of every `k` at once.
-        let (mut run_size, mut run_asked, mut none_smaller) = (0, 0, None);
+        // the target one granule smaller (by exact rates, and by mean-fill
+        // ones for a `k` that cannot win a tie), and whether none does,
+        // once asked of every `k` at once.
+        let (mut run_size, mut run_asked, mut far_asked) = (0, 0, 0);
+        let (mut none_smaller, mut none_smaller_by_mean_fill) = (None, None);
         fewest_bits(near, start, granule, |k, best| {
             let Some((best, best_k)) = best else {
                 return self.min_bits(k, Model::Exact);
@@ -443,13 +445,44 @@ impl Search {
             let more = Some(best + granule);
             let smaller = (best - granule).max(granule);
             if run_size != best {
-                (run_size, run_asked, none_smaller) = (best, 0, None);
+                (run_size, run_asked, far_asked) = (best, 0, 0);
+                (none_smaller, none_smaller_by_mean_fill) = (None, None);
             }
             let wins_ties = (k.abs_diff(start), k) < (best_k.abs_diff(start), best_k);
-            if !wins_ties && self.mean_fill.fpr(k, best) > target {
-                return more;
+            if !wins_ties {
+                if self.mean_fill.fpr(k, best) > target {
+                    return more;
+                }
+                if best == granule {
+                    return Some(best);
+                }
+                // No `k` past this one in the walk wins a tie either: they
+                // are farther from `start` (the walk goes out from where it
+                // began, and a `k` nearer `start` than the best would win
+                // it). Once none meets the target one granule smaller, none
+                // of them can change the best, and answering "more" ends
+                // the walk this way, instead of asking each of a long run
+                // of equal sizes (a small filter, a few granules, has runs
+                // of a dozen `k` or more). That is known from the exact
+                // rates if a run has asked them already, or else, from the
+                // second such `k` of a run on (most walks end at the first),
+                // from the mean-fill ones: the exact ones would cost more
+                // than the run, where it is short.
+                far_asked += 1;
+                if none_smaller == Some(true) {
+                    return more;
+                }
+                if far_asked >= 2
+                    && *none_smaller_by_mean_fill
+                        .get_or_insert_with(|| self.lowest_mean_fill_misses(k, smaller).0)
+                {
+                    return more;
+                }
+                if self.mean_fill.fpr(k, smaller) > target {
+                    return Some(best);
+                }
             }
-            if wins_ties && self.exact.fpr(k, best) > target {
+            if self.exact.fpr(k, best) > target {
                 return more;
             }
             if best == granule {
@@ -463,25 +496,6 @@ impl Search {
             if run_asked >= 2 && none_smaller.is_none() {
                 none_smaller = Some(self.none_meets(k, smaller));
             }
-            if !wins_ties {
-                // No `k` past this one in the walk wins a tie either: they
-                // are farther from `start` (the walk goes out from where it
-                // began, and a `k` nearer `start` than the best would win
-                // it). When none meets the target one granule smaller,
-                // none of them can change the best either: answering
-                // "more" ends the walk this way, instead of asking each of
-                // a long run of equal sizes (a small filter, a few
-                // granules, has runs of a dozen `k` or more).
-                if none_smaller == Some(true) {
-                    return more;
-                }
-                if self.mean_fill.fpr(k, smaller) > target {
-                    return Some(best);
-                }
-                if self.exact.fpr(k, best) > target {
-                    return more;
-                }
-            }
             if none_smaller == Some(true) || self.exact.fpr(k, smaller) > target {
                 Some(best)
             } else {
@@ -490,17 +504,24 @@ impl Search {
         })
     }
 
+    /// Whether the lowest mean-fill rate with `num_bits` bits, found by
+    /// walking out from `from` (rates are unimodal in `k`), is above the
+    /// target: then no `k` meets it there, since exact rates are at least
+    /// the mean-fill ones. Returns that and the `k` of the lowest.
+    fn lowest_mean_fill_misses(&mut self, from: u32, num_bits: u64) -> (bool, u32) {
+        let below = lowest(from, |k| self.mean_fill.fpr(k, num_bits));
+        (self.mean_fill.fpr(below, num_bits) > self.target, below)
+    }
+
     /// Whether no `k` meets the target with `num_bits` bits: whether the
     /// lowest exact rate there, found by walking out from `from` (rates are
-    /// unimodal in `k`), is above it. The mean-fill rates, at most the
-    /// exact ones, are walked first, and settle it when their lowest is
-    /// above the target too.
+    /// unimodal in `k`), is above it. The mean-fill rates are walked first,
+    /// and settle it when their lowest is above the target too.
     fn none_meets(&mut self, from: u32, num_bits: u64) -> bool {
-        let target = self.target;
-        let below = lowest(from, |k| self.mean_fill.fpr(k, num_bits));
-        self.mean_fill.fpr(below, num_bits) > target || {
+        let (misses, below) = self.lowest_mean_fill_misses(from, num_bits);
+        misses || {
             let below = lowest(below, |k| self.exact.fpr(k, num_bits));
-            self.exact.fpr(below, num_bits) > target
+            self.exact.fpr(below, num_bits) > self.target
         }
     }
 
