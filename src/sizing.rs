@@ -1121,14 +1121,14 @@ const LEFT_OUT: f64 = 1e-15;
 fn raise(values: &mut [f64], k: u32) {
     const CHUNK: usize = 32;
     for chunk in values.chunks_mut(CHUNK) {
-        let mut squares = [0.0; CHUNK];
-        let squares = &mut squares[..chunk.len()];
-        squares.copy_from_slice(chunk);
-        chunk.fill(1.0);
+        // The squares take the values' place; the powers build up beside
+        // them.
+        let mut powers = [1.0; CHUNK];
+        let powers = &mut powers[..chunk.len()];
         let mut bits = k;
         loop {
             if bits & 1 != 0 {
-                for (power, square) in chunk.iter_mut().zip(squares.iter()) {
+                for (power, square) in powers.iter_mut().zip(chunk.iter()) {
                     *power *= square;
                 }
             }
@@ -1136,10 +1136,11 @@ fn raise(values: &mut [f64], k: u32) {
             if bits == 0 {
                 break;
             }
-            for square in squares.iter_mut() {
+            for square in chunk.iter_mut() {
                 *square *= *square;
             }
         }
+        chunk.copy_from_slice(powers);
     }
 }
 
