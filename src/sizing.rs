@@ -1115,7 +1115,8 @@ const LEFT_OUT: f64 = 1e-15;
 
 /// Each `x` to `x^k` by squaring, in place: for each `x` the
 /// multiplications `f64::powi` makes, in the same order (so the same
-/// result), taken a bit of `k` at a time over a chunk of values, a loop
+/// result: `raise_gives_what_powi_gives`), taken a bit of `k` at a time
+/// over a chunk of values, a loop
 /// the compiler vectorises where one value's chain of squarings would
 /// wait on each multiply.
 fn raise(values: &mut [f64], k: u32) {
@@ -1455,6 +1456,26 @@ mod tests {
             Sizing::for_rate(Layout::Word, 1, 1e-6).unwrap().num_bits(),
             192
         );
+    }
+
+    /// `raise` gives, to the bit, what `powi` does, for every `k` and
+    /// chunk lengths shorter and longer than its chunk.
+    #[test]
+    fn raise_gives_what_powi_gives() {
+        for k in 1..=MAX_HASHES {
+            for len in [1, 5, 32, 77] {
+                let bases: Vec<f64> = (1..=len).map(|i| 1.0 - 0.9 / i as f64).collect();
+                let mut raised = bases.clone();
+                raise(&mut raised, k);
+                for (base, raised) in bases.iter().zip(&raised) {
+                    assert_eq!(
+                        raised.to_bits(),
+                        base.powi(k as i32).to_bits(),
+                        "k={k} x={base}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
