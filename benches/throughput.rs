@@ -491,13 +491,23 @@ fn bench_probes(c: &mut Criterion, label: &str, bytes: usize) {
 }
 
 /// Sizing a filter, the part of construction independent of its memory:
-/// the default rate at 1M keys, 100 keys at p = 0.001 (where 20 values of
-/// `k` give one size), and the slowest `Blocked` case `atomic-bloom bench`
-/// finds (100 keys at p = 1e-12).
+/// the default rate at 1M keys; small filters, whose sizes tie over runs
+/// of `k` (23 values of `k` give `Blocked` one size for 100 keys at
+/// p = 0.001, and 23 give `Sectorized` one for a key at p = 1e-12); and
+/// the slowest cases of `atomic-bloom bench`'s grid (`Blocked` with 100
+/// to 10^6 keys at p = 1e-12, `Sectorized` with 10^10 at p = 1e-9).
 fn bench_sizing(c: &mut Criterion) {
     let mut group = c.benchmark_group("sizing");
+    let cases = [
+        (1_000_000, FPP),
+        (100, 1e-3),
+        (1, 1e-12),
+        (100, 1e-12),
+        (1_000_000, 1e-12),
+        (10_000_000_000, 1e-9),
+    ];
     for layout in Layout::ALL {
-        for (n, p) in [(1_000_000, FPP), (100, 1e-3), (100, 1e-12), (1, 1e-12)] {
+        for (n, p) in cases {
             let id = BenchmarkId::new(layout.name(), format!("n={n},p={p}"));
             group.bench_function(id, |b| {
                 b.iter(|| Sizing::for_rate(layout, black_box(n), black_box(p)))
