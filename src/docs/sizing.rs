@@ -112,8 +112,9 @@
 //! one). Where the exact rates have not been asked, the lowest mean-fill
 //! rate one granule smaller can show it too, asked from the second such
 //! `k` on: most walks end at the first, and the exact rates would cost
-//! more than the run (`Word` with 100 keys at p = 0.001 took 12 µs with
-//! them, 9.6 µs without). If the lowest mean-fill rate at the largest size misses the
+//! more than the run (`Word` with 100 keys at p = 0.001 took 13.0 µs with
+//! them, 9.9 µs without: the criterion row `sizing/word/n=100,p=0.001` of
+//! `cargo bench --bench throughput -- sizing/` on an Intel Xeon). If the lowest mean-fill rate at the largest size misses the
 //! target, no `k` reaches it and the search stops at once. For one `k`,
 //! the size is found on the log-log line, where the rate is nearly
 //! straight: a gallop that jumps to where the secant through its last two
@@ -141,7 +142,7 @@
 //! rate's Poisson weights, room for each `k`'s exact model), which made
 //! the worst cases 6-14% faster on an Intel Xeon, and the early stop in a
 //! run, the guessed start and the vectorised mean-fill powers, which made
-//! them 14-17% faster on a second one: the README's "On Intel" and "On a
+//! them 15-18% faster on a second one: the README's "On Intel" and "On a
 //! second Intel Xeon" sections have the figures.
 //!
 //! ## Limits
