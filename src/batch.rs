@@ -4,10 +4,13 @@
 //! spends most of its time waiting for one cache miss. A batch hides that
 //! wait: it hashes each key as it arrives, asks the CPU to prefetch the
 //! key's block (or word, or `k` words for `Standard`), and operates on the
-//! key `PREFETCH_DISTANCE` (16) keys later, when its line has had time to
-//! arrive. Up to that many misses are then in flight at once. (polars'
-//! `insert_many` does the same in groups of 64 keys; a sliding window keeps
-//! the distance constant and works on any iterator.)
+//! key a fixed number of keys later, when its line has had time to arrive:
+//! 16 for updates (`PREFETCH_DISTANCE`), 32 for the plain filter's queries,
+//! which take a quarter of an insert's time per key and need more keys for
+//! the same lead (`QUERY_PREFETCH_DISTANCE`). Up to that many misses are
+//! then in flight at once. (polars' `insert_many` does the same in groups
+//! of 64 keys; a sliding window keeps the distance constant and works on
+//! any iterator.)
 //!
 //! In cache there is no miss to hide, and the window costs a few
 //! instructions per key: on AMD Zen 4, a loop of per-key `insert`s of new
@@ -33,19 +36,34 @@ use crate::probe::{Probe, with_probe};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 
-/// Keys between a key's prefetch and its operation. A `Blocked` query
-/// takes about 12 ns once its line is cached and a new key's insert 40-60
-/// ns, so 16 keys ahead is 200 ns to 1 µs of lead, more than a DRAM miss,
-/// and 16 misses in flight stay within the line-fill buffers of current
-/// cores. (Per-key times: the 1M rows of `atomic-bloom bench`.) Builds
-/// with this constant at 24, 32 and 64, run alternately with this one,
-/// were no faster for `insert_batch` or `contains_batch` on 100M keys on
-/// AMD Zen 4. On an Intel Xeon (model 207, 2.3 GHz), 32 made
-/// `contains_batch` on 100M keys faster, 72.2-77.1 M/s against 65.9-70.7,
-/// but `par_contains` on 1M keys slower, 152.6-159.2 against 166.4-169.9,
-/// and moved nothing else (three alternating runs of `atomic-bloom bench`
-/// each): a trade on one CPU, not kept.
+/// Keys between a key's prefetch and its operation, for updates: inserts,
+/// and every operation of the counting filter. A new key's `Blocked`
+/// insert takes 40-60 ns once its line is cached, so 16 keys ahead is
+/// 600 ns to 1 µs of lead, more than a DRAM miss, and 16 misses in flight
+/// stay within the line-fill buffers of current cores. (Per-key times: the
+/// 1M rows of `atomic-bloom bench`.) Builds with this constant at 24, 32
+/// and 64, run alternately with this one, were no faster for
+/// `insert_batch` on 100M keys on AMD Zen 4, and the counting filter's
+/// `contains_batch`, whose query takes about 45 ns a key on 100M keys, was
+/// no faster with 32 on an Intel Xeon (model 207, 2.3 GHz): 20.9-22.0 M/s
+/// against 22.7-22.9 (two alternating runs of `atomic-bloom bench
+/// --counting`).
 pub(crate) const PREFETCH_DISTANCE: usize = 16;
+
+/// Keys between a key's prefetch and its query, for the plain filter's
+/// queries (`contains_batch`, and `par_contains` through it). A `Blocked`
+/// query takes 9-13 ns once its line is cached, so at the updates' 16 keys
+/// it would lead its line by only 150-210 ns, which the DRAM miss of a
+/// large filter can outlast. Twice the keys restore the lead. On an Intel Xeon (model
+/// 207, 2.3 GHz), three alternating runs of `atomic-bloom bench` with this
+/// at 16 and at 32 gave, on 100M keys, `contains_batch` 68.1-69.5 M/s at 16
+/// and 76.6-77.4 at 32, and `par_contains` 110.3-111.9 and 113.2-118.5; in
+/// cache (1M keys), where there is no miss to hide, `contains_batch`
+/// 107.9-109.1 and 108.5-108.6, and `par_contains` 169.1-170.7 and
+/// 166.5-169.3. On AMD Zen 4, builds with the one distance then shared by
+/// every batch at 24, 32 and 64 were no faster than at 16 for
+/// `contains_batch` on 100M keys.
+pub(crate) const QUERY_PREFETCH_DISTANCE: usize = 32;
 
 /// What a pipeline does to each key of a plain filter.
 #[derive(Clone, Copy)]
@@ -131,23 +149,32 @@ impl<S, P: Probe> Stage for BloomStage<'_, S, P> {
 
 /// A sliding window of hashes whose lines have been prefetched and that
 /// wait their turn.
-pub(crate) struct Pipeline<T> {
+pub(crate) struct Pipeline<T, const D: usize = PREFETCH_DISTANCE> {
     stage: T,
-    window: [u64; PREFETCH_DISTANCE],
+    window: [u64; D],
     pushed: usize,
 }
 
 impl<T: Stage> Pipeline<T> {
+    /// A pipeline `PREFETCH_DISTANCE` keys long, for updates.
     pub(crate) fn new(stage: T) -> Self {
+        Pipeline::with_distance(stage)
+    }
+}
+
+impl<T: Stage, const D: usize> Pipeline<T, D> {
+    /// A pipeline `D` keys long: a key is operated on `D` pushes after its
+    /// prefetch.
+    pub(crate) fn with_distance(stage: T) -> Self {
         Pipeline {
             stage,
-            window: [0; PREFETCH_DISTANCE],
+            window: [0; D],
             pushed: 0,
         }
     }
 
     /// Prefetches `hash`'s lines and queues it; returns the result for the
-    /// hash pushed `PREFETCH_DISTANCE` pushes ago, if any.
+    /// hash pushed `D` pushes ago, if any.
     // Always inlined: it holds the probe, and LLVM kept it out of line, a
     // call per key, in the Python extension's bulk calls. Inlined there,
     // `add_many` of 1M `str` keys went from 27.0-27.3 to 28.1-28.7 M/s and
@@ -157,9 +184,8 @@ impl<T: Stage> Pipeline<T> {
     #[inline(always)]
     pub(crate) fn push(&mut self, hash: u64) -> Option<bool> {
         self.stage.prefetch(hash);
-        let slot = self.pushed % PREFETCH_DISTANCE;
-        let result =
-            (self.pushed >= PREFETCH_DISTANCE).then(|| self.stage.apply(self.window[slot]));
+        let slot = self.pushed % D;
+        let result = (self.pushed >= D).then(|| self.stage.apply(self.window[slot]));
         self.window[slot] = hash;
         self.pushed += 1;
         result
@@ -167,8 +193,8 @@ impl<T: Stage> Pipeline<T> {
 
     /// The results for the hashes still queued, in order.
     pub(crate) fn finish(self) -> impl Iterator<Item = bool> {
-        let queued = self.pushed.saturating_sub(PREFETCH_DISTANCE)..self.pushed;
-        queued.map(move |i| self.stage.apply(self.window[i % PREFETCH_DISTANCE]))
+        let queued = self.pushed.saturating_sub(D)..self.pushed;
+        queued.map(move |i| self.stage.apply(self.window[i % D]))
     }
 
     /// How many of `hashes` the stage reports `true` for (new keys, for an
@@ -222,7 +248,8 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
         with_probe!(self.layout(), P => {
-            Pipeline::new(BloomStage::<S, P>::new(self, Op::Contains)).collect(hashes)
+            let stage = BloomStage::<S, P>::new(self, Op::Contains);
+            Pipeline::<_, QUERY_PREFETCH_DISTANCE>::with_distance(stage).collect(hashes)
         })
     }
 }
@@ -327,11 +354,11 @@ mod tests {
         }
     }
 
-    /// Every batch length, shorter and longer than the prefetch window,
+    /// Every batch length, shorter and longer than either prefetch window,
     /// gets exactly the results per-key calls would.
     #[test]
     fn batches_of_every_length_return_what_per_key_calls_would() {
-        for len in 0..2 * PREFETCH_DISTANCE as u64 + 2 {
+        for len in 0..2 * QUERY_PREFETCH_DISTANCE as u64 + 2 {
             let batched = AtomicBloom::new(1000, 0.01).unwrap();
             let single = AtomicBloom::new(1000, 0.01).unwrap();
             // Each key twice: the repeat is not new.
