@@ -4,13 +4,11 @@
 //! spends most of its time waiting for one cache miss. A batch hides that
 //! wait: it hashes each key as it arrives, asks the CPU to prefetch the
 //! key's block (or word, or `k` words for `Standard`), and operates on the
-//! key a fixed number of keys later, when its line has had time to arrive:
-//! 16 for updates (`PREFETCH_DISTANCE`), 32 for the plain filter's queries,
-//! which take a quarter of an insert's time per key and need more keys for
-//! the same lead (`QUERY_PREFETCH_DISTANCE`). Up to that many misses are
-//! then in flight at once. (polars' `insert_many` does the same in groups
-//! of 64 keys; a sliding window keeps the distance constant and works on
-//! any iterator.)
+//! key a fixed number of keys later, when its line has had time to arrive
+//! (`PREFETCH_DISTANCE`, 32; the counting filter's, 16, is in
+//! `counting_bulk.rs`). Up to that many misses are then in flight at once.
+//! (polars' `insert_many` does the same in groups of 64 keys; a sliding
+//! window keeps the distance constant and works on any iterator.)
 //!
 //! In cache there is no miss to hide, and the window costs a few
 //! instructions per key: on AMD Zen 4, a loop of per-key `insert`s of new
@@ -36,34 +34,26 @@ use crate::probe::{Probe, with_probe};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 
-/// Keys between a key's prefetch and its operation, for updates: inserts,
-/// and every operation of the counting filter. A new key's `Blocked`
-/// insert takes 40-60 ns once its line is cached, so 16 keys ahead is
-/// 600 ns to 1 µs of lead, more than a DRAM miss, and 16 misses in flight
-/// stay within the line-fill buffers of current cores. (Per-key times: the
-/// 1M rows of `atomic-bloom bench`.) Builds with this constant at 24, 32
-/// and 64, run alternately with this one, were no faster for
-/// `insert_batch` on 100M keys on AMD Zen 4, and the counting filter's
-/// `contains_batch`, whose query takes about 45 ns a key on 100M keys, was
-/// no faster with 32 on an Intel Xeon (model 207, 2.3 GHz): 20.9-22.0 M/s
-/// against 22.7-22.9 (two alternating runs of `atomic-bloom bench
-/// --counting`).
-pub(crate) const PREFETCH_DISTANCE: usize = 16;
-
-/// Keys between a key's prefetch and its query, for the plain filter's
-/// queries (`contains_batch`, and `par_contains` through it). A `Blocked`
-/// query takes 9-13 ns once its line is cached, so at the updates' 16 keys
-/// it would lead its line by only 150-210 ns, which the DRAM miss of a
-/// large filter can outlast. Twice the keys restore the lead. On an Intel Xeon (model
-/// 207, 2.3 GHz), three alternating runs of `atomic-bloom bench` with this
-/// at 16 and at 32 gave, on 100M keys, `contains_batch` 68.1-69.5 M/s at 16
-/// and 76.6-77.4 at 32, and `par_contains` 110.3-111.9 and 113.2-118.5; in
-/// cache (1M keys), where there is no miss to hide, `contains_batch`
-/// 107.9-109.1 and 108.5-108.6, and `par_contains` 169.1-170.7 and
-/// 166.5-169.3. On AMD Zen 4, builds with the one distance then shared by
-/// every batch at 24, 32 and 64 were no faster than at 16 for
-/// `contains_batch` on 100M keys.
-pub(crate) const QUERY_PREFETCH_DISTANCE: usize = 32;
+/// Keys between a key's prefetch and its operation in the plain filter's
+/// batches. The lead a line gets is this times the time a key takes, and
+/// a `Blocked` query takes 9-13 ns once its line is cached: 16 keys
+/// ahead, as this was, it led its line by only 150-210 ns, which the DRAM
+/// miss of a large filter can outlast. Twice the keys restore the lead.
+/// On an Intel Xeon (model 207, 2.3 GHz), three alternating runs of
+/// `atomic-bloom bench` with queries at 16 and at 32 gave, on 100M keys,
+/// `contains_batch` 68.1-69.5 M/s at 16 and 76.6-77.4 at 32, and
+/// `par_contains` 110.3-111.9 and 113.2-118.5; in cache (1M keys), where
+/// there is no miss to hide, `contains_batch` 107.9-109.1 and 108.5-108.6,
+/// and `par_contains` 169.1-170.7 and 166.5-169.3. Inserts gain as far as
+/// their keys are short: `insert_hash_batch` of 4M new keys into 100M
+/// keys' filters (medians of 7 alternating rounds at 16 and 32, three runs
+/// of a harness outside the repository) went from 39.9-49.9 to 47.2-51.6
+/// M/s for `Sectorized` (two locked writes a key) and from 50.9-62.6 to
+/// 52.1-68.2 for `Word` (one), while `Blocked` (six) read 18.3-21.3 and
+/// 19.6-20.7; with 1M keys nothing moved (one run). On AMD Zen 4, 24, 32
+/// and 64 were no faster than 16 for `insert_batch` or `contains_batch` on
+/// 100M keys.
+pub(crate) const PREFETCH_DISTANCE: usize = 32;
 
 /// What a pipeline does to each key of a plain filter.
 #[derive(Clone, Copy)]
@@ -120,6 +110,11 @@ impl<'a, S, P: Probe> BloomStage<'a, S, P> {
         }
     }
 
+    /// A pipeline of this stage, [`PREFETCH_DISTANCE`] keys long.
+    pub(crate) fn pipeline(self) -> Pipeline<Self, PREFETCH_DISTANCE> {
+        Pipeline::new(self)
+    }
+
     /// The probe of the key with hash `hash`. It is derived again when the
     /// key's turn comes rather than queued: a hash is 8 bytes and a probe
     /// 24, and queueing probes cost more instructions per key under
@@ -149,23 +144,16 @@ impl<S, P: Probe> Stage for BloomStage<'_, S, P> {
 
 /// A sliding window of hashes whose lines have been prefetched and that
 /// wait their turn.
-pub(crate) struct Pipeline<T, const D: usize = PREFETCH_DISTANCE> {
+pub(crate) struct Pipeline<T, const D: usize> {
     stage: T,
     window: [u64; D],
     pushed: usize,
 }
 
-impl<T: Stage> Pipeline<T> {
-    /// A pipeline `PREFETCH_DISTANCE` keys long, for updates.
-    pub(crate) fn new(stage: T) -> Self {
-        Pipeline::with_distance(stage)
-    }
-}
-
 impl<T: Stage, const D: usize> Pipeline<T, D> {
     /// A pipeline `D` keys long: a key is operated on `D` pushes after its
     /// prefetch.
-    pub(crate) fn with_distance(stage: T) -> Self {
+    pub(crate) fn new(stage: T) -> Self {
         Pipeline {
             stage,
             window: [0; D],
@@ -231,7 +219,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
         with_probe!(self.layout(), P => {
-            Pipeline::new(BloomStage::<S, P>::new(self, Op::Insert)).count(hashes)
+            BloomStage::<S, P>::new(self, Op::Insert).pipeline().count(hashes)
         })
     }
 }
@@ -248,8 +236,7 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
         with_probe!(self.layout(), P => {
-            let stage = BloomStage::<S, P>::new(self, Op::Contains);
-            Pipeline::<_, QUERY_PREFETCH_DISTANCE>::with_distance(stage).collect(hashes)
+            BloomStage::<S, P>::new(self, Op::Contains).pipeline().collect(hashes)
         })
     }
 }
@@ -331,7 +318,7 @@ mod tests {
                 let hash = filter.hash(&key);
                 let prefetched: BTreeSet<usize> = recorded_prefetches(|| {
                     with_probe!(layout, P => {
-                        let mut pipeline = Pipeline::new(BloomStage::<_, P>::new(&filter, Op::Insert));
+                        let mut pipeline = BloomStage::<_, P>::new(&filter, Op::Insert).pipeline();
                         for _ in 0..PREFETCH_DISTANCE {
                             pipeline.push(hash);
                         }
@@ -354,11 +341,11 @@ mod tests {
         }
     }
 
-    /// Every batch length, shorter and longer than either prefetch window,
+    /// Every batch length, shorter and longer than the prefetch window,
     /// gets exactly the results per-key calls would.
     #[test]
     fn batches_of_every_length_return_what_per_key_calls_would() {
-        for len in 0..2 * QUERY_PREFETCH_DISTANCE as u64 + 2 {
+        for len in 0..2 * PREFETCH_DISTANCE as u64 + 2 {
             let batched = AtomicBloom::new(1000, 0.01).unwrap();
             let single = AtomicBloom::new(1000, 0.01).unwrap();
             // Each key twice: the repeat is not new.

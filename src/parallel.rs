@@ -39,23 +39,23 @@ pub(crate) const KEYS_PER_TASK: usize = 1 << 14;
 const WORDS_PER_TASK: usize = 1 << 16;
 
 /// Runs `keys` through batch pipelines on all of rayon's threads, one
-/// pipeline per split of the work, each built by `stage` and fed `hash` of
-/// each key; returns how many keys the stage reported `true` for. Shared
+/// pipeline per split of the work, each built by `pipeline` and fed `hash`
+/// of each key; returns how many keys the stage reported `true` for. Shared
 /// by both filter kinds' counting bulk calls (`par_insert`, `par_remove`).
-pub(crate) fn par_pipeline_count<I, T>(
+pub(crate) fn par_pipeline_count<I, T, const D: usize>(
     keys: I,
     hash: impl Fn(&I::Item) -> u64 + Sync + Send,
-    stage: impl Fn() -> T + Sync + Send,
+    pipeline: impl Fn() -> Pipeline<T, D> + Sync + Send,
 ) -> usize
 where
     I: IntoParallelIterator,
     T: Stage + Send,
 {
     // Boxed, because `fold` moves its state through every step and the
-    // pipeline's window is 128 bytes.
+    // pipeline's window is `D` hashes.
     keys.into_par_iter()
         .fold(
-            || (Box::new(Pipeline::new(stage())), 0usize),
+            || (Box::new(pipeline()), 0usize),
             |(mut pipeline, hits), key| {
                 let now = usize::from(pipeline.push(hash(&key)) == Some(true));
                 (pipeline, hits + now)
@@ -105,7 +105,7 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         with_probe!(self.layout(), P => par_pipeline_count(
             keys,
             |key| self.hash(key),
-            || BloomStage::<S, P>::new(self, Op::Insert),
+            || BloomStage::<S, P>::new(self, Op::Insert).pipeline(),
         ))
     }
 
