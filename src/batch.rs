@@ -50,9 +50,11 @@ use std::marker::PhantomData;
 /// of a harness outside the repository) went from 39.9-49.9 to 47.2-51.6
 /// M/s for `Sectorized` (two locked writes a key) and from 50.9-62.6 to
 /// 52.1-68.2 for `Word` (one), while `Blocked` (six) read 18.3-21.3 and
-/// 19.6-20.7; with 1M keys nothing moved (one run). On AMD Zen 4, 24, 32
-/// and 64 were no faster than 16 for `insert_batch` or `contains_batch` on
-/// 100M keys.
+/// 19.6-20.7. With 1M keys, in cache, the same harness timing both
+/// distances within each round read ratios of 0.95-1.06 (32 over 16,
+/// medians over 9 rounds, `Blocked` and `Word`, inserts and queries, 1 and
+/// 2 threads, two runs). On AMD Zen 4, 24, 32 and 64 were no faster than
+/// 16 for `insert_batch` or `contains_batch` on 100M keys.
 pub(crate) const PREFETCH_DISTANCE: usize = 32;
 
 /// What a pipeline does to each key of a plain filter.
