@@ -836,9 +836,8 @@ fn sectors_fpr(
 /// inclusion-exclusion closed form `Σ_l (-1)^l C(J, l) (1 - l/B)^(ik)`;
 /// and over `j <= k`, where a chain over `X` has `B + 1` states. `C` does
 /// not depend on `k`: one pass over the draws serves a window of `k` about
-/// where a search starts, each
-/// adding a dot product per key, where a model built per `k` would repeat
-/// the chain. The test `coverage_model_matches_the_fill_chain` checks it
+/// where a search starts, each adding a dot product per key, where a
+/// model built per `k` would repeat the chain. The test `coverage_model_matches_the_fill_chain` checks it
 /// against the chain over `X` that it replaces.
 struct BlockModels {
     /// Bits per block.
@@ -1116,9 +1115,8 @@ const LEFT_OUT: f64 = 1e-15;
 /// Each `x` to `x^k` by squaring, in place: for each `x` the
 /// multiplications `f64::powi` makes, in the same order (so the same
 /// result: `raise_gives_what_powi_gives`), taken a bit of `k` at a time
-/// over a chunk of values, a loop
-/// the compiler vectorises where one value's chain of squarings would
-/// wait on each multiply.
+/// over a chunk of values, a loop the compiler vectorises where one
+/// value's chain of squarings would wait on each multiply.
 fn raise(values: &mut [f64], k: u32) {
     const CHUNK: usize = 32;
     for chunk in values.chunks_mut(CHUNK) {

@@ -114,8 +114,9 @@
 //! `k` on: most walks end at the first, and the exact rates would cost
 //! more than the run (`Word` with 100 keys at p = 0.001 took 13.0 µs with
 //! them, 9.9 µs without: the criterion row `sizing/word/n=100,p=0.001` of
-//! `cargo bench --bench throughput -- sizing/` on an Intel Xeon). If the lowest mean-fill rate at the largest size misses the
-//! target, no `k` reaches it and the search stops at once. For one `k`,
+//! `cargo bench --bench throughput -- sizing/` on an Intel Xeon). If the
+//! lowest mean-fill rate at the largest size misses the target, no `k`
+//! reaches it and the search stops at once. For one `k`,
 //! the size is found on the log-log line, where the rate is nearly
 //! straight: a gallop that jumps to where the secant through its last two
 //! sizes meets the target, then the secant through the last two sizes
@@ -123,15 +124,13 @@
 //! size, or, once a `k` has an exact size, from a guess: the mean-fill
 //! size times the ratio of exact to mean-fill size of the last `k`
 //! searched, extrapolated linearly in `k` once two have been (it moves
-//! slowly: from 1.574 to 1.521 over five
-//! `k` for `Sectorized` at p = 1e-9, whose mean-fill bound is a third
-//! short), bracketed by sizes a 1024th below and above it. Rates fall as
+//! slowly: from 1.574 to 1.521 over five `k` for `Sectorized` at
+//! p = 1e-9, whose mean-fill bound is a third short), bracketed by sizes a 1024th below and above it. Rates fall as
 //! sizes grow, so a guess decides only where the search starts, not what
 //! it finds (`a_guess_decides_where_a_search_starts_not_what_it_finds`).
 //! Tests check the search, its early stops included, against trying every
 //! `k` (`the_search_finds_what_trying_every_k_finds`, filters of 1 to 10^6
-//! keys),
-//! across a run of equal sizes (`a_run_of_equal_sizes_does_not_stop_the_search`)
+//! keys), across a run of equal sizes (`a_run_of_equal_sizes_does_not_stop_the_search`)
 //! and for targets no size reaches (`unreachable_targets_are_those_no_k_reaches`).
 //! `atomic-bloom bench` times it (the "sizing" lines): on an AMD EPYC
 //! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a mean of
