@@ -837,8 +837,9 @@ fn sectors_fpr(
 /// and over `j <= k`, where a chain over `X` has `B + 1` states. `C` does
 /// not depend on `k`: one pass over the draws serves a window of `k` about
 /// where a search starts, each adding a dot product per key, where a
-/// model built per `k` would repeat the chain. The test `coverage_model_matches_the_fill_chain` checks it
-/// against the chain over `X` that it replaces.
+/// model built per `k` would repeat the chain. The test
+/// `coverage_model_matches_the_fill_chain` checks it against the chain
+/// over `X` that it replaces.
 struct BlockModels {
     /// Bits per block.
     block: u64,

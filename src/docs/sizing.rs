@@ -125,13 +125,15 @@
 //! size times the ratio of exact to mean-fill size of the last `k`
 //! searched, extrapolated linearly in `k` once two have been (it moves
 //! slowly: from 1.574 to 1.521 over five `k` for `Sectorized` at
-//! p = 1e-9, whose mean-fill bound is a third short), bracketed by sizes a 1024th below and above it. Rates fall as
-//! sizes grow, so a guess decides only where the search starts, not what
-//! it finds (`a_guess_decides_where_a_search_starts_not_what_it_finds`).
-//! Tests check the search, its early stops included, against trying every
-//! `k` (`the_search_finds_what_trying_every_k_finds`, filters of 1 to 10^6
-//! keys), across a run of equal sizes (`a_run_of_equal_sizes_does_not_stop_the_search`)
-//! and for targets no size reaches (`unreachable_targets_are_those_no_k_reaches`).
+//! p = 1e-9, whose mean-fill bound is a third short), bracketed by sizes
+//! a 1024th below and above it. Rates fall as sizes grow, so a guess
+//! decides only where the search starts, not what it finds
+//! (`a_guess_decides_where_a_search_starts_not_what_it_finds`). Tests
+//! check the search, its early stops included, against trying every `k`
+//! (`the_search_finds_what_trying_every_k_finds`, filters of 1 to 10^6
+//! keys), across a run of equal sizes
+//! (`a_run_of_equal_sizes_does_not_stop_the_search`) and for targets no
+//! size reaches (`unreachable_targets_are_those_no_k_reaches`).
 //! `atomic-bloom bench` times it (the "sizing" lines): on an AMD EPYC
 //! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a mean of
 //! 21.1-21.2 µs for `Blocked`, 9.5-9.6 µs for `Word` and 19.4-19.6 µs for
