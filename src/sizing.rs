@@ -594,7 +594,6 @@ impl Search {
         // is nearly straight: a secant through two sizes meets the target
         // near where the rate does, a little short or a little past.
         let over = |ln: f64| ln - ln_fpp;
-        let line = |(x1, y1): (f64, f64), (x2, y2): (f64, f64)| x1 - y1 * (x2 - x1) / (y2 - y1);
         // Gallop to an upper bound: one step of a 32nd of the lower bound
         // (the size is rarely far above it), then to where the secant
         // through the last two sizes meets the target, or by a step doubled
@@ -606,12 +605,12 @@ impl Search {
         // guess that meets the target already bounds it: no gallop.
         let mut doublings = 0;
         let mut before_lo = None;
-        let (mut hi, ln_hi) = match meets {
+        let (hi, ln_hi) = match meets {
             Some(known) => known,
             None => loop {
                 let lo_point = ((lo as f64).ln(), over(ln_lo));
                 let secant = before_lo
-                    .map(|before| line(before, lo_point).exp().ceil())
+                    .map(|before| secant(before, lo_point).exp().ceil())
                     .filter(|x: &f64| x.is_finite())
                     .map_or(0, |x| x.min(max_granules as f64) as u64);
                 let next = lo.saturating_add(step).max(secant).min(max_granules);
@@ -631,43 +630,57 @@ impl Search {
                 }
             },
         };
-        // Then narrow it by the secant through the last two sizes tried,
-        // which closes in faster than interpolating between the ends of
-        // the interval (the rate bends, so those guesses tend to land on
-        // one side and the far end stays put), falling back to the ends
-        // when the secant leaves the interval, and halving after two steps
-        // that did not halve it.
-        let (mut lo_point, mut hi_point) = (
-            ((lo as f64).ln(), over(ln_lo)),
-            ((hi as f64).ln(), over(ln_hi)),
-        );
-        let (mut last, mut newest) = (lo_point, hi_point);
-        let mut slow = 0;
-        while hi - lo > 1 {
-            let width = hi - lo;
-            let inside = |x: f64| x.is_finite() && x > lo_point.0 && x < hi_point.0;
-            let guess = [line(last, newest), line(lo_point, hi_point)]
-                .into_iter()
-                .find(|&x| inside(x));
-            let mid = match guess {
-                Some(x) if slow < 2 => (x.exp().round() as u64).clamp(lo + 1, hi - 1),
-                _ => lo + width / 2,
-            };
-            let point = ((mid as f64).ln(), over(ln_fpr(mid)));
-            if point.1 <= 0.0 {
-                (hi, hi_point) = (mid, point);
-            } else {
-                (lo, lo_point) = (mid, point);
-            }
-            (last, newest) = (newest, point);
-            slow = if hi - lo > width / 2 { slow + 1 } else { 0 };
-        }
+        let hi = narrow((lo, over(ln_lo)), (hi, over(ln_hi)), |g| over(ln_fpr(g)));
         if model == Model::Exact && layout.block_bits().is_some() {
             let [_, last] = self.exact_over_mean_fill;
             self.exact_over_mean_fill = [last, Some((k, hi as f64 / lower as f64))];
         }
         Some(hi * granule)
     }
+}
+
+/// Where the line through two points `(x, y)` crosses `y = 0`.
+fn secant((x1, y1): (f64, f64), (x2, y2): (f64, f64)) -> f64 {
+    x1 - y1 * (x2 - x1) / (y2 - y1)
+}
+
+/// The least size in granules in `lo + 1..=hi` at which a rate meets the
+/// target, given `(size, excess)` at both ends, where `excess(g)` is the
+/// log of the ratio of the rate at `g` granules to the target: above 0 at
+/// `lo`, at most 0 at `hi`, and falling as sizes grow.
+///
+/// It narrows the interval by the secant through the last two sizes tried
+/// on the log-log line, where the rate is nearly straight. That closes in
+/// faster than interpolating between the ends of the interval (the rate
+/// bends, so those guesses tend to land on one side and the far end stays
+/// put); it falls back to the ends when the secant leaves the interval, and
+/// halves after two steps that did not halve it.
+fn narrow(lo: (u64, f64), hi: (u64, f64), mut excess: impl FnMut(u64) -> f64) -> u64 {
+    let point = |(size, excess): (u64, f64)| ((size as f64).ln(), excess);
+    let (mut lo_point, mut hi_point) = (point(lo), point(hi));
+    let (mut lo, mut hi) = (lo.0, hi.0);
+    let (mut last, mut newest) = (lo_point, hi_point);
+    let mut slow = 0;
+    while hi - lo > 1 {
+        let width = hi - lo;
+        let inside = |x: f64| x.is_finite() && x > lo_point.0 && x < hi_point.0;
+        let guess = [secant(last, newest), secant(lo_point, hi_point)]
+            .into_iter()
+            .find(|&x| inside(x));
+        let mid = match guess {
+            Some(x) if slow < 2 => (x.exp().round() as u64).clamp(lo + 1, hi - 1),
+            _ => lo + width / 2,
+        };
+        let at_mid = point((mid, excess(mid)));
+        if at_mid.1 <= 0.0 {
+            (hi, hi_point) = (mid, at_mid);
+        } else {
+            (lo, lo_point) = (mid, at_mid);
+        }
+        (last, newest) = (newest, at_mid);
+        slow = if hi - lo > width / 2 { slow + 1 } else { 0 };
+    }
+    hi
 }
 
 /// The rates of one layout with a number of keys, under one model, for any
