@@ -15,7 +15,7 @@
 //!   price is memory: 12 bits per key at 1%, 24 at 0.1%, 45 at 0.01%.
 //! - [`Layout::Sectorized`] picks one block as `Blocked` does and, in it, one
 //!   word from each half, and puts half of the `k` bits in each: an insert
-//!   is two `fetch_or`s, a query two loads of one cache line, for 3% more
+//!   is two `fetch_or`s, a query two loads of one cache line, for 1.4% more
 //!   memory than `Blocked` at 1% (the cache-sectorized blocked filter of
 //!   Lang, Neumann, Kemper and Boncz, "Performance-Optimal Filtering: Bloom
 //!   Overtakes Cuckoo at High Throughput", VLDB 2019, with two sectors).

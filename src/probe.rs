@@ -146,8 +146,10 @@ impl Probe for StandardProbe {
 
 /// The numbers of bits per key that `Blocked` sizing gives at
 /// [`DEFAULT_FALSE_POSITIVE_RATE`](crate::DEFAULT_FALSE_POSITIVE_RATE): 7
-/// below about 100 thousand keys, 6 from there on (the test
-/// `default_rate_ks_are_the_constant_ones` checks it).
+/// below about 2,000 keys, 5 from about 10,000 on (the test
+/// `default_rate_ks_are_the_constant_ones` checks ten keys to ten
+/// billion), and 5 or 6 in between as sizes round to whole blocks; 6
+/// runs the loop below.
 ///
 /// A `Blocked` probe tests and sets a key's bits with `k` as a constant
 /// where it is one of these, and LLVM compiles them as a straight line of
@@ -159,7 +161,7 @@ impl Probe for StandardProbe {
 /// core's window, and a shorter key leaves room for more of them.
 ///
 /// On AMD Zen 4, `atomic-bloom bench` (three alternating runs of each
-/// binary, 1 thread; 1M keys give k = 6):
+/// binary, 1 thread; 1M keys gave k = 6 then):
 ///
 /// | row | loop | constant `k` |
 /// |---|---|---|
@@ -184,14 +186,20 @@ impl Probe for StandardProbe {
 /// while present keys went from 17.7-18.6 to 17.6-20.4; at 1M, new keys
 /// from 34.4-34.7 to 34.9-35.7 and present keys from 132-134 to 141-145
 /// (1 thread, medians of 5 rounds, three alternating runs of a harness
-/// outside the repository).
+/// outside the repository). With k = 5 (1% since `Blocked` takes fewer
+/// hashes, `docs::sizing`) the Intel Xeon (model 207) made it again: four
+/// runs of `atomic-bloom bench` with the hint read duplicates at 100M at
+/// 0.94-0.99x the query against 0.83-0.85 without, but new keys at 100M at
+/// 12.1-12.8 M/s against 14.1-14.6, and the 1M insert against the per-bit
+/// reference at 0.94-1.02 against 1.06-1.08. So the sets keep the test's
+/// offsets.
 ///
-/// With 10K keys (k = 7), queries went from 133-139 to 155-160 M/s (the
+/// With 10K keys (k = 7 then), queries went from 133-139 to 155-160 M/s (the
 /// harness). Any other `k` runs the loop as before, measured at the same
 /// speed with 1M keys at p = 0.1% (k = 9). A `match` of every `k` up to 16
 /// (a jump table) kept the insert's gain but lost the query's: LLVM merged
 /// the copies' common tails and spilled registers.
-const DEFAULT_RATE_KS: [u32; 2] = [6, 7];
+const DEFAULT_RATE_KS: [u32; 2] = [5, 7];
 
 /// `Blocked`: `k` bits in line `line`, their offsets re-derived from the
 /// hash.

@@ -2,8 +2,9 @@
 //!
 //! [`Sizing::for_rate`] picks the smallest array, and the `k` that makes it
 //! smallest, for which the layout's model stays at or below the requested
-//! rate; the models and the limits are the [`sizing`](crate::docs::sizing)
-//! chapter.
+//! rate; for `Blocked`, a smaller `k` where it costs at most 2.5% more
+//! bits. The models, the choice of `k` and the limits are the
+//! [`sizing`](crate::docs::sizing) chapter.
 
 use crate::error::BuildError;
 use crate::layout::Layout;
@@ -35,6 +36,20 @@ pub const MAX_HASHES: u32 = 64;
 /// meets any looser one.
 const LOOSEST_TARGET: f64 = 1.0 - 1e-6;
 
+/// How many more bits a layout that [takes fewer
+/// hashes](takes_fewer_hashes) accepts for them: up to a 40th (2.5%) of
+/// the fewest.
+const HASH_TOLERANCE: u64 = 40;
+
+/// Whether `layout`'s sizing takes fewer hashes for up to a
+/// [`HASH_TOLERANCE`]th more bits: `Blocked`, whose insert writes each bit
+/// with its own locked instruction, the bound on its speed. `Word` and
+/// `Sectorized` write one or two words whatever `k` is; `Standard` keeps
+/// the textbook optimum, which other libraries share.
+fn takes_fewer_hashes(layout: Layout) -> bool {
+    layout == Layout::Blocked
+}
+
 /// The size of a filter: its layout, bits and hashes per key.
 ///
 /// ```
@@ -56,7 +71,11 @@ pub struct Sizing {
 impl Sizing {
     /// The smallest sizing of `layout` whose false-positive rate with
     /// `expected_items` items is at most `false_positive_rate`, with the best
-    /// `k` for it.
+    /// `k` for it; for `Blocked`, whose insert writes each of a key's bits
+    /// with its own locked instruction, the smallest `k` whose size is
+    /// within 2.5% of that (rounded down to whole blocks), at its own
+    /// smallest size (the [sizing](crate::docs::sizing) chapter, "Fewer
+    /// hashes for `Blocked`").
     ///
     /// ```
     /// use atomic_bloom::{BuildError, Layout, Sizing};
@@ -95,7 +114,7 @@ impl Sizing {
         // blocked layouts (whose search starts from the best of a cheap
         // model that it finds from here).
         let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
-        let best = Search::new(layout, items, target).fewest_bits(start);
+        let best = Search::new(layout, items, target).sizing(start);
         let (num_bits, num_hashes) = best.ok_or(match layout.block_bits() {
             Some(_) => BuildError::RateUnreachable {
                 layout,
@@ -394,6 +413,17 @@ impl Search {
         (guess.is_finite() && guess >= 1.0).then_some(guess as u64)
     }
 
+    /// The sizing `Sizing::for_rate` gives: the fewest bits and their `k`
+    /// (`fewest_bits`), or for a layout that takes fewer hashes for a few
+    /// more bits, the smallest `k` within the tolerance (`fewer_hashes`).
+    fn sizing(&mut self, start: u32) -> Option<(u64, u32)> {
+        let best = self.fewest_bits(start)?;
+        Some(match takes_fewer_hashes(self.layout) {
+            true => self.fewer_hashes(best),
+            false => best,
+        })
+    }
+
     /// The fewest bits whose exact rate meets the target and the `k` that
     /// needs them (of several, the one nearest `start`), or `None` if no
     /// size up to `MAX_BITS` meets it.
@@ -409,7 +439,15 @@ impl Search {
         // agree to within a `k` or so.
         let near = match self.min_bits(start, Model::MeanFill) {
             // One granule is the least any `k` needs.
-            Some(bits) if bits > granule => lowest(start, |k| self.mean_fill.fpr(k, bits)),
+            Some(bits) if bits > granule => {
+                // The exact size is at least this one: when the tolerance of
+                // `fewer_hashes` spans a granule there, that walk will look
+                // below the best `k`, and the passes should reach it.
+                if takes_fewer_hashes(layout) && bits / HASH_TOLERANCE >= granule {
+                    self.exact.blocks.window = Window::Downwards;
+                }
+                lowest(start, |k| self.mean_fill.fpr(k, bits))
+            }
             Some(_) => start,
             None => {
                 // The mean-fill rate is at most the exact one, and rates
@@ -502,6 +540,43 @@ impl Search {
                 self.min_bits(k, Model::Exact)
             }
         })
+    }
+
+    /// Of the `k` below `best`'s whose fewest bits are within
+    /// `HASH_TOLERANCE` of `best`'s, rounded down to whole granules, the
+    /// smallest, with its fewest bits; `best` if there is none (as in a
+    /// filter too small for the tolerance to reach a granule).
+    ///
+    /// At a given size, rates rise as `k` falls below the best `k` (they
+    /// are unimodal in `k`), so the walk down stops at the first `k` that
+    /// misses the target at the tolerated size. Each `k` is asked its
+    /// mean-fill rate first: it is at most the exact one, and settles the
+    /// last `k` of most walks without an exact model.
+    fn fewer_hashes(&mut self, best: (u64, u32)) -> (u64, u32) {
+        let (bits, k) = best;
+        let granule = self.layout.granule_bits();
+        let tolerated = (bits + bits / HASH_TOLERANCE) / granule * granule;
+        if tolerated == bits {
+            return best;
+        }
+        let target = self.target;
+        let meets = |rates: &mut Rates, k: u32| rates.fpr(k, tolerated) <= target;
+        let mut fewer = k;
+        while fewer > 1
+            && meets(&mut self.mean_fill, fewer - 1)
+            && meets(&mut self.exact, fewer - 1)
+        {
+            fewer -= 1;
+        }
+        if fewer == k {
+            return best;
+        }
+        // `fewer`'s size lies between the best size, one granule below
+        // which no `k` meets the target, and the tolerated size.
+        let mut excess = |g: u64| (self.exact.fpr(fewer, g * granule) / target).ln();
+        let (below, above) = (bits / granule - 1, tolerated / granule);
+        let ends = ((below, excess(below)), (above, excess(above)));
+        (narrow(ends.0, ends.1, excess) * granule, fewer)
     }
 
     /// Whether the lowest mean-fill rate with `num_bits` bits, found by
@@ -859,6 +934,8 @@ struct BlockModels {
     /// `per_keys[k]`, empty for a `k` not asked about yet.
     per_keys: Vec<Vec<f64>>,
     growth: Growth,
+    /// The `k` a new pass serves.
+    window: Window,
     /// The last rates asked, by `k` and load: a search asks the same again
     /// (`Sectorized` neighbours `2w - 1`, `2w` and `2w + 1` all ask word
     /// `w`'s, and a walk over `k` asks each at the best size twice).
@@ -892,6 +969,7 @@ impl BlockModels {
                 Model::Exact => Growth::Exact { passes: Vec::new() },
                 Model::MeanFill => Growth::MeanFill { clear: Vec::new() },
             },
+            window: Window::AboutK,
             recent: Vec::new(),
         }
     }
@@ -970,10 +1048,7 @@ impl BlockModels {
                     None => {
                         // A window about `k` that leaves out the `k` of the
                         // passes already made.
-                        let (mut first, mut last) = (
-                            k.saturating_sub(k / DrawPass::REACH).max(1),
-                            (k + k / DrawPass::REACH + 1).min(MAX_HASHES),
-                        );
+                        let (mut first, mut last) = self.window.about(k).into_inner();
                         for made in passes.iter() {
                             if *made.ks.end() < k {
                                 first = first.max(made.ks.end() + 1);
@@ -990,6 +1065,35 @@ impl BlockModels {
                 }
             }
         }
+    }
+}
+
+/// Which `k` a new pass of the draws serves besides the one that starts it
+/// (the passes already made aside). Each `k` of a window costs a dot
+/// product per key, and its largest `k` sets the chain's length; a `k`
+/// outside every window costs a pass of its own, from the first draw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Window {
+    /// `k / 6` below and `k / 6 + 1` above: a search over `k` rarely goes
+    /// further (runs of equal sizes are longer for larger `k`), and mostly
+    /// upwards, towards `round(log2(1/p))`.
+    AboutK,
+    /// `k / 4` below and one above, for a search that then looks for fewer
+    /// hashes (`Search::fewer_hashes`): that walk goes down by up to about
+    /// a sixth of `k` (from 27 to 23 for `Blocked` at p = 1e-12, 1M keys),
+    /// and the sizes of a filter large enough for it have no runs that
+    /// lead the search upwards.
+    Downwards,
+}
+
+impl Window {
+    /// The window of a pass started by `k`.
+    fn about(self, k: u32) -> RangeInclusive<u32> {
+        let (below, above) = match self {
+            Window::AboutK => (k / 6, k / 6 + 1),
+            Window::Downwards => (k / 4, 1),
+        };
+        k.saturating_sub(below).max(1)..=(k + above).min(MAX_HASHES)
     }
 }
 
@@ -1014,12 +1118,6 @@ struct DrawPass {
 }
 
 impl DrawPass {
-    /// A pass's window reaches `k / REACH` below the `k` that starts it and
-    /// `k / REACH + 1` above: a search over `k` rarely goes further (runs of equal
-    /// sizes are longer for larger `k`), and mostly upwards, towards
-    /// `round(log2(1/p))`.
-    const REACH: u32 = 6;
-
     /// The pass before any draw, with `per_keys[k] = [0]` (no keys, no
     /// false positive) for each `k` of `ks`.
     fn new(block: u64, ks: RangeInclusive<u32>, per_keys: &mut [Vec<f64>]) -> Self {
@@ -1359,7 +1457,9 @@ mod tests {
     }
 
     /// Against a search of every `k`: the fewest bits of any `k`, and of
-    /// `k` with that many, the nearest `round(log2(1/p))`.
+    /// `k` with that many, the nearest `round(log2(1/p))`; then, for a
+    /// layout that takes fewer hashes, the smallest `k` whose fewest bits
+    /// are within the tolerance of those, rounded down to whole granules.
     #[test]
     fn the_search_finds_what_trying_every_k_finds() {
         for layout in Layout::ALL {
@@ -1382,12 +1482,14 @@ mod tests {
                         .map(|&(_, k)| k)
                         .min_by_key(|&k| (k.abs_diff(start), k))
                         .unwrap();
+                    let granule = layout.granule_bits();
+                    let tolerated = (fewest + fewest / HASH_TOLERANCE) / granule * granule;
+                    let expected = match takes_fewer_hashes(layout) && tolerated > fewest {
+                        true => *every.iter().find(|&&(m, _)| m <= tolerated).unwrap(),
+                        false => (fewest, k),
+                    };
                     let s = Sizing::for_rate(layout, n, p).unwrap();
-                    assert_eq!(
-                        (s.num_bits, s.num_hashes),
-                        (fewest, k),
-                        "{layout} n={n} p={p}"
-                    );
+                    assert_eq!((s.num_bits, s.num_hashes), expected, "{layout} n={n} p={p}");
                 }
             }
         }

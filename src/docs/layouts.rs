@@ -7,13 +7,16 @@
 //! | [`Layout`](crate::Layout) | 1% | 0.1% | 0.01% | 1e-5 | per operation | `insert` under races |
 //! |---|---|---|---|---|---|---|
 //! | `Standard` | 9.6 | 14.4 | 19.2 | 24.0 | `k` cache lines | at least one racer gets `true` |
-//! | `Blocked` (default) | 9.9 | 15.5 | 22.0 | 29.7 | 1 cache line | at least one racer gets `true` |
+//! | `Blocked` (default) | 10.1 | 15.7 | 22.3 | 30.0 | 1 cache line | at least one racer gets `true` |
 //! | `Word` | 12.1 | 24.0 | 45.5 | 86.6 | 1 word, 1 `fetch_or` | exactly one racer gets `true` |
 //! | `Sectorized` | 10.3 | 17.0 | 26.0 | 38.3 | 1 cache line, 2 `fetch_or`s | at least one racer gets `true` |
 //!
 //! - **`Blocked`** is the default: all `k` bits in one 64-byte block, so an
-//!   operation costs one cache miss however large the filter, for 1-24% more
-//!   memory than `Standard` (more at lower rates).
+//!   operation costs one cache miss however large the filter, for 1-25% more
+//!   memory than `Standard` (more at lower rates). Each of its bits is set
+//!   with its own locked instruction, so it takes a `k` below the one with
+//!   the fewest bits where that costs at most 2.5% more memory
+//!   ([sizing](super::sizing#fewer-hashes-for-blocked)).
 //! - **`Standard`** uses the least memory and is the textbook filter whose
 //!   rate is the classic table by `m/n` and `k` (Fan, Cao, Almeida and
 //!   Broder, "Summary Cache", 2000); each operation touches up to `k`
@@ -24,8 +27,8 @@
 //!   its memory grows fast.
 //! - **`Sectorized`** puts half of the `k` bits in one word of the block's
 //!   first half and half in one word of its second half: a new key costs
-//!   two read-modify-writes instead of up to `k`, a query two loads, for 3%
-//!   more memory than `Blocked` at 1% and 10% more at 0.1%. This is the
+//!   two read-modify-writes instead of up to `k`, a query two loads, for 1.4%
+//!   more memory than `Blocked` at 1% and 8.8% more at 0.1%. This is the
 //!   cache-sectorized blocked filter of Lang, Neumann, Kemper and Boncz,
 //!   "Performance-Optimal Filtering: Bloom Overtakes Cuckoo at High
 //!   Throughput" (VLDB 2019), with two sectors of four words. Against

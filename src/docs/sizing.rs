@@ -2,7 +2,9 @@
 //!
 //! [`Sizing::for_rate`](crate::Sizing::for_rate) picks the smallest array, and the number of hashes
 //! `k` that makes it smallest, for which the layout's false-positive model
-//! stays at or below the requested rate with the expected number of items.
+//! stays at or below the requested rate with the expected number of items;
+//! for `Blocked`, a smaller `k` where that costs at most 2.5% more bits
+//! ([Fewer hashes for `Blocked`](#fewer-hashes-for-blocked)).
 //! Sizes are whole 64-bit words (`Standard`, `Word`) or 512-bit blocks
 //! (`Blocked`, `Sectorized`).
 //!
@@ -81,10 +83,10 @@
 //! | target p | Standard | Blocked | Word | Sectorized |
 //! |---|---|---|---|---|
 //! | 0.1   |  4.8 (k=3)  |  4.8 (k=3)  |  5.0 (k=3)  |  4.9 (k=4)  |
-//! | 0.01  |  9.6 (k=7)  |  9.9 (k=6)  | 12.1 (k=5)  | 10.3 (k=6)  |
-//! | 0.001 | 14.4 (k=10) | 15.5 (k=9)  | 24.0 (k=7)  | 17.0 (k=8)  |
-//! | 1e-4  | 19.2 (k=13) | 22.0 (k=12) | 45.5 (k=9)  | 26.0 (k=10) |
-//! | 1e-5  | 24.0 (k=17) | 29.7 (k=14) | 86.6 (k=10) | 38.3 (k=12) |
+//! | 0.01  |  9.6 (k=7)  | 10.1 (k=5)  | 12.1 (k=5)  | 10.3 (k=6)  |
+//! | 0.001 | 14.4 (k=10) | 15.7 (k=8)  | 24.0 (k=7)  | 17.0 (k=8)  |
+//! | 1e-4  | 19.2 (k=13) | 22.3 (k=10) | 45.5 (k=9)  | 26.0 (k=10) |
+//! | 1e-5  | 24.0 (k=17) | 30.0 (k=12) | 86.6 (k=10) | 38.3 (k=12) |
 //!
 //! (`cargo run --release --example sizing_table` prints it.)
 //!
@@ -145,6 +147,61 @@
 //! run, the guessed start and the vectorised mean-fill powers, which made
 //! them 15-18% faster on a second one: the README's "On Intel" and "On a
 //! second Intel Xeon" sections have the figures.
+//!
+//! ## Fewer hashes for `Blocked`
+//!
+//! The fewest bits are not all a filter costs. A `Blocked` insert sets
+//! each of a key's `k` bits with its own locked instruction, and those
+//! bound its speed (about 7.7 ns each on the Intel Xeon of the README's
+//! "On a second Intel Xeon"); a query tests each bit. Near the best `k`
+//! sizes are flat, so for `Blocked`, `for_rate` takes the smallest `k`
+//! whose fewest bits are within a 40th (2.5%) of the fewest of any `k`,
+//! rounded down to whole blocks, with its own fewest bits. For 1M keys:
+//!
+//! | target p | fewest bits per key | taken | more bits |
+//! |---|---|---|---|
+//! | 0.01  | 9.92 (k=6)    | 10.12 (k=5)  | 2.0% |
+//! | 0.001 | 15.55 (k=9)   | 15.66 (k=8)  | 0.7% |
+//! | 1e-4  | 22.03 (k=12)  | 22.27 (k=10) | 1.1% |
+//! | 1e-6  | 38.82 (k=16)  | 39.77 (k=13) | 2.4% |
+//! | 1e-9  | 80.18 (k=22)  | 82.04 (k=18) | 2.3% |
+//!
+//! (`k = 4` at 1% would take 8.6% more than `k = 6`.) A filter under 40
+//! blocks (about 2,000 keys at 1%) has no whole block to spare and keeps
+//! the fewest bits; up to about 10,000 keys at 1%, `k` is 5 or 6 as sizes
+//! round to whole blocks. The other layouts keep the fewest bits:
+//! `Standard` the textbook optimum that Guava and other libraries share,
+//! so that its sizes and `k` stay theirs, and `Word` and `Sectorized`
+//! write one or two words whatever `k` is.
+//!
+//! On the Intel Xeon (model 207) of the README's "On a second Intel
+//! Xeon", four runs of `atomic-bloom bench` against four of the code that
+//! took the fewest bits: per-key inserts of new keys with 1M keys ran at
+//! 26.8-27.4 M/s on one thread against 22.8-23.1 (1.35-1.36x fastbloom
+//! against 1.10-1.16), queries of present keys at 119.6-120.3 against
+//! 88.5-103.6; with 100M keys, queries at 27.2-29.1 against 22.6-24.9 and
+//! new keys at 14.1-14.6 against 12.8-13.1. Duplicate inserts at 100M did
+//! not speed up with the queries (23.0-23.7 M/s against 22.5-24.5), so
+//! their ratio to a query fell from 0.91-0.96 to 0.83-0.85; the README
+//! has every row, and why.
+//!
+//! After the search for the fewest bits, the walk goes down from their
+//! `k` while the next `k` meets the target at the tolerated size (at one
+//! size, rates rise as `k` falls below the best), asking each `k` its
+//! mean-fill rate first, and the chosen `k`'s size is found between the
+//! fewest bits and the tolerated size by the secant search of any `k`. A
+//! search that can go that way makes its passes over the draws reach a
+//! quarter of `k` below the `k` that starts them and one above, where
+//! they otherwise reach a sixth either side, so that the walk finds its
+//! models made; a `k` outside every pass would cost a pass of its own. The test
+//! `the_search_finds_what_trying_every_k_finds` checks the choice against
+//! the fewest bits of every `k`. Over the bench's grid of n and p the
+//! searches take 4% more instructions than they did without the walk
+//! down, and the slowest (100 keys at p = 1e-12, where the walk does not
+//! go) no more (callgrind, a program outside the repository that sizes the
+//! grid once and three times); the bench timed `Blocked`'s mean
+//! at 23.4-23.6 µs and its worst at 43.6-46.4 (1M keys at p = 1e-12),
+//! against 21.8-22.4 and 41.6-45.0.
 //!
 //! ## Limits
 //!
