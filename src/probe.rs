@@ -190,9 +190,9 @@ impl Probe for StandardProbe {
 /// hashes, `docs::sizing`) the Intel Xeon (model 207) made it again: four
 /// runs of `atomic-bloom bench` with the hint read duplicates at 100M at
 /// 0.94-0.99x the query against 0.83-0.85 without, but new keys at 100M at
-/// 12.1-12.8 M/s against 14.1-14.6, and the 1M insert against the per-bit
-/// reference at 0.94-1.02 against 1.06-1.08. So the sets keep the test's
-/// offsets.
+/// 12.1-12.8 M/s against 14.1-14.6, and the 1M one-thread insert against
+/// the per-bit reference at 0.94-1.02 against 1.06-1.08. So the sets keep
+/// the test's offsets.
 ///
 /// With 10K keys (k = 7 then), queries went from 133-139 to 155-160 M/s (the
 /// harness). Any other `k` runs the loop as before, measured at the same
