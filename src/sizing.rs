@@ -41,6 +41,14 @@ const LOOSEST_TARGET: f64 = 1.0 - 1e-6;
 /// the fewest.
 const HASH_TOLERANCE: u64 = 40;
 
+/// The most bits a layout that takes fewer hashes accepts, given the
+/// fewest bits of any `k`: a [`HASH_TOLERANCE`]th more, rounded down to
+/// whole granules (so no more than `bits` in a filter of fewer than
+/// `HASH_TOLERANCE` granules).
+fn tolerated_bits(bits: u64, granule: u64) -> u64 {
+    (bits + bits / HASH_TOLERANCE) / granule * granule
+}
+
 /// Whether `layout`'s sizing takes fewer hashes for up to a
 /// [`HASH_TOLERANCE`]th more bits: `Blocked`, whose insert writes each bit
 /// with its own locked instruction, the bound on its speed. `Word` and
@@ -443,7 +451,7 @@ impl Search {
                 // The exact size is at least this one: when the tolerance of
                 // `fewer_hashes` spans a granule there, that walk will look
                 // below the best `k`, and the passes should reach it.
-                if takes_fewer_hashes(layout) && bits / HASH_TOLERANCE >= granule {
+                if takes_fewer_hashes(layout) && tolerated_bits(bits, granule) > bits {
                     self.exact.blocks.window = Window::Downwards;
                 }
                 lowest(start, |k| self.mean_fill.fpr(k, bits))
@@ -542,10 +550,10 @@ impl Search {
         })
     }
 
-    /// Of the `k` below `best`'s whose fewest bits are within
-    /// `HASH_TOLERANCE` of `best`'s, rounded down to whole granules, the
-    /// smallest, with its fewest bits; `best` if there is none (as in a
-    /// filter too small for the tolerance to reach a granule).
+    /// Of the `k` below `best`'s whose fewest bits are at most
+    /// `tolerated_bits` of `best`'s, the smallest, with its fewest bits;
+    /// `best` if there is none (as in a filter too small for the tolerance
+    /// to reach a granule).
     ///
     /// At a given size, rates rise as `k` falls below the best `k` (they
     /// are unimodal in `k`), so the walk down stops at the first `k` that
@@ -555,7 +563,7 @@ impl Search {
     fn fewer_hashes(&mut self, best: (u64, u32)) -> (u64, u32) {
         let (bits, k) = best;
         let granule = self.layout.granule_bits();
-        let tolerated = (bits + bits / HASH_TOLERANCE) / granule * granule;
+        let tolerated = tolerated_bits(bits, granule);
         if tolerated == bits {
             return best;
         }
@@ -684,11 +692,11 @@ impl Search {
             Some(known) => known,
             None => loop {
                 let lo_point = ((lo as f64).ln(), over(ln_lo));
-                let secant = before_lo
+                let crossing = before_lo
                     .map(|before| secant(before, lo_point).exp().ceil())
                     .filter(|x: &f64| x.is_finite())
                     .map_or(0, |x| x.min(max_granules as f64) as u64);
-                let next = lo.saturating_add(step).max(secant).min(max_granules);
+                let next = lo.saturating_add(step).max(crossing).min(max_granules);
                 let ln_next = ln_fpr(next);
                 if ln_next <= ln_fpp {
                     break (next, ln_next);
@@ -1482,8 +1490,7 @@ mod tests {
                         .map(|&(_, k)| k)
                         .min_by_key(|&k| (k.abs_diff(start), k))
                         .unwrap();
-                    let granule = layout.granule_bits();
-                    let tolerated = (fewest + fewest / HASH_TOLERANCE) / granule * granule;
+                    let tolerated = tolerated_bits(fewest, layout.granule_bits());
                     let expected = match takes_fewer_hashes(layout) && tolerated > fewest {
                         true => *every.iter().find(|&&(m, _)| m <= tolerated).unwrap(),
                         false => (fewest, k),
