@@ -433,8 +433,10 @@ impl LineWriter<'_> {
 /// offset, which x86-64's `shr` masks too: with the mask written `1 <<
 /// (bit & 63)`, LLVM computed that `& 63` once for both and kept it live
 /// across the test's branch, five instructions per `Blocked` insert at
-/// `k = 5`, present key or not (callgrind, 1M keys: 94 instructions per
-/// duplicate insert and 114 per new key, against 89 and 109).
+/// `k = 5`, present key or not: 116 per new key against 111 now, with
+/// queries at 69 either way (callgrind, as `examples/insert_loop.rs` and
+/// `examples/query_loop.rs` say), and 94 per duplicate against 89 (a
+/// harness outside the repository, 1M keys).
 #[inline(always)]
 fn set_bit(word: &AtomicU64, bit: u32) {
     fetch_or(word, 1u64.rotate_left(bit));

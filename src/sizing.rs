@@ -1080,7 +1080,7 @@ impl BlockModels {
 /// (the passes already made aside). Each `k` of a window costs a dot
 /// product per key, and its largest `k` sets the chain's length; a `k`
 /// outside every window costs a pass of its own, from the first draw.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 enum Window {
     /// `k / 6` below and `k / 6 + 1` above: a search over `k` rarely goes
     /// further (runs of equal sizes are longer for larger `k`), and mostly
@@ -1353,6 +1353,46 @@ mod tests {
             .map(str::trim)
             .filter(|c| !c.is_empty())
             .collect()
+    }
+
+    /// The sizing chapter's table of what `Blocked` takes for fewer hashes
+    /// shows the fewest bits of any `k` and what `Sizing::for_rate` takes.
+    #[test]
+    fn fewer_hashes_table_matches_the_model() {
+        let n = 1_000_000;
+        let doc = include_str!("docs/sizing.rs");
+        for (label, p) in [
+            ("0.01", 0.01),
+            ("0.001", 1e-3),
+            ("1e-4", 1e-4),
+            ("1e-6", 1e-6),
+            ("1e-9", 1e-9),
+        ] {
+            let target = p - hash_floor(n);
+            let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
+            let (fewest, best_k) = Search::new(Layout::Blocked, n as f64, target)
+                .fewest_bits(start)
+                .unwrap();
+            let taken = Sizing::for_rate(Layout::Blocked, n, p).unwrap();
+            let per_key = |bits: u64| bits as f64 / n as f64;
+            let expected = [
+                format!("{:.2} (k={best_k})", per_key(fewest)),
+                format!(
+                    "{:.2} (k={})",
+                    per_key(taken.num_bits()),
+                    taken.num_hashes()
+                ),
+                format!(
+                    "{:.1}%",
+                    (taken.num_bits() as f64 / fewest as f64 - 1.0) * 100.0
+                ),
+            ];
+            assert_eq!(
+                row(doc, &format!("| p = {label} "))[1..],
+                expected,
+                "p = {label}"
+            );
+        }
     }
 
     /// Every bits-per-key table (this module's docs, the README, the crate

@@ -156,17 +156,18 @@
 //! "On a second Intel Xeon"); a query tests each bit. Near the best `k`
 //! sizes are flat, so for `Blocked`, `for_rate` takes the smallest `k`
 //! whose fewest bits are within a 40th (2.5%) of the fewest of any `k`,
-//! rounded down to whole blocks, with its own fewest bits. For 1M keys:
+//! rounded down to whole blocks, with its own fewest bits. For 1M keys
+//! (checked by the sizing code's tests, as the table above):
 //!
-//! | target p | fewest bits per key | taken | more bits |
+//! | target | fewest bits per key | taken | more bits |
 //! |---|---|---|---|
-//! | 0.01  | 9.92 (k=6)    | 10.12 (k=5)  | 2.0% |
-//! | 0.001 | 15.55 (k=9)   | 15.66 (k=8)  | 0.7% |
-//! | 1e-4  | 22.03 (k=12)  | 22.27 (k=10) | 1.1% |
-//! | 1e-6  | 38.82 (k=16)  | 39.77 (k=13) | 2.4% |
-//! | 1e-9  | 80.18 (k=22)  | 82.04 (k=18) | 2.3% |
+//! | p = 0.01  | 9.92 (k=6)   | 10.12 (k=5)  | 2.0% |
+//! | p = 0.001 | 15.55 (k=9)  | 15.66 (k=8)  | 0.7% |
+//! | p = 1e-4  | 22.03 (k=12) | 22.27 (k=10) | 1.1% |
+//! | p = 1e-6  | 38.82 (k=16) | 39.77 (k=13) | 2.4% |
+//! | p = 1e-9  | 80.18 (k=22) | 82.04 (k=18) | 2.3% |
 //!
-//! (`k = 4` at 1% would take 8.6% more than `k = 6`.) A filter under 40
+//! A filter under 40
 //! blocks (about 2,000 keys at 1%) has no whole block to spare and keeps
 //! the fewest bits; up to about 10,000 keys at 1%, `k` is 5 or 6 as sizes
 //! round to whole blocks. The other layouts keep the fewest bits:
