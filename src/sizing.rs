@@ -118,10 +118,7 @@ impl Sizing {
         // and no closer to 1 than the model can resolve.
         let target = (fpp - floor).min(LOOSEST_TARGET);
         let items = expected_items as f64;
-        // The best k is near log2(1/p) for `Standard`, and lower for the
-        // blocked layouts (whose search starts from the best of a cheap
-        // model that it finds from here).
-        let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
+        let start = start_k(target);
         let best = Search::new(layout, items, target).sizing(start);
         let (num_bits, num_hashes) = best.ok_or(match layout.block_bits() {
             Some(_) => BuildError::RateUnreachable {
@@ -263,6 +260,15 @@ impl Sizing {
 /// ```
 pub fn hash_floor(items: usize) -> f64 {
     items as f64 * 2f64.powi(-64)
+}
+
+/// Where a search over `k` for a model rate of `target` starts, and of
+/// several `k` with the fewest bits the one it keeps (the nearest):
+/// `round(log2(1/target))`, the textbook optimum for `Standard`. The
+/// blocked layouts' best is lower, and their search starts from the best
+/// of a cheap model, which it finds from here.
+fn start_k(target: f64) -> u32 {
+    ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES)
 }
 
 /// Visits `start - 1`, `start - 2`, ... while `visit` returns true, then
@@ -1369,7 +1375,7 @@ mod tests {
             ("1e-9", 1e-9),
         ] {
             let target = p - hash_floor(n);
-            let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
+            let start = start_k(target);
             let (fewest, best_k) = Search::new(Layout::Blocked, n as f64, target)
                 .fewest_bits(start)
                 .unwrap();
@@ -1515,7 +1521,7 @@ mod tests {
                 for n in [1, 7, 100, 5000, 1_000_000] {
                     let items = n as f64;
                     let target = p - hash_floor(n);
-                    let start = ((1.0 / target).log2().round() as u32).clamp(1, MAX_HASHES);
+                    let start = start_k(target);
                     let every: Vec<(u64, u32)> = (1..=MAX_HASHES)
                         .filter_map(|k| {
                             Search::new(layout, items, target)
