@@ -5,9 +5,18 @@
 use atomic_bloom::{AtomicBloom, Layout};
 
 fn empty(layout: Layout) -> AtomicBloom {
+    empty_with_k(layout, 7)
+}
+
+/// The numbers of bits per key the batch tests run with. Batches use a
+/// `Blocked` probe with `k` a constant for 5 and 7 (the default rate's) and
+/// one that asks `k` per key otherwise, such as 6: each path is checked.
+const KS: [u32; 3] = [5, 6, 7];
+
+fn empty_with_k(layout: Layout, k: u32) -> AtomicBloom {
     // 2^23 bits: 131 072 words, so whole-array scans split into several tasks.
     AtomicBloom::builder()
-        .bits(1 << 23, 7)
+        .bits(1 << 23, k)
         .layout(layout)
         .seed(5)
         .build()
@@ -23,19 +32,20 @@ fn keys() -> Vec<u64> {
 
 #[test]
 fn batches_match_per_key_calls() {
-    for layout in Layout::ALL {
-        let (batched, single) = (empty(layout), empty(layout));
+    for (layout, k) in Layout::ALL.into_iter().flat_map(|l| KS.map(|k| (l, k))) {
+        let (batched, single) = (empty_with_k(layout, k), empty_with_k(layout, k));
+        let case = format!("{layout}, k = {k}");
         let keys = keys();
         for chunk in keys.chunks(1000) {
             let expected = chunk.iter().filter(|k| single.insert(*k)).count();
-            assert_eq!(batched.insert_batch(chunk), expected, "{layout}");
+            assert_eq!(batched.insert_batch(chunk), expected, "{case}");
         }
-        assert!(batched.words().eq(single.words()), "{layout}: bits differ");
+        assert!(batched.words().eq(single.words()), "{case}: bits differ");
         let queries: Vec<u64> = (0..20_000u64).map(|i| i * 37).collect();
         let expected: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
-        assert_eq!(batched.contains_batch(&queries), expected, "{layout}");
+        assert_eq!(batched.contains_batch(&queries), expected, "{case}");
         let hashes: Vec<u64> = queries.iter().map(|q| batched.hash(q)).collect();
-        assert_eq!(batched.contains_hash_batch(hashes), expected, "{layout}");
+        assert_eq!(batched.contains_hash_batch(hashes), expected, "{case}");
         // Batches shorter than the prefetch distance, and empty ones.
         assert_eq!(batched.contains_batch(&queries[..3]), expected[..3]);
         assert!(batched.contains_batch(std::iter::empty::<u64>()).is_empty());
@@ -45,8 +55,9 @@ fn batches_match_per_key_calls() {
 
 #[test]
 fn a_parallel_build_equals_the_sequential_build() {
-    for layout in Layout::ALL {
-        let (parallel, sequential) = (empty(layout), empty(layout));
+    for (layout, k) in Layout::ALL.into_iter().flat_map(|l| KS.map(|k| (l, k))) {
+        let (parallel, sequential) = (empty_with_k(layout, k), empty_with_k(layout, k));
+        let case = format!("{layout}, k = {k}");
         let keys = keys();
         let new = parallel.par_insert(keys.as_slice());
         for key in &keys {
@@ -54,13 +65,13 @@ fn a_parallel_build_equals_the_sequential_build() {
         }
         assert!(
             parallel.words().eq(sequential.words()),
-            "{layout}: bits differ"
+            "{case}: bits differ"
         );
         // How many inserts report "new" depends on the order (a key can be a
         // false positive when it arrives); racing duplicates may both count
         // with Standard and Blocked (Memory ordering, G4), never with Word.
         let distinct = 270_000;
-        assert!(new >= distinct * 99 / 100, "{layout}: only {new} new");
+        assert!(new >= distinct * 99 / 100, "{case}: only {new} new");
         if layout == Layout::Word {
             assert!(new <= distinct, "Word inserts are test-and-set: {new}");
         }
@@ -68,13 +79,13 @@ fn a_parallel_build_equals_the_sequential_build() {
         assert_eq!(
             parallel.par_contains(&queries),
             sequential.contains_batch(&queries),
-            "{layout}"
+            "{case}"
         );
         // Any indexed parallel iterator, in order.
         assert_eq!(
             parallel.par_contains(0..50_000u32),
             sequential.contains_batch(0..50_000u32),
-            "{layout}"
+            "{case}"
         );
         assert_eq!(parallel.par_count_ones(), sequential.count_ones());
     }
