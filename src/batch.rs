@@ -30,7 +30,7 @@
 
 use crate::filter::AtomicBloom;
 use crate::hints::Access;
-use crate::probe::{Probe, with_batch_probe};
+use crate::probe::{Probe, with_sized_probe};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 
@@ -106,7 +106,7 @@ pub(crate) struct BloomStage<'a, S, P> {
 
 impl<'a, S, P: Probe> BloomStage<'a, S, P> {
     /// A stage over `filter`, whose layout's probe type must be `P` (pick
-    /// it with `with_batch_probe!`).
+    /// it with `with_sized_probe!`).
     pub(crate) fn new(filter: &'a AtomicBloom<S>, op: Op) -> Self {
         BloomStage {
             filter,
@@ -246,7 +246,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
-        with_batch_probe!(self.sizing(), P => {
+        with_sized_probe!(self.sizing(), P => {
             BloomStage::<S, P>::new(self, Op::Insert).pipeline().count(hashes)
         })
     }
@@ -263,7 +263,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
-        with_batch_probe!(self.sizing(), P => {
+        with_sized_probe!(self.sizing(), P => {
             BloomStage::<S, P>::new(self, Op::Contains).pipeline().collect(hashes)
         })
     }
@@ -345,7 +345,7 @@ mod tests {
             for key in 0..500u64 {
                 let hash = filter.hash(&key);
                 let prefetched: BTreeSet<usize> = recorded_prefetches(|| {
-                    with_batch_probe!(filter.sizing(), P => {
+                    with_sized_probe!(filter.sizing(), P => {
                         let mut pipeline = BloomStage::<_, P>::new(&filter, Op::Insert).pipeline();
                         for _ in 0..PREFETCH_DISTANCE {
                             pipeline.push(hash);

@@ -62,7 +62,7 @@ use crate::filter::{
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::layout::Layout;
-use crate::probe::{Probe, with_probe};
+use crate::probe::{Probe, with_sized_probe};
 use crate::sizing::{MAX_HASHES, Sizing};
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
@@ -344,7 +344,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// alone, so nothing is grouped, sorted or buffered.
     #[inline]
     fn for_each_counter(&self, hash: u64, mut f: impl FnMut(u64, u64)) {
-        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).bits(|counter| {
+        with_sized_probe!(self.sizing, P => P::new(&self.sizing, hash).bits(|counter| {
             let word = self.counters.load((counter / COUNTERS_PER_WORD) as usize);
             f(word, counter % COUNTERS_PER_WORD);
         }));
@@ -354,7 +354,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// the batch pipeline, `counting_bulk.rs`).
     #[inline]
     pub(crate) fn prefetch_hash(&self, hash: u64, access: Access) {
-        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).bits(|counter| {
+        with_sized_probe!(self.sizing, P => P::new(&self.sizing, hash).bits(|counter| {
             self.counters.prefetch((counter / COUNTERS_PER_WORD) as usize, access);
         }));
     }
@@ -373,7 +373,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         // 4.3-4.6 with 100M; with three, 12.4-13.2 and 4.4-4.5 (1 thread,
         // three alternating runs of a harness outside the repository).
         let access = Access::write();
-        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).bits(|bit| {
+        with_sized_probe!(self.sizing, P => P::new(&self.sizing, hash).bits(|bit| {
             // Ask for the line now: the compare-and-swaps below are locked
             // instructions, which take their lines one after another, so a
             // key's counters in several lines (a Blocked key's 512 counters

@@ -27,7 +27,7 @@ use crate::batch::{BloomStage, Op, Pipeline, Stage};
 use crate::bit_array::BitArray;
 use crate::error::{BuildError, IncompatibleError};
 use crate::filter::{AtomicBloom, Builder};
-use crate::probe::with_batch_probe;
+use crate::probe::with_sized_probe;
 use rayon::prelude::*;
 use std::hash::{BuildHasher, Hash};
 use std::ops::Range;
@@ -102,7 +102,7 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         I: IntoParallelIterator,
         I::Item: Hash,
     {
-        with_batch_probe!(self.sizing(), P => par_pipeline_count(
+        with_sized_probe!(self.sizing(), P => par_pipeline_count(
             keys,
             |key| self.hash(key),
             || BloomStage::<S, P>::new(self, Op::Insert).pipeline(),

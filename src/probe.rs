@@ -14,7 +14,7 @@
 //! Each layout has a probe type of its own, and [`with_probe!`] is the one
 //! `match` from a [`Layout`] to it. A caller writes its code once, generic
 //! over the probe type, and the macro instantiates it per layout: a batch
-//! picks its layout once (with [`with_batch_probe!`], which for `Blocked`
+//! picks its layout once (with [`with_sized_probe!`], which for `Blocked`
 //! at the default rate picks `k` too), and its loop over keys has no branch
 //! on either.
 //!
@@ -45,7 +45,7 @@ use crate::sizing::Sizing;
 
 /// Runs `$body` with `$P` naming the probe type of `$layout`: the one
 /// place a layout is mapped to its probe type (which
-/// [`with_batch_probe!`] narrows for `Blocked` in batch loops).
+/// [`with_sized_probe!`] narrows by `k` for `Blocked`).
 ///
 /// The choice is two tests of the layout's id, not a `match`: LLVM lowers a
 /// `match` of four layouts to a jump table, an indirect jump per key, which
@@ -78,25 +78,31 @@ macro_rules! with_probe {
 }
 pub(crate) use with_probe;
 
-/// [`with_probe!`] for a loop over many keys, `$sizing` a filter's
-/// sizing: the probe type is chosen once for the whole loop, and for
-/// `Blocked` with `k` one of [`DEFAULT_RATE_KS`] it is a probe whose `k` is
-/// that constant, so no key asks which `k` it is.
+/// Runs `$body` with `$P` naming the probe type of a filter of sizing
+/// `$sizing`: [`with_probe!`]'s, except that for `Blocked` with `k` one of
+/// [`DEFAULT_RATE_KS`] it is a probe whose `k` is that constant, so that
+/// nothing asks which `k` it is per key. For code that chooses once for
+/// many keys (the batches), or whose calls cost far more than the choice
+/// (the counting filter's, each a loop of compare-and-swaps: with `k` a
+/// constant its insert took 570 instructions per key against 609 and its
+/// query 144 against 158, callgrind as below).
 ///
-/// Per-key calls keep [`with_probe!`], whose `Blocked` probe asks per call
-/// (two compares). In a batch loop that question cost more than its
-/// compares: with `k` a constant LLVM compiled the loop without the other
-/// `k`'s code in it, and by callgrind `contains_batch` went from 116 to 103
-/// instructions per key, `insert_batch` from 144 to 130 and `par_insert`
-/// from 174 to 167 (1M keys, `k = 5`, a harness outside the repository).
-/// On an Intel Xeon (model 207), three alternating runs of `atomic-bloom
-/// bench` each way: `insert_batch` 26.9-27.0 M/s before and 27.7-28.0
-/// after with 1M keys, 26.1-26.5 and 27.0-27.4 with 100M;
+/// In a batch loop, `with_probe!`'s probe asking per key cost more than
+/// its two compares: with `k` a constant LLVM compiled the loop without
+/// the other `k`'s code in it, and by callgrind `contains_batch` went from
+/// 116 to 103 instructions per key, `insert_batch` from 144 to 130 and
+/// `par_insert` from 174 to 167 (1M keys, `k = 5`, a harness outside the
+/// repository). On an Intel Xeon (model 207), three alternating runs of
+/// `atomic-bloom bench` each way: `insert_batch` 26.9-27.0 M/s before and
+/// 27.7-28.0 after with 1M keys, 26.1-26.5 and 27.0-27.4 with 100M;
 /// `contains_batch` 125.0-128.8 and 129.9-130.7 with 1M, 87.2-91.6 and
-/// 87.5-97.2 with 100M; the per-key rows unchanged. The per-key calls
-/// compile as before (callgrind: 109 instructions per new key, 89 per
-/// present key, 69 per query, either way).
-macro_rules! with_batch_probe {
+/// 87.5-97.2 with 100M.
+///
+/// The plain filter's per-key calls keep `with_probe!`: inlined into a
+/// caller's loop, a per-key insert made by this macro took 124
+/// instructions per new key against 109 and 102 per present key against
+/// 89 (callgrind, the same harness), its queries 70 against 69.
+macro_rules! with_sized_probe {
     ($sizing:expr, $P:ident => $body:expr) => {{
         let sizing: $crate::sizing::Sizing = $sizing;
         let (layout, k) = (sizing.layout(), sizing.num_hashes());
@@ -112,13 +118,16 @@ macro_rules! with_batch_probe {
         }
     }};
 }
-pub(crate) use with_batch_probe;
+pub(crate) use with_sized_probe;
 
 /// Where one key's bits are in one filter, for one layout.
 pub(crate) trait Probe: Copy {
     /// The layout this probe is for.
     #[cfg(test)]
     const LAYOUT: Layout;
+    /// `k` where the probe type fixes it, 0 where it asks the sizing.
+    #[cfg(test)]
+    const CONSTANT_K: u32 = 0;
     /// The probe of the key with 64-bit hash `hash` in a filter of `sizing`
     /// (whose layout is this probe's).
     fn new(sizing: &Sizing, hash: u64) -> Self;
@@ -131,7 +140,11 @@ pub(crate) trait Probe: Copy {
     fn prefetch(&self, bits: &BitArray, access: Access);
     /// Calls `f` with the index of each of the key's bits in the whole
     /// array (`0..m`; a bit two probes share may come twice): what the
-    /// counting filter keeps a counter for.
+    /// counting filter keeps a counter for. Every layout's is always
+    /// inlined: called, it cost a counting insert 674 instructions per key
+    /// against 609 inlined and a counting `contains_batch` 322 against 287
+    /// (callgrind, 1M keys, `Blocked` at `k = 5`, a harness outside the
+    /// repository).
     fn bits(&self, f: impl FnMut(u64));
 }
 
@@ -176,6 +189,7 @@ impl Probe for StandardProbe {
         }
     }
 
+    #[inline(always)]
     fn bits(&self, mut f: impl FnMut(u64)) {
         for i in 0..self.k {
             f(standard_bit(self.hash, i, self.num_bits));
@@ -241,7 +255,7 @@ impl Probe for StandardProbe {
 pub(crate) const DEFAULT_RATE_KS: [u32; 2] = [5, 7];
 
 /// `Blocked`: `k` bits in line `line`, their offsets re-derived from the
-/// hash. `K` is `k` where [`with_batch_probe!`] made it a constant, and 0
+/// hash. `K` is `k` where [`with_sized_probe!`] made it a constant, and 0
 /// where `k` is asked per call (the `k` field).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockedProbe<const K: u32 = 0> {
@@ -253,6 +267,8 @@ pub(crate) struct BlockedProbe<const K: u32 = 0> {
 impl<const K: u32> Probe for BlockedProbe<K> {
     #[cfg(test)]
     const LAYOUT: Layout = Layout::Blocked;
+    #[cfg(test)]
+    const CONSTANT_K: u32 = K;
 
     #[inline(always)]
     fn new(sizing: &Sizing, hash: u64) -> Self {
@@ -296,9 +312,11 @@ impl<const K: u32> Probe for BlockedProbe<K> {
         bits.prefetch_line(self.line, access);
     }
 
+    #[inline(always)]
     fn bits(&self, mut f: impl FnMut(u64)) {
         let first = self.line as u64 * LINE_BITS;
-        for_each_offset::<9>(self.hash, self.k, |bit| f(first + bit));
+        let k = if K == 0 { self.k } else { K };
+        for_each_offset::<9>(self.hash, k, |bit| f(first + bit));
     }
 }
 
@@ -339,6 +357,7 @@ impl Probe for WordProbe {
         bits.prefetch_word(self.word, access);
     }
 
+    #[inline(always)]
     fn bits(&self, f: impl FnMut(u64)) {
         for_each_bit(self.word, word_mask(self.hash, self.k), f);
     }
@@ -391,6 +410,7 @@ impl Probe for SectorizedProbe {
         bits.prefetch_line(self.line, access);
     }
 
+    #[inline(always)]
     fn bits(&self, mut f: impl FnMut(u64)) {
         for (word, mask) in self.words {
             for_each_bit(word, mask, &mut f);
@@ -464,10 +484,11 @@ mod tests {
     use super::*;
 
     /// Numbers of bits per key the tests try: one, the two that `Blocked`
-    /// compiles as constants (`DEFAULT_RATE_KS`), one it does not, and both
-    /// sides of the 16 that a `Standard` insert keeps from its test for its
-    /// sets (`BitArray::set_bits`), up to the most a filter may have.
-    const KS: [u32; 7] = [1, 6, 7, 9, 16, 17, crate::sizing::MAX_HASHES];
+    /// compiles as constants (`DEFAULT_RATE_KS`), one between them that it
+    /// does not, one above, and both sides of the 16 that a `Standard`
+    /// insert keeps from its test for its sets (`BitArray::set_bits`), up
+    /// to the most a filter may have.
+    const KS: [u32; 8] = [1, 5, 6, 7, 9, 16, 17, crate::sizing::MAX_HASHES];
 
     /// The hash the tests give key `key`.
     fn hash_of(key: u64) -> u64 {
@@ -595,6 +616,27 @@ mod tests {
     fn with_probe_maps_every_layout() {
         for layout in Layout::ALL {
             assert_eq!(with_probe!(layout, P => P::LAYOUT), layout);
+        }
+    }
+
+    /// `with_sized_probe!` picks the layout's probe type, and for `Blocked`
+    /// one whose `k` is a constant exactly where `k` is one of
+    /// `DEFAULT_RATE_KS`.
+    #[test]
+    fn with_sized_probe_maps_every_sizing() {
+        for layout in Layout::ALL {
+            for k in KS {
+                let sizing = Sizing::for_bits(layout, 4096, k).unwrap();
+                let (mapped, constant_k) =
+                    with_sized_probe!(sizing, P => (P::LAYOUT, P::CONSTANT_K));
+                assert_eq!(mapped, layout, "k = {k}");
+                let constant = layout == Layout::Blocked && DEFAULT_RATE_KS.contains(&k);
+                assert_eq!(
+                    constant_k,
+                    if constant { k } else { 0 },
+                    "{layout}, k = {k}"
+                );
+            }
         }
     }
 }
