@@ -264,6 +264,14 @@ pub(crate) struct BlockedProbe<const K: u32 = 0> {
     k: u32,
 }
 
+impl<const K: u32> BlockedProbe<K> {
+    /// `k`: the constant `K`, or the sizing's where `K` is 0.
+    #[inline(always)]
+    fn k(&self) -> u32 {
+        if K == 0 { self.k } else { K }
+    }
+}
+
 impl<const K: u32> Probe for BlockedProbe<K> {
     #[cfg(test)]
     const LAYOUT: Layout = Layout::Blocked;
@@ -283,11 +291,10 @@ impl<const K: u32> Probe for BlockedProbe<K> {
 
     #[inline(always)]
     fn contains(&self, bits: &BitArray) -> bool {
-        // `k` as a constant: `K` if the loop chose one, or where it is one
-        // of `DEFAULT_RATE_KS`.
+        // `k` as a constant where it is one of `DEFAULT_RATE_KS` (where `K`
+        // is one, the match is decided at compile time).
         let (line, hash) = (self.line, self.hash);
-        match self.k {
-            _ if K != 0 => block_contains(bits, line, hash, K),
+        match self.k() {
             k if k == DEFAULT_RATE_KS[0] => block_contains(bits, line, hash, DEFAULT_RATE_KS[0]),
             k if k == DEFAULT_RATE_KS[1] => block_contains(bits, line, hash, DEFAULT_RATE_KS[1]),
             k => block_contains(bits, line, hash, k),
@@ -299,8 +306,7 @@ impl<const K: u32> Probe for BlockedProbe<K> {
         // `k` as a constant, as in `contains` (`DEFAULT_RATE_KS` says what
         // that costs a duplicate).
         let (line, hash) = (self.line, self.hash);
-        match self.k {
-            _ if K != 0 => block_insert(bits, line, hash, K),
+        match self.k() {
             k if k == DEFAULT_RATE_KS[0] => block_insert(bits, line, hash, DEFAULT_RATE_KS[0]),
             k if k == DEFAULT_RATE_KS[1] => block_insert(bits, line, hash, DEFAULT_RATE_KS[1]),
             k => block_insert(bits, line, hash, k),
@@ -315,8 +321,7 @@ impl<const K: u32> Probe for BlockedProbe<K> {
     #[inline(always)]
     fn bits(&self, mut f: impl FnMut(u64)) {
         let first = self.line as u64 * LINE_BITS;
-        let k = if K == 0 { self.k } else { K };
-        for_each_offset::<9>(self.hash, k, |bit| f(first + bit));
+        for_each_offset::<9>(self.hash, self.k(), |bit| f(first + bit));
     }
 }
 
