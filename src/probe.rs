@@ -502,7 +502,9 @@ mod tests {
 
     /// Runs `$body` with `$probe` the probe of each key `0..200` in a
     /// 4096-bit filter of every layout and each of `KS`, which `$layout`,
-    /// `$k` and `$key` name for the body's messages.
+    /// `$k` and `$key` name for the body's messages: once with the probe
+    /// type `with_probe!` picks and once with `with_sized_probe!`'s (for
+    /// `Blocked` at 5 and 7, a probe whose `k` is a constant).
     macro_rules! for_each_probe {
         (|$layout:ident, $k:ident, $key:ident, $probe:ident| $body:block) => {
             for $layout in Layout::ALL {
@@ -510,6 +512,10 @@ mod tests {
                     let sizing = Sizing::for_bits($layout, 4096, $k).unwrap();
                     for $key in 0..200u64 {
                         with_probe!($layout, P => {
+                            let $probe = P::new(&sizing, hash_of($key));
+                            $body
+                        });
+                        with_sized_probe!(sizing, P => {
                             let $probe = P::new(&sizing, hash_of($key));
                             $body
                         });
@@ -621,6 +627,32 @@ mod tests {
     fn with_probe_maps_every_layout() {
         for layout in Layout::ALL {
             assert_eq!(with_probe!(layout, P => P::LAYOUT), layout);
+        }
+    }
+
+    /// The probe `with_sized_probe!` picks sets and finds exactly the bits
+    /// `with_probe!`'s does, for every layout and `k`: a probe whose `k` is
+    /// a constant is the same probe.
+    #[test]
+    fn sized_probes_set_the_bits_layout_probes_set() {
+        for layout in Layout::ALL {
+            for k in KS {
+                let sizing = Sizing::for_bits(layout, 4096, k).unwrap();
+                let (by_layout, by_sizing) =
+                    (BitArray::zeroed(64).unwrap(), BitArray::zeroed(64).unwrap());
+                for key in 0..200u64 {
+                    let new =
+                        with_probe!(layout, P => P::new(&sizing, hash_of(key)).insert(&by_layout));
+                    let sized_new = with_sized_probe!(sizing, P => P::new(&sizing, hash_of(key)).insert(&by_sizing));
+                    assert_eq!(new, sized_new, "{layout}, k = {k}, key {key}");
+                }
+                assert!(
+                    by_layout
+                        .load_words(by_layout.all())
+                        .eq(by_sizing.load_words(by_sizing.all())),
+                    "{layout}, k = {k}"
+                );
+            }
         }
     }
 
