@@ -225,7 +225,8 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
             // instructions a key against 6 (callgrind: `contains_batch` of
             // 1M keys from 103 to 100 per key; 124.1-127.5 M/s before and
             // 129.7-134.8 after, four alternating runs of a harness outside
-            // the repository on an Intel Xeon).
+            // the repository on an Intel Xeon, one run before left out: a
+            // slow spell of the machine, 78.8).
             if let Some(hit) = self.push(hash) {
                 out.push(hit);
             }
