@@ -495,6 +495,14 @@ mod tests {
     /// to the most a filter may have.
     const KS: [u32; 8] = [1, 5, 6, 7, 9, 16, 17, crate::sizing::MAX_HASHES];
 
+    /// A 4096-bit sizing of every layout with each of `KS`, with its layout
+    /// and `k` for the tests' messages.
+    fn small_sizings() -> impl Iterator<Item = (Layout, u32, Sizing)> {
+        Layout::ALL
+            .into_iter()
+            .flat_map(|layout| KS.map(|k| (layout, k, Sizing::for_bits(layout, 4096, k).unwrap())))
+    }
+
     /// The hash the tests give key `key`.
     fn hash_of(key: u64) -> u64 {
         key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key
@@ -507,19 +515,16 @@ mod tests {
     /// `Blocked` at 5 and 7, a probe whose `k` is a constant).
     macro_rules! for_each_probe {
         (|$layout:ident, $k:ident, $key:ident, $probe:ident| $body:block) => {
-            for $layout in Layout::ALL {
-                for $k in KS {
-                    let sizing = Sizing::for_bits($layout, 4096, $k).unwrap();
-                    for $key in 0..200u64 {
-                        with_probe!($layout, P => {
-                            let $probe = P::new(&sizing, hash_of($key));
-                            $body
-                        });
-                        with_sized_probe!(sizing, P => {
-                            let $probe = P::new(&sizing, hash_of($key));
-                            $body
-                        });
-                    }
+            for ($layout, $k, sizing) in small_sizings() {
+                for $key in 0..200u64 {
+                    with_probe!($layout, P => {
+                        let $probe = P::new(&sizing, hash_of($key));
+                        $body
+                    });
+                    with_sized_probe!(sizing, P => {
+                        let $probe = P::new(&sizing, hash_of($key));
+                        $body
+                    });
                 }
             }
         };
@@ -635,24 +640,21 @@ mod tests {
     /// a constant is the same probe.
     #[test]
     fn sized_probes_set_the_bits_layout_probes_set() {
-        for layout in Layout::ALL {
-            for k in KS {
-                let sizing = Sizing::for_bits(layout, 4096, k).unwrap();
-                let (by_layout, by_sizing) =
-                    (BitArray::zeroed(64).unwrap(), BitArray::zeroed(64).unwrap());
-                for key in 0..200u64 {
-                    let new =
-                        with_probe!(layout, P => P::new(&sizing, hash_of(key)).insert(&by_layout));
-                    let sized_new = with_sized_probe!(sizing, P => P::new(&sizing, hash_of(key)).insert(&by_sizing));
-                    assert_eq!(new, sized_new, "{layout}, k = {k}, key {key}");
-                }
-                assert!(
-                    by_layout
-                        .load_words(by_layout.all())
-                        .eq(by_sizing.load_words(by_sizing.all())),
-                    "{layout}, k = {k}"
-                );
+        for (layout, k, sizing) in small_sizings() {
+            let (by_layout, by_sizing) =
+                (BitArray::zeroed(64).unwrap(), BitArray::zeroed(64).unwrap());
+            for key in 0..200u64 {
+                let new =
+                    with_probe!(layout, P => P::new(&sizing, hash_of(key)).insert(&by_layout));
+                let sized_new = with_sized_probe!(sizing, P => P::new(&sizing, hash_of(key)).insert(&by_sizing));
+                assert_eq!(new, sized_new, "{layout}, k = {k}, key {key}");
             }
+            assert!(
+                by_layout
+                    .load_words(by_layout.all())
+                    .eq(by_sizing.load_words(by_sizing.all())),
+                "{layout}, k = {k}"
+            );
         }
     }
 
@@ -661,19 +663,15 @@ mod tests {
     /// `DEFAULT_RATE_KS`.
     #[test]
     fn with_sized_probe_maps_every_sizing() {
-        for layout in Layout::ALL {
-            for k in KS {
-                let sizing = Sizing::for_bits(layout, 4096, k).unwrap();
-                let (mapped, constant_k) =
-                    with_sized_probe!(sizing, P => (P::LAYOUT, P::CONSTANT_K));
-                assert_eq!(mapped, layout, "k = {k}");
-                let constant = layout == Layout::Blocked && DEFAULT_RATE_KS.contains(&k);
-                assert_eq!(
-                    constant_k,
-                    if constant { k } else { 0 },
-                    "{layout}, k = {k}"
-                );
-            }
+        for (layout, k, sizing) in small_sizings() {
+            let (mapped, constant_k) = with_sized_probe!(sizing, P => (P::LAYOUT, P::CONSTANT_K));
+            assert_eq!(mapped, layout, "k = {k}");
+            let constant = layout == Layout::Blocked && DEFAULT_RATE_KS.contains(&k);
+            assert_eq!(
+                constant_k,
+                if constant { k } else { 0 },
+                "{layout}, k = {k}"
+            );
         }
     }
 }
