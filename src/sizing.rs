@@ -432,9 +432,10 @@ impl Search {
     /// more bits, the smallest `k` within the tolerance (`fewer_hashes`).
     fn sizing(&mut self, start: u32) -> Option<(u64, u32)> {
         let best = self.fewest_bits(start)?;
-        Some(match takes_fewer_hashes(self.layout) {
-            true => self.fewer_hashes(best),
-            false => best,
+        Some(if takes_fewer_hashes(self.layout) {
+            self.fewer_hashes(best)
+        } else {
+            best
         })
     }
 
