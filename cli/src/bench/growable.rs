@@ -4,8 +4,8 @@
 //! final count (the price of not knowing `n`), and against
 //! growable-bloom-filter 2 behind an `RwLock` on the same schedule (the
 //! scalable filter a service would otherwise share). Insert, and contains
-//! of present and of absent keys, per key on 1 and 2 threads, at final
-//! counts of 1M and 10M keys; u64 keys.
+//! of present and of absent keys, per key on 1 and 2 threads and as
+//! batches on 1 thread, at final counts of 1M and 10M keys; u64 keys.
 //!
 //! Inserts fill an empty filter with the final count of new keys, so the
 //! growable filters grow through every sub-filter while timed (a fresh one
@@ -32,6 +32,9 @@ const G_HIT_1T: &str = "growable contains hit, per key, 1 thread";
 const G_HIT_2T: &str = "growable contains hit, per key, 2 threads";
 const G_MISS_1T: &str = "growable contains miss, per key, 1 thread";
 const G_MISS_2T: &str = "growable contains miss, per key, 2 threads";
+const G_INSERT_BATCH_1T: &str = "growable insert_batch, 1 thread";
+const G_HIT_BATCH_1T: &str = "growable contains_batch hit, 1 thread";
+const G_MISS_BATCH_1T: &str = "growable contains_batch miss, 1 thread";
 const P_INSERT_1T: &str = "pre-sized AtomicBloom insert, 1 thread";
 const P_INSERT_2T: &str = "pre-sized AtomicBloom insert, 2 threads";
 const P_HIT_1T: &str = "pre-sized AtomicBloom contains hit, 1 thread";
@@ -89,6 +92,21 @@ const RATIOS: &[Ratio] = &[
         "growable / RwLock peer: contains miss, 2T",
         G_MISS_2T,
         R_MISS_2T,
+    ),
+    paired(
+        "growable: insert_batch / per-key insert, 1T",
+        G_INSERT_BATCH_1T,
+        G_INSERT_1T,
+    ),
+    paired(
+        "growable: contains_batch / per-key contains hit, 1T",
+        G_HIT_BATCH_1T,
+        G_HIT_1T,
+    ),
+    paired(
+        "growable: contains_batch / per-key contains miss, 1T",
+        G_MISS_BATCH_1T,
+        G_MISS_1T,
     ),
     ratio("growable: insert 2T / 1T", G_INSERT_2T, G_INSERT_1T),
     ratio("growable: contains miss 2T / 1T", G_MISS_2T, G_MISS_1T),
@@ -149,6 +167,23 @@ impl<'a> Table<'a> {
         self.row(Work::new(one, QUERIES, move || found(0..QUERIES)));
         self.row(Work::new(two, QUERIES, move || {
             two_threads(0..QUERIES, found)
+        }));
+    }
+}
+
+impl<'a> Table<'a> {
+    /// `contains_batch` of `QUERIES` keys (`key(i)` for each `i`) on one
+    /// thread.
+    fn batch_queries(
+        &mut self,
+        what: &'static str,
+        key: impl Fn(u64) -> u64 + 'a,
+        filter: &'a AtomicGrowableBloom,
+        expect: Expect,
+    ) {
+        self.row(Work::new(what, QUERIES, move || {
+            let answers = filter.contains_batch((0..QUERIES).map(&key));
+            expect.check(answers.iter().filter(|&&hit| hit).count() as u64, QUERIES);
         }));
     }
 }
@@ -215,6 +250,10 @@ pub fn run() -> anyhow::Result<()> {
                 })
             });
         }));
+        table.row(Work::after(G_INSERT_BATCH_1T, count, fresh_ours, || {
+            let f = ours.read().unwrap_or_else(|e| e.into_inner());
+            f.insert_batch(0..count).expect("no limit set");
+        }));
         table.per_key_inserts(
             [P_INSERT_1T, P_INSERT_2T],
             count,
@@ -243,6 +282,8 @@ pub fn run() -> anyhow::Result<()> {
         table.queries([P_HIT_1T, P_HIT_2T], at, p_query, Expect::AllFound);
         table.queries([R_HIT_1T, R_HIT_2T], at, r_query, Expect::AllFound);
         table.queries([G_MISS_1T, G_MISS_2T], absent, g_query, Expect::FewFound);
+        table.batch_queries(G_HIT_BATCH_1T, at, &filled, Expect::AllFound);
+        table.batch_queries(G_MISS_BATCH_1T, absent, &filled, Expect::FewFound);
         table.queries([P_MISS_1T, P_MISS_2T], absent, p_query, Expect::FewFound);
         table.queries([R_MISS_1T, R_MISS_2T], absent, r_query, Expect::FewFound);
         session.report(&table, RATIOS);
