@@ -175,6 +175,7 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
     // `contains_many` from 30.1-31.5 to 33.0-33.4 (AMD Zen 4, three
     // alternating runs of scripts outside the repository); the Rust batch
     // paths, where it was already inlined, did not move.
+    #[cfg(feature = "rayon")]
     #[inline(always)]
     pub(crate) fn push(&mut self, hash: u64) -> Option<bool> {
         self.stage.prefetch(hash);
@@ -186,6 +187,7 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
     }
 
     /// The results for the hashes still queued, in order.
+    #[cfg(feature = "rayon")]
     pub(crate) fn finish(self) -> impl Iterator<Item = bool> {
         let queued = self.pushed.saturating_sub(D)..self.pushed;
         queued.map(move |i| self.stage.apply(self.window[i % D]))
@@ -401,10 +403,8 @@ mod tests {
                 let hash = filter.hash(&key);
                 let prefetched: BTreeSet<usize> = recorded_prefetches(|| {
                     with_sized_probe!(filter.sizing(), P => {
-                        let mut pipeline = BloomStage::<_, P>::new(&filter, Op::Insert).pipeline();
-                        for _ in 0..PREFETCH_DISTANCE {
-                            pipeline.push(hash);
-                        }
+                        let pipeline = BloomStage::<_, P>::new(&filter, Op::Insert).pipeline();
+                        pipeline.count(std::iter::repeat_n(hash, PREFETCH_DISTANCE));
                     })
                 })
                 .into_iter()

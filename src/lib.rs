@@ -61,6 +61,7 @@ pub mod docs;
 mod error;
 mod filter;
 mod growable;
+mod growable_bulk;
 mod hasher;
 mod hints;
 mod key;

@@ -228,6 +228,101 @@ mod operations {
     }
 }
 
+mod batches {
+    use super::*;
+    use std::cell::Cell;
+
+    /// Keys `0..len`, each twice (the repeat is not new), into a filter that
+    /// grows during the batch.
+    fn keys(len: u32) -> Vec<u32> {
+        (0..len).chain(0..len).collect()
+    }
+
+    #[test]
+    fn batches_do_what_per_key_calls_would() {
+        // Lengths around a few prefetch windows, and one that grows the
+        // chain to several sub-filters.
+        for len in [0, 1, 2, 7, 15, 16, 17, 31, 32, 33, 64, 100, 20_000] {
+            let (batched, single, parallel) =
+                (filter(50, 0.01), filter(50, 0.01), filter(50, 0.01));
+            let keys = keys(len);
+            let new = keys.iter().filter(|k| single.insert(*k).unwrap()).count();
+            assert_eq!(batched.insert_batch(&keys), Ok(new), "len {len}");
+            assert!(
+                batched == single,
+                "len {len}: the batch built another filter"
+            );
+            parallel.par_insert(&keys).unwrap();
+            assert_eq!(parallel.sub_filters(), single.sub_filters(), "len {len}");
+            // Present and absent keys in an order with no period (whether
+            // the index has an even number of ones), so that an answer out
+            // of place shows.
+            let queries: Vec<u32> = (0..2 * len)
+                .map(|i| {
+                    if i.count_ones() % 2 == 0 {
+                        i / 2
+                    } else {
+                        len + i
+                    }
+                })
+                .collect();
+            let per_key: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
+            assert_eq!(batched.contains_batch(&queries), per_key, "len {len}");
+            let hashes: Vec<u64> = queries.iter().map(|q| batched.hash(q)).collect();
+            assert_eq!(batched.contains_hash_batch(hashes), per_key, "len {len}");
+            assert_eq!(single.par_contains(&queries), per_key, "len {len}");
+            assert!((0..len).all(|k| parallel.contains(&k)), "len {len}");
+        }
+    }
+
+    #[test]
+    fn a_batch_stops_at_its_first_failure() {
+        let build = || {
+            AtomicGrowableBloom::builder(50, 1e-6)
+                .max_sub_filters(1)
+                .build()
+                .unwrap()
+        };
+        let (batched, single) = (build(), build());
+        let at = (0..).take_while(|k: &u32| single.insert(k).is_ok()).count() as u32;
+        let read = Cell::new(0);
+        let keys = (0..100_000u32).inspect(|_| read.set(read.get() + 1));
+        assert_eq!(
+            batched.insert_batch(keys),
+            Err(GrowthError::SubFilterLimit { max: 1 })
+        );
+        // The keys before the refused one are in, it and the rest are not,
+        // and the batch stopped reading keys soon after it.
+        assert!(
+            batched == single,
+            "the batch inserted other keys than per-key calls"
+        );
+        assert!(!batched.contains(&at));
+        assert!(read.get() < at + 100, "read {} keys", read.get());
+        // Present keys still insert; a new one is refused again.
+        assert_eq!(batched.insert_batch(0..at), Ok(0));
+        assert!(batched.insert_hash_batch([batched.hash(&at)]).is_err());
+    }
+
+    #[test]
+    fn a_parallel_batch_reports_a_failure_and_keeps_what_it_reported() {
+        let f = AtomicGrowableBloom::builder(1_000, 1e-6)
+            .max_sub_filters(1)
+            .build()
+            .unwrap();
+        assert_eq!(
+            f.par_insert(0..1_000_000u32),
+            Err(GrowthError::SubFilterLimit { max: 1 })
+        );
+        let stats = &f.sub_filter_stats()[0];
+        assert!(stats.inserted >= stats.capacity && stats.inserted <= stats.fill_limit);
+        // Every key it counted is in: as many keys as it counted are found
+        // (false positives can only add to those found).
+        let found = (0..1_000_000u32).filter(|k| f.contains(k)).count() as u64;
+        assert!(found >= stats.inserted, "{found} of {}", stats.inserted);
+    }
+}
+
 mod rate {
     use super::*;
 

@@ -93,10 +93,9 @@ filter_methods!(
         /// and on a bad key (or an error from the iterable) the keys before it.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
             let counts = try_for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
-                hashes.iter().try_fold(0, |new, &hash| {
-                    let was_new = self.inner.insert_hash(hash).map_err(growth_error)?;
-                    Ok(new + usize::from(was_new))
-                })
+                self.inner
+                    .insert_hash_batch(hashes.iter().copied())
+                    .map_err(growth_error)
             })?;
             Ok(counts.into_iter().sum())
         }

@@ -36,7 +36,10 @@
 //! insert of a new key first asks every older one. With `s = 2` there are
 //! about `log2(n / n0)` of them, each a cache line of its own; a query asks
 //! the CPU for all of them before probing any, so that their misses
-//! overlap rather than follow one another. The memory is the sum
+//! overlap rather than follow one another. A batch (`insert_batch`,
+//! `contains_batch`, their `_hash` forms and the `par_` ones) asks for a
+//! key's lines 8 keys before it probes them, through the plain filter's
+//! pipeline, so that the misses of several keys overlap as well. The memory is the sum
 //! of the sub-filters: with the standard layout, sub-filter `i` needs
 //! `1.44 log2(1 / (p (1 - r) r^i))` bits per key of its fill limit, `1.44 i log2(1/r)` more
 //! than the first, and the newest may be up to `1 - 1/s` empty.
