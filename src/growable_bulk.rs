@@ -7,7 +7,7 @@
 //! call, which reads the chain when the key's turn comes. Results are
 //! therefore exactly those of the per-key calls in the same order, and a
 //! batch racing growth keeps their guarantees (memory ordering, G11 and
-//! G12). An insert that fails (a limit, the allocator) stops its batch:
+//! G12; `tests/growable.rs`: `racing_batches_lose_no_key`). An insert that fails (a limit, the allocator) stops its batch:
 //! the keys before it are in, it and the keys after it are not. With the
 //! `rayon` feature, `par_*` forms split the keys over rayon's threads,
 //! each running a pipeline.

@@ -1,5 +1,5 @@
-//! The growable filter: its parameters, how it grows, its rate bound,
-//! threads racing its growth, and its file format.
+//! The growable filter: its parameters, how it grows, its batches, its
+//! rate bound, threads racing its growth, and its file format.
 
 mod common;
 
@@ -273,6 +273,25 @@ mod batches {
             assert_eq!(single.par_contains(&queries), per_key, "len {len}");
             assert!((0..len).all(|k| parallel.contains(&k)), "len {len}");
         }
+    }
+
+    /// Threads inserting overlapping batches into a filter that grows from
+    /// 100 keys while they run: every key is found after the join, by a
+    /// batch and by per-key queries.
+    #[test]
+    fn racing_batches_lose_no_key() {
+        let f = filter(100, 0.01);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let f = &f;
+                // Thread t inserts 25 000 t .. 25 000 t + 100 003: a batch
+                // whose last window is not full.
+                s.spawn(move || f.insert_batch(t * 25_000..t * 25_000 + 100_003).unwrap());
+            }
+        });
+        assert!(f.sub_filters() > 5, "{} sub-filters", f.sub_filters());
+        assert!(f.contains_batch(0..175_003u64).iter().all(|&hit| hit));
+        assert!((0..175_003u64).all(|k| f.contains(&k)));
     }
 
     #[test]
