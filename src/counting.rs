@@ -368,8 +368,9 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         // `k` of every rate down to about 1e-5 (of far lower ones with
         // `Blocked`, whose `k` is 13 at 1e-6) in 256 bytes; the most `k`
         // can be takes 1 KiB.
-        if self.sizing.num_hashes() <= 16 {
-            self.for_each_word_within::<16>(hash, f);
+        const FEW: u32 = 16;
+        if self.sizing.num_hashes() <= FEW {
+            self.for_each_word_within::<{ FEW as usize }>(hash, f);
         } else {
             self.for_each_word_within::<{ MAX_HASHES as usize }>(hash, f);
         }
