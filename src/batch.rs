@@ -242,9 +242,10 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
     // after with 1M keys, 81.0-81.3 and 83.4-85.1 with 100M; `insert_batch`
     // 27.8-28.0 and 27.8-27.9 with 1M keys, 27.0-27.2 and 26.7-27.1 with
     // 100M. Issuing a round's prefetches together and then operating on
-    // the round before (fewer live registers in each loop) made 93 a key,
-    // but `contains_batch` with 100M keys fell to 67.3-69.2 M/s and
-    // `insert_batch` to 22.8-23.0: the prefetches came in bursts.
+    // the round before took 90 instructions a key, but `contains_batch`
+    // with 100M keys ran at 67.3-69.2 M/s against 77.5-81.5 for the code
+    // before, and `insert_batch` at 22.8-23.0 against 27.1 (three
+    // alternating runs of the same harness): the prefetches came in bursts.
     #[inline(always)]
     fn for_each_round(self, hashes: impl IntoIterator<Item = u64>, mut f: impl FnMut(&[bool])) {
         debug_assert_eq!(self.pushed, 0, "a round starts at slot 0");

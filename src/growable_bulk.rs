@@ -4,11 +4,13 @@
 //! When a key enters the window, its line in every sub-filter is asked
 //! for, since a query of an absent key probes them all; the key is queried
 //! or inserted `GROWABLE_PREFETCH_DISTANCE` keys later, by the per-key
-//! call, which reads the chain when the key's turn comes. Results are
-//! therefore exactly those of the per-key calls in the same order, and a
-//! batch racing growth keeps their guarantees (memory ordering, G11 and
-//! G12; `tests/growable.rs`: `racing_batches_lose_no_key`). An insert that fails (a limit, the allocator) stops its batch:
-//! the keys before it are in, it and the keys after it are not. With the
+//! call without its own prefetch, which reads the chain when the key's
+//! turn comes. Results are therefore exactly those of the per-key calls in
+//! the same order (`tests/growable.rs`: `batches_do_what_per_key_calls_would`),
+//! and a batch racing growth keeps their guarantees (memory ordering, G11
+//! and G12; `racing_batches_lose_no_key`). An insert that fails (a limit,
+//! the allocator) stops its batch: the keys before it are in, it and the
+//! keys after it are not (`a_batch_stops_at_its_first_failure`). With the
 //! `rayon` feature, `par_*` forms split the keys over rayon's threads,
 //! each running a pipeline.
 
@@ -23,8 +25,9 @@ use std::sync::OnceLock;
 /// than the plain filter's `PREFETCH_DISTANCE` keep as many lines in
 /// flight. On an Intel Xeon (model 207), by a harness outside the
 /// repository: `contains_batch` of 2M present keys against a filter grown
-/// from 1M to 30M keys (5 sub-filters) read 14.5-14.8 M/s at 8 keys ahead,
-/// 13.8-14.8 at 16 (11.6 in a slow spell), 13.1-14.6 at 32 and 15.2 at 4;
+/// from 1M to 30M keys (5 sub-filters) read 14.5-14.8 M/s at 8 keys ahead
+/// (four runs), 14.8 at 16 (and 11.6 in a slow spell), 13.2-14.6 at 32
+/// (five) and 15.2 at 4 (two);
 /// against one grown from 1000 to 10M keys (14 sub-filters), two runs read
 /// hits at 1.64-1.70x a loop of `contains` at 8, 1.33-1.59x at 16 and
 /// 1.39-1.70x at 4, and misses at 1.37x, 1.28-1.30x and 1.21-1.37x.
