@@ -9,7 +9,14 @@
 //! ```
 //!
 //! The difference of the two `I refs` (or `Mispredicts`) totals, divided
-//! by 1 000 000, is the count per insert (hash included). Callgrind's
+//! by 1 000 000, is the count per insert (hash included).
+//!
+//! A third argument inserts the keys that many times over, the passes
+//! after the first finding every key present (duplicates):
+//!
+//! ```text
+//! valgrind --tool=callgrind target/release/examples/insert_loop blocked 1000000 2  # less one pass: a million duplicates
+//! ``` Callgrind's
 //! branch predictor is a simple model, so read mispredictions as a
 //! comparison between versions, not as what the CPU does.
 
@@ -21,11 +28,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .next()
         .map_or(Ok(Layout::default()), |name| name.parse())?;
     let inserts: u64 = args.next().map_or(Ok(1_000_000), |a| a.parse())?;
+    let passes: u64 = args.next().map_or(Ok(1), |a| a.parse())?;
     let filter = AtomicBloom::builder()
         .capacity(1_000_000, 0.01)
         .layout(layout)
         .build()?;
-    let new = (0..inserts).filter(|k| filter.insert(k)).count();
-    println!("{layout}: {new} of {inserts} inserts were new");
+    for pass in 0..passes {
+        let new = (0..inserts).filter(|k| filter.insert(k)).count();
+        println!("{layout}, pass {pass}: {new} of {inserts} inserts were new");
+    }
     Ok(())
 }
