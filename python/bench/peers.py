@@ -18,7 +18,8 @@ safe to share that way, so they have only 1-thread rows. The halves are
 contiguous, as two workers' own batches would be: dealing the keys out
 alternately instead gives each thread every other `str` object, and
 objects made one after another share cache lines, so each thread would
-read nearly all of the keys' memory (see the README's Python section).
+read nearly all of the keys' memory (see BENCHMARKS.md,
+"Python against rbloom and pybloom-live").
 """
 
 import argparse

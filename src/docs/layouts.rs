@@ -35,7 +35,7 @@
 //!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.4-1.5x faster and
 //!   answers queries at about the same speed (hits 1.00-1.07x, misses
 //!   0.96-1.06x, one cache miss either way; `atomic-bloom bench`, three
-//!   runs, in the README). It is not the default because queries do not
+//!   runs, in BENCHMARKS.md). It is not the default because queries do not
 //!   win; choose it for insert-heavy work.
 //!
 //! ## How an insert writes
@@ -77,7 +77,7 @@
 //! inserts of new keys went from 47.4-47.7 to 50.0-50.3 M/s with 1M keys on
 //! 1 thread, and from 13.0-13.7 to 14.9-21.0 with 100M keys on 2
 //! (`atomic-bloom bench`, best-of-three rows, two runs before and three
-//! after; the README's benchmark section has the ratios).
+//! after; BENCHMARKS.md has the ratios).
 //!
 //! The test is what keeps duplicates cheap, and it costs new keys little.
 //! A filter with the same bit positions that tests nothing first
@@ -97,7 +97,7 @@
 //! ways on Zen 4: with 1M keys, hits fell from 111 to 94 M/s and misses
 //! from 106 to 71; only in a sparse filter (20M keys in one sized for
 //! 100M) did misses gain, from 16.1 to 28.6 M/s (a harness outside the
-//! repository; the README's "What bounds the misses" has the details).
+//! repository; BENCHMARKS.md's "What bounds the misses" has the details).
 //! With the filter in cache, a query's cost is its instructions, so the
 //! per-key calls are always inlined (`contains_hash` and `insert_hash`
 //! say what that gained).

@@ -145,14 +145,14 @@
 //! rate's Poisson weights, room for each `k`'s exact model), which made
 //! the worst cases 6-14% faster on an Intel Xeon, and the early stop in a
 //! run, the guessed start and the vectorised mean-fill powers, which made
-//! them 15-18% faster on a second one: the README's "On Intel" and "On a
+//! them 15-18% faster on a second one: BENCHMARKS.md's "On Intel" and "On a
 //! second Intel Xeon" sections have the figures.
 //!
 //! ## Fewer hashes for `Blocked`
 //!
 //! The fewest bits are not all a filter costs. A `Blocked` insert sets
 //! each of a key's `k` bits with its own locked instruction, and those
-//! bound its speed (about 7.7 ns each on the Intel Xeon of the README's
+//! bound its speed (about 7.7 ns each on the Intel Xeon of BENCHMARKS.md's
 //! "On a second Intel Xeon"); a query tests each bit. Near the best `k`
 //! sizes are flat, so for `Blocked`, `for_rate` takes the smallest `k`
 //! whose fewest bits are within a 40th (2.5%) of the fewest of any `k`,
@@ -175,7 +175,7 @@
 //! so that its sizes and `k` stay theirs, and `Word` and `Sectorized`
 //! write one or two words whatever `k` is.
 //!
-//! On the Intel Xeon (model 207) of the README's "On a second Intel
+//! On the Intel Xeon (model 207) of BENCHMARKS.md's "On a second Intel
 //! Xeon", four runs of `atomic-bloom bench` against four of the code that
 //! took the fewest bits: per-key inserts of new keys with 1M keys ran at
 //! 26.8-27.4 M/s on one thread against 22.8-23.1 (1.35-1.36x fastbloom
@@ -183,7 +183,7 @@
 //! 88.5-103.6; with 100M keys, queries at 27.2-29.1 against 22.6-24.9 and
 //! new keys at 14.1-14.6 against 12.8-13.1. Duplicate inserts at 100M did
 //! not speed up with the queries (23.0-23.7 M/s against 22.5-24.5), so
-//! their ratio to a query fell from 0.91-0.96 to 0.83-0.85; the README
+//! their ratio to a query fell from 0.91-0.96 to 0.83-0.85; BENCHMARKS.md
 //! has every row, and why.
 //!
 //! After the search for the fewest bits, the walk goes down from their
