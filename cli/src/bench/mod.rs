@@ -303,8 +303,10 @@ const CONTAINS_2T: &str = "contains hit, per key, 2 threads";
 const FB_CONTAINS_1T: &str = "fastbloom contains hit, 1 thread";
 const FB_CONTAINS_2T: &str = "fastbloom contains hit, 2 threads";
 const FB_MISS_1T: &str = "fastbloom contains miss, 1 thread";
+const FB_MISS_2T: &str = "fastbloom contains miss, 2 threads";
 const CONTAINS_BATCH_1T: &str = "contains_batch hit, 1 thread";
 const MISS_1T: &str = "contains miss, per key, 1 thread";
+const MISS_2T: &str = "contains miss, per key, 2 threads";
 const DUP_1T: &str = "insert of present keys (duplicates), 1 thread";
 const PAR_CONTAINS_2T: &str = "par_contains hit, 2 threads";
 const HASH_1T: &str = "probe: hash only, 1 thread";
@@ -373,6 +375,12 @@ const RATIOS_PER_KEY: &[Ratio] = &[
         "per-key contains miss 1T / fastbloom 1T",
         MISS_1T,
         FB_MISS_1T,
+        1.2,
+    ),
+    target(
+        "per-key contains miss 2T / fastbloom 2T",
+        MISS_2T,
+        FB_MISS_2T,
         1.2,
     ),
 ];
@@ -902,11 +910,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .count(),
             );
         }));
+        table.row(Work::new(FB_MISS_2T, pq, || {
+            two_threads(ABSENT..ABSENT + pq, |keys| {
+                std::hint::black_box(keys.filter(|k| fb_filled.contains(k)).count());
+            });
+        }));
         table.row(Work::new(CONTAINS_BATCH_1T, q, || {
             assert!(filled.contains_batch(0..q).into_iter().all(|hit| hit));
         }));
         table.row(Work::new(MISS_1T, pq, || {
             std::hint::black_box((ABSENT..ABSENT + pq).filter(|k| filled.contains(k)).count());
+        }));
+        table.row(Work::new(MISS_2T, pq, || {
+            two_threads(ABSENT..ABSENT + pq, |keys| {
+                std::hint::black_box(keys.filter(|k| filled.contains(k)).count());
+            });
         }));
         table.row(Work::new(DUP_1T, pq, || {
             assert_eq!((0..pq).filter(|k| filled.insert(k)).count(), 0);
