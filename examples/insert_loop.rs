@@ -9,16 +9,17 @@
 //! ```
 //!
 //! The difference of the two `I refs` (or `Mispredicts`) totals, divided
-//! by 1 000 000, is the count per insert (hash included).
-//!
-//! A third argument inserts the keys that many times over, the passes
-//! after the first finding every key present (duplicates):
-//!
-//! ```text
-//! valgrind --tool=callgrind target/release/examples/insert_loop blocked 1000000 2  # less one pass: a million duplicates
-//! ``` Callgrind's
+//! by 1 000 000, is the count per insert (hash included). Callgrind's
 //! branch predictor is a simple model, so read mispredictions as a
 //! comparison between versions, not as what the CPU does.
+//!
+//! A third argument inserts the keys that many times over, the passes
+//! after the first finding every key present: less one pass's count, a
+//! million duplicate inserts.
+//!
+//! ```text
+//! valgrind --tool=callgrind target/release/examples/insert_loop blocked 1000000 2
+//! ```
 
 use atomic_bloom::{AtomicBloom, Layout};
 
