@@ -39,10 +39,12 @@
 //! overlap rather than follow one another. A batch (`insert_batch`,
 //! `contains_batch`, their `_hash` forms and the `par_` ones) asks for a
 //! key's lines 8 keys before it probes them, through the plain filter's
-//! pipeline, so that the misses of several keys overlap as well. The memory is the sum
-//! of the sub-filters: with the standard layout, sub-filter `i` needs
-//! `1.44 log2(1 / (p (1 - r) r^i))` bits per key of its fill limit, `1.44 i log2(1/r)` more
-//! than the first, and the newest may be up to `1 - 1/s` empty.
+//! pipeline, so that the misses of several keys overlap as well.
+//!
+//! The memory is the sum of the sub-filters: with the standard layout,
+//! sub-filter `i` needs `1.44 log2(1 / (p (1 - r) r^i))` bits per key of
+//! its fill limit, `1.44 i log2(1/r)` more than the first, and the newest
+//! may be up to `1 - 1/s` empty.
 //!
 //! Measured side by side (`atomic-bloom bench --growable`, AMD EPYC Zen 4,
 //! 2 vCPUs; Blocked, p = 1%, from 1000 keys, per-key calls, u64 keys):

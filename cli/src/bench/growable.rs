@@ -169,9 +169,7 @@ impl<'a> Table<'a> {
             two_threads(0..QUERIES, found)
         }));
     }
-}
 
-impl<'a> Table<'a> {
     /// `contains_batch` of `QUERIES` keys (`key(i)` for each `i`) on one
     /// thread.
     fn batch_queries(
