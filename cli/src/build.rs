@@ -64,6 +64,7 @@ fn bytes(size: &str) -> Result<u64, String> {
 
 pub fn run(args: Args) -> Result<()> {
     let start = Instant::now();
+    output::refuse_output_among_inputs(&args.output, &args.inputs, "key input")?;
     let mut inputs = Inputs::new(&args.inputs);
     // The keys a fixed-size filter is sized for; none for a growable one,
     // whose input is read once.

@@ -24,7 +24,7 @@ use crate::save_state::{Interrupted, OnSignal, SaveState, Step, Target};
 use anyhow::{Context, Result};
 use std::fmt;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[cfg(not(loom))]
 static STATE: SaveState = SaveState::new();
@@ -62,6 +62,35 @@ pub fn handle_signals() -> Result<()> {
         OnSignal::StopSave | OnSignal::Ignore => {}
     })
     .context("cannot install the signal handler")
+}
+
+/// Refuses an `output` that is one of `inputs` (the same file by another
+/// name too: a hard link, a symlink, `./keys.txt`), before anything is
+/// read or written: replacing it would destroy an input (`build keys.txt
+/// -o keys.txt` would leave a filter where the keys were). `-` (stdio) and
+/// paths that do not exist yet are never the same file as an input.
+pub fn refuse_output_among_inputs<'a>(
+    output: &Path,
+    inputs: impl IntoIterator<Item = &'a PathBuf>,
+    what: &str,
+) -> Result<()> {
+    if crate::keys::is_stdio(output) {
+        return Ok(());
+    }
+    for input in inputs {
+        if crate::keys::is_stdio(input) {
+            continue;
+        }
+        if same_file::is_same_file(output, input).unwrap_or(false) {
+            anyhow::bail!(
+                "the output {} is the same file as the {what} {}: writing it would destroy an \
+                 input; choose another --output",
+                output.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Writes `filter` to `path` (`-`: stdout), as the module docs say.

@@ -294,7 +294,7 @@ fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected a size in bytes"));
 
-    let out = run(&["remove", s(&filter), s(&filter)]);
+    let out = run(&["remove", s(&filter), s(&filter), "-o", s(&limited)]);
     assert_fails(
         &out,
         "holds a growable filter, whose keys cannot be removed",
@@ -376,8 +376,10 @@ fn counting_filters_build_query_remove_and_describe() {
         "{still} removed keys still present at p = 0.001"
     );
 
-    // Removed keys listed again, and keys never inserted: the check refuses
-    // all but the false positives, and each of those loses at most k keys.
+    // Removed keys listed again, and keys never inserted: by default the
+    // whole list is refused and the file left as it was; with the flag that
+    // names the risk, all but the false positives are skipped, and each of
+    // those loses at most k keys.
     let again = keys_file(
         dir.path(),
         "again.txt",
@@ -385,7 +387,22 @@ fn counting_filters_build_query_remove_and_describe() {
             .map(|i| format!("s-{i}"))
             .chain((0..5_000).map(|i| format!("never-{i}"))),
     );
-    let out = run(&["remove", s(&filter), s(&again)]);
+    let before = std::fs::read(&filter).unwrap();
+    assert_fails(
+        &run(&["remove", s(&filter), s(&again)]),
+        "--skip-absent-risking-false-negatives",
+    );
+    assert_eq!(
+        std::fs::read(&filter).unwrap(),
+        before,
+        "a refused remove changed the file"
+    );
+    let out = run(&[
+        "remove",
+        "--skip-absent-risking-false-negatives",
+        s(&filter),
+        s(&again),
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     let removed: usize = err

@@ -507,3 +507,89 @@ fn cli_lines_are_the_library_byte_encoding() {
     let found_as_str = keys.iter().filter(|k| loaded.contains(k.as_str())).count();
     assert!(found_as_str < 10, "{found_as_str}");
 }
+
+/// An output that is one of the inputs, by any name (the same path, a hard
+/// link, a symlink), is refused before anything is written; the input is
+/// left byte for byte. `merge a b -o a` is an in-place update and stays.
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path(), "keys.txt", lines("k", 100).into_iter());
+    let original = std::fs::read(&keys).unwrap();
+    let hard = dir.path().join("hard.txt");
+    std::fs::hard_link(&keys, &hard).unwrap();
+    let soft = dir.path().join("soft.txt");
+    std::os::unix::fs::symlink(&keys, &soft).unwrap();
+    let dotted = format!("{}/./keys.txt", s(dir.path()));
+    for output in [s(&keys), s(&hard), s(&soft), dotted.as_str()] {
+        for extra in [&[][..], &["--counting"][..], &["--growable"][..]] {
+            let args = [&["build", s(&keys), "-o", output][..], extra].concat();
+            assert_fails(&run(&args), "is the same file as the key input");
+            assert_eq!(std::fs::read(&keys).unwrap(), original, "{args:?}");
+        }
+    }
+    // `remove`: the filter is its own output, a key input never is.
+    let filter = dir.path().join("c.bloom");
+    ok(&["build", "--counting", s(&keys), "-o", s(&filter)], b"");
+    let filter_bytes = std::fs::read(&filter).unwrap();
+    assert_fails(
+        &run(&["remove", s(&filter), s(&keys), "-o", s(&hard)]),
+        "is the same file as the key input",
+    );
+    assert_fails(
+        &run(&["remove", s(&filter), s(&filter)]),
+        "is the same file as the key input",
+    );
+    assert_eq!(std::fs::read(&keys).unwrap(), original);
+    assert_eq!(std::fs::read(&filter).unwrap(), filter_bytes);
+    // `merge a b -o a` updates `a` in place.
+    let other = dir.path().join("o.bloom");
+    ok(&["build", "--counting", s(&keys), "-o", s(&other)], b"");
+    ok(&["merge", s(&filter), s(&other), "-o", s(&filter)], b"");
+    let merged = atomic_bloom::AtomicCountingBloom::load(&filter).unwrap();
+    assert!(
+        lines("k", 100)
+            .iter()
+            .all(|k| merged.count_of(&atomic_bloom::Bytes(k.as_bytes())) >= 2)
+    );
+}
+
+/// A retried `remove` (the same list twice) is refused the second time and
+/// changes nothing, so no key still in the filter goes missing; the first
+/// run's keys were all present, so it removed them all.
+#[test]
+fn a_retried_remove_is_refused_and_loses_no_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let kept = lines("kept", 50_000);
+    let gone = lines("gone", 1_000);
+    let all = keys_file(dir.path(), "all.txt", kept.iter().chain(&gone).cloned());
+    let gone_file = keys_file(dir.path(), "gone.txt", gone.iter().cloned());
+    let filter = dir.path().join("c.bloom");
+    ok(&["build", "--counting", s(&all), "-o", s(&filter)], b"");
+    let err = String::from_utf8_lossy(&ok(&["remove", s(&filter), s(&gone_file)], b"").stderr)
+        .into_owned();
+    assert!(err.contains("1000 removed, 0 not present"), "{err}");
+    let after_first = std::fs::read(&filter).unwrap();
+    let out = run(&["remove", s(&filter), s(&gone_file)]);
+    assert_fails(&out, "nothing removed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("reports absent"), "{err}");
+    assert_eq!(std::fs::read(&filter).unwrap(), after_first);
+    let reloaded = atomic_bloom::AtomicCountingBloom::load(&filter).unwrap();
+    let lost = kept
+        .iter()
+        .filter(|k| !reloaded.contains(&atomic_bloom::Bytes(k.as_bytes())))
+        .count();
+    assert_eq!(lost, 0, "keys lost to a retried remove");
+    // A key listed twice but inserted once is refused too.
+    let twice = keys_file(
+        dir.path(),
+        "twice.txt",
+        ["kept-1", "kept-1"].map(String::from).into_iter(),
+    );
+    assert_fails(
+        &run(&["remove", s(&filter), s(&twice)]),
+        "more often than it counts",
+    );
+    assert_eq!(std::fs::read(&filter).unwrap(), after_first);
+}
