@@ -319,7 +319,7 @@ impl Config {
     }
 
     /// Sub-filter `depth`'s sizing: its rate at its fill limit.
-    fn sizing(&self, depth: u32) -> Result<Sizing, BuildError> {
+    pub(crate) fn sizing(&self, depth: u32) -> Result<Sizing, BuildError> {
         let items = self.sized_for(depth).ok_or(BuildError::TooLarge {
             requested_bits: u128::MAX,
             max_bits: MAX_BITS,
@@ -633,7 +633,9 @@ impl<S> AtomicGrowableBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn estimated_len(&self) -> u64 {
-        self.chain.iter().map(|n| n.value().inserted()).sum()
+        self.chain
+            .iter()
+            .fold(0, |sum: u64, n| sum.saturating_add(n.value().inserted()))
     }
 
     /// Whether no bit of any sub-filter is set: no key was inserted since
@@ -705,6 +707,26 @@ impl<S> AtomicGrowableBloom<S> {
     /// The most sub-filters the filter may have.
     pub fn max_sub_filters(&self) -> u32 {
         self.config.max_sub_filters
+    }
+
+    /// Sets the memory limit (`None`: no limit), as
+    /// [`GrowableBuilder::memory_limit`] does: an insert that would need a
+    /// sub-filter past it returns [`GrowthError::MemoryLimit`]. For a
+    /// filter read from a file, whose recorded limit (or lack of one) comes
+    /// from whoever wrote it: set yours before inserting. Sub-filters that
+    /// exist already are kept, whatever they take.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicGrowableBloom, GrowthError};
+    /// let saved = AtomicGrowableBloom::new(1_000, 0.01)?.to_bytes()?;
+    /// let mut f = AtomicGrowableBloom::from_bytes(&saved)?;
+    /// f.set_memory_limit(Some(f.memory_bytes()));
+    /// let err = f.insert_batch(0..2_000u32).unwrap_err();
+    /// assert!(matches!(err, GrowthError::MemoryLimit { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_memory_limit(&mut self, bytes: Option<u64>) {
+        self.config.memory_limit = bytes.unwrap_or(u64::MAX);
     }
 
     /// The memory limit, if one was set.

@@ -720,6 +720,116 @@ mod persistence {
         assert!(matches!(forge(40, &[9]), Err(ReadError::UnknownKind(9))));
     }
 
+    /// Where each record of `bytes` starts (after the 96-byte head).
+    fn record_starts(bytes: &[u8]) -> Vec<usize> {
+        let count = u32::from_le_bytes(bytes[92..96].try_into().unwrap());
+        let mut at = 96;
+        (0..count)
+            .map(|_| {
+                let start = at;
+                let m = u64::from_le_bytes(bytes[at + 16..at + 24].try_into().unwrap());
+                at += 32 + (m / 8) as usize;
+                start
+            })
+            .collect()
+    }
+
+    /// A count no sub-filter could hold (`u64::MAX` keys, or more keys
+    /// counted new than bits set) is refused: summed, such counts overflow
+    /// `estimated_len`, and they poison the rate bound.
+    #[test]
+    fn forged_counts_are_refused() {
+        let bytes = sample().to_bytes().unwrap();
+        let starts = record_starts(&bytes);
+        assert_eq!(starts.len(), 4);
+        let mut forged = bytes.clone();
+        for &at in &starts[..2] {
+            forged[at + 8..at + 16].copy_from_slice(&u64::MAX.to_le_bytes());
+        }
+        common::reseal(&mut forged);
+        let err = AtomicGrowableBloom::from_bytes(&forged).unwrap_err();
+        assert!(matches!(err, ReadError::InvalidChain(_)), "{err}");
+        assert!(err.to_string().contains("bits set"), "{err}");
+        // One more key than the newest sub-filter has bits set.
+        let back = AtomicGrowableBloom::from_bytes(&bytes).unwrap();
+        let ones = AtomicBloom::from_bytes(&{
+            // The newest sub-filter's words, as a plain filter would count
+            // them: its set bits, from the stats and the file.
+            let stats = back.sub_filter_stats();
+            let newest = stats.last().unwrap();
+            let plain = AtomicBloom::builder()
+                .bits(newest.sizing.num_bits(), newest.sizing.num_hashes())
+                .layout(newest.sizing.layout())
+                .seed(11)
+                .build()
+                .unwrap();
+            let mut plain_bytes = plain.to_bytes().unwrap();
+            let at = starts[3] + 32;
+            let body = &bytes[at..at + (newest.sizing.num_bits() / 8) as usize];
+            let header = plain_bytes.len() - 8 - body.len();
+            plain_bytes[header..header + body.len()].copy_from_slice(body);
+            common::reseal(&mut plain_bytes);
+            plain_bytes
+        })
+        .unwrap()
+        .count_ones();
+        let mut over = bytes.clone();
+        over[starts[3] + 8..starts[3] + 16].copy_from_slice(&(ones + 1).to_le_bytes());
+        common::reseal(&mut over);
+        assert!(matches!(
+            AtomicGrowableBloom::from_bytes(&over),
+            Err(ReadError::InvalidChain(_))
+        ));
+        let mut exact = bytes.clone();
+        exact[starts[3] + 8..starts[3] + 16].copy_from_slice(&ones.to_le_bytes());
+        common::reseal(&mut exact);
+        let f = AtomicGrowableBloom::from_bytes(&exact).unwrap();
+        assert!(f.estimated_len() < 1_000, "{}", f.estimated_len());
+    }
+
+    /// Growth parameters that do not match the sub-filters recorded (an
+    /// initial capacity of 2^30 at a growth factor of 10, over a first
+    /// sub-filter of a few words) are refused: read as they stand, the
+    /// first new key would allocate a sub-filter of gigabytes.
+    #[test]
+    fn a_forged_growth_schedule_is_refused() {
+        let small = AtomicGrowableBloom::builder(1, 0.01)
+            .layout(Layout::Standard)
+            .build()
+            .unwrap();
+        let mut forged = small.to_bytes().unwrap();
+        assert_eq!(record_starts(&forged).len(), 1);
+        forged[48..56].copy_from_slice(&(1u64 << 30).to_le_bytes());
+        forged[64..72].copy_from_slice(&10f64.to_le_bytes());
+        // A maximum these parameters allow.
+        forged[88..92].copy_from_slice(&2u32.to_le_bytes());
+        // The record's capacity as the forged parameters give it, so that
+        // only the schedule check stands in the way.
+        forged[96..104].copy_from_slice(&(1u64 << 30).to_le_bytes());
+        common::reseal(&mut forged);
+        let err = AtomicGrowableBloom::from_bytes(&forged).unwrap_err();
+        assert!(matches!(err, ReadError::InvalidChain(_)), "{err}");
+        assert!(err.to_string().contains("growth parameters"), "{err}");
+        let err = AtomicGrowableBloom::read_from(forged.as_slice()).unwrap_err();
+        assert!(matches!(err, ReadError::InvalidChain(_)), "{err}");
+    }
+
+    /// A filter read back grows only within the limit its reader sets.
+    #[test]
+    fn a_memory_limit_set_after_a_load_bounds_growth() {
+        let bytes = sample().to_bytes().unwrap();
+        let mut f = AtomicGrowableBloom::from_bytes(&bytes).unwrap();
+        assert_eq!(f.memory_limit(), None);
+        let held = f.memory_bytes();
+        f.set_memory_limit(Some(held));
+        let err = f.insert_batch(1_000..100_000u32).unwrap_err();
+        assert!(matches!(err, GrowthError::MemoryLimit { .. }), "{err}");
+        assert_eq!(f.memory_bytes(), held);
+        f.set_memory_limit(None);
+        f.insert_batch(1_000..100_000u32).unwrap();
+        assert!(f.memory_bytes() > held);
+    }
+
     fn golden_path() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/v2-growable-blocked.abf")
     }

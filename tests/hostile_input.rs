@@ -222,6 +222,9 @@ fn judge<F: PartialEq + std::fmt::Debug>(
     let result = capped(input.len() + overhead, || from_bytes(input));
     if n.is_multiple_of(16) {
         let streamed = capped(3 * input.len() + overhead, || read_from(input));
+        if let Err(e @ ReadError::BufferAllocationFailed { .. }) = &streamed {
+            panic!("input {n}: the stream reader buffered more than it holds: {e}")
+        }
         assert_eq!(
             streamed.is_ok(),
             result.is_ok(),

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `BuildError` (bad parameters), `ParseLayoutError` | `ValueError` |
 //! | `BuildError::AllocationFailed` | `MemoryError` |
+//! | `ReadError::BufferAllocationFailed` | `MemoryError` |
 //! | `ReadError::Io`, a failed save | `OSError` as `open()` raises it: the subclass its errno picks (e.g. `FileNotFoundError`), with `errno`, `strerror` and `filename` set |
 //! | any other `ReadError`: the bytes are not a valid filter | `CorruptFilterError`, a `ValueError` |
 //! | `ReadError::WrongKind` | `CorruptFilterError`, naming the class that reads the file |
@@ -69,6 +70,7 @@ pub fn read_error(err: ReadError) -> PyErr {
     match err {
         ReadError::Io(io) => io.into(),
         ReadError::AllocationFailed(err) => build_error(err),
+        err @ ReadError::BufferAllocationFailed { .. } => PyMemoryError::new_err(err.to_string()),
         ReadError::WrongKind { written, reading } => CorruptFilterError::new_err(format!(
             "the data holds {written}, not {reading}: read it with {}.load or \
              {}.from_bytes, or with atomic_bloom.load",

@@ -239,24 +239,68 @@ impl AtomicGrowableBloom {
     }
 
     /// Reads a growable filter from a stream that holds exactly one,
-    /// buffering the input as it arrives (never by what a header claims).
+    /// buffering the input as it arrives (never by what a header claims)
+    /// and reading no further than the filter's declared end, and one byte
+    /// more to tell trailing data from a clean end.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicGrowableBloom, ReadError};
+    /// let mut bytes = AtomicGrowableBloom::new(100, 0.01)?.to_bytes()?;
+    /// let end = bytes.len() as u64;
+    /// // However much follows, the reader stops one byte past the end.
+    /// let endless = bytes.as_slice().chain(std::io::repeat(0));
+    /// let err = AtomicGrowableBloom::read_from(endless).unwrap_err();
+    /// assert!(matches!(err, ReadError::TrailingBytes { expected } if expected == end));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn read_from(input: impl Read) -> Result<Self, ReadError> {
-        let mut bytes = Vec::new();
-        read_growing(input, &mut bytes, u64::MAX)?;
-        Self::from_bytes(&bytes)
+        Self::from_bytes(&read_framed(input)?)
     }
 
     /// Loads a growable filter file written with the default hasher (read
-    /// whole, then decoded as [`from_bytes`](Self::from_bytes)).
+    /// as [`read_from`](Self::read_from) reads, then decoded as
+    /// [`from_bytes`](Self::from_bytes)).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
         Self::read_from(File::open(path)?)
     }
 }
 
-/// Where each sub-filter's record starts, from the bytes present: the
-/// frame. `Err` if the input is not a growable filter, or ends early or
-/// late.
-fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
+/// Reads a growable filter's bytes from `input`, up to the end its frame
+/// declares and one byte more: the header and parameters, then each
+/// record and the words its `m` declares, then the checksum. Bytes are
+/// buffered only as they arrive, so a forged frame costs at most what the
+/// input holds; an input that ends early, or runs on, is left for
+/// [`frame`] to name (`Truncated`, `TrailingBytes`).
+fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    read_growing(&mut input, &mut bytes, FIRST_RECORD as u64)?;
+    let Ok((layout, count)) = head(&bytes, FilterKind::Growable) else {
+        // Not a growable frame: `frame` says why, from what was read.
+        return Ok(bytes);
+    };
+    for _ in 0..count {
+        let at = bytes.len();
+        read_growing(&mut input, &mut bytes, RECORD_LEN as u64)?;
+        let Some(record) = bytes.get(at..at + RECORD_LEN) else {
+            return Ok(bytes);
+        };
+        let num_bits = Record::decode(record).num_bits;
+        if check_num_bits(layout, num_bits).is_err() {
+            return Ok(bytes);
+        }
+        let body_start = bytes.len();
+        read_growing(&mut input, &mut bytes, num_bits / 8)?;
+        if ((bytes.len() - body_start) as u64) < num_bits / 8 {
+            return Ok(bytes);
+        }
+    }
+    read_growing(&mut input, &mut bytes, CHECKSUM_LEN as u64 + 1)?;
+    Ok(bytes)
+}
+
+/// The layout and the number of sub-filters of a growable header, checked
+/// as far as the header goes.
+fn head(bytes: &[u8], reading: FilterKind) -> Result<(Layout, u32), ReadError> {
     let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
     let header_len = Frame::header_len(start)?;
     if header_len == V1_HEADER_LEN {
@@ -282,6 +326,14 @@ fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
             "{count} sub-filters; a growable filter has 1 to {MAX_SUB_FILTERS}"
         )));
     }
+    Ok((layout, count))
+}
+
+/// Where each sub-filter's record starts, from the bytes present: the
+/// frame. `Err` if the input is not a growable filter, or ends early or
+/// late.
+fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
+    let (layout, count) = head(bytes, reading)?;
     let mut starts = Vec::with_capacity(count as usize);
     let mut at = FIRST_RECORD as u64;
     for _ in 0..count {
@@ -339,6 +391,7 @@ fn decode<S: BuildHasher + Clone + 'static>(
         }
         let sizing = Sizing::for_bits(config.layout, record.num_bits, record.num_hashes)
             .map_err(ReadError::InvalidParameters)?;
+        check_schedule(&config, depth as u32, &sizing)?;
         let num_words = (record.num_bits / 64) as usize;
         let mut words = BitArray::zeroed(num_words).ok_or(ReadError::AllocationFailed(
             BuildError::AllocationFailed {
@@ -348,6 +401,17 @@ fn decode<S: BuildHasher + Clone + 'static>(
         let body = at + RECORD_LEN;
         words.fill_le(0, &bytes[body..body + num_words * 8]);
         let filter = AtomicBloom::from_parts(words, sizing, hasher.clone());
+        // Every insert counted new set a bit that was clear (memory
+        // ordering, G8), and the count is read before the words are
+        // written: a count above the set bits is forged.
+        let ones = filter.count_ones();
+        if record.inserted > ones {
+            return Err(ReadError::InvalidChain(format!(
+                "sub-filter {depth} records {} keys inserted but has {ones} bits set; each key \
+                 counted sets a bit",
+                record.inserted
+            )));
+        }
         subs.push(SubFilter::from_parts(
             filter,
             record.capacity,
@@ -356,6 +420,30 @@ fn decode<S: BuildHasher + Clone + 'static>(
     }
     AtomicGrowableBloom::from_parts(config, subs, hasher)
         .ok_or_else(|| ReadError::InvalidChain("no sub-filters".to_string()))
+}
+
+/// How far a recorded sub-filter's bits may stray from those its growth
+/// parameters give today, either way: room for a sizing search refined
+/// since the file was written (sizes chosen never grow), none for a forged
+/// schedule whose next sub-filter, sized from the parameters, would dwarf
+/// every one the file holds.
+const SCHEDULE_SLACK: u64 = 2;
+
+/// Refuses sub-filter `depth` unless its bits are about what the growth
+/// parameters give it: the parameters size every later sub-filter, so a
+/// file whose parameters say 2^30 keys over a 64-bit sub-filter would
+/// allocate gigabytes on its first new key.
+fn check_schedule(config: &Config, depth: u32, recorded: &Sizing) -> Result<(), ReadError> {
+    let planned = config.sizing(depth).map_err(ReadError::InvalidParameters)?;
+    let (got, want) = (recorded.num_bits(), planned.num_bits());
+    if got.saturating_mul(SCHEDULE_SLACK) < want || want.saturating_mul(SCHEDULE_SLACK) < got {
+        return Err(ReadError::InvalidChain(format!(
+            "sub-filter {depth} has {got} bits; its growth parameters (initial capacity {}, \
+             growth factor {}, rate {}) size it at {want}",
+            config.initial_capacity, config.growth_factor, config.false_positive_rate
+        )));
+    }
+    Ok(())
 }
 
 /// The growth parameters, validated as the builder validates them, and

@@ -168,6 +168,13 @@ pub enum ReadError {
     /// The allocator refused the filter's array.
     #[error("could not allocate the filter's array: {0}")]
     AllocationFailed(BuildError),
+    /// The allocator refused to grow the buffer that holds a stream's bytes
+    /// as they arrive (a stream has no length to check first).
+    #[error("could not allocate {bytes} bytes to buffer the input read so far")]
+    BufferAllocationFailed {
+        /// Bytes the buffer needed: what had arrived.
+        bytes: u64,
+    },
     /// A growable filter's chain does not hold together: no sub-filters,
     /// more than its maximum, or a sub-filter whose capacity is not the one
     /// its parameters give. No writer produces such a file.
@@ -701,11 +708,11 @@ fn read_growing(mut input: impl Read, bytes: &mut Vec<u8>, limit: u64) -> Result
             .len()
             .min(usize::try_from(remaining).unwrap_or(usize::MAX));
         let n = read_full(&mut input, &mut chunk[..want])?;
-        bytes.try_reserve(n).map_err(|_| {
-            ReadError::AllocationFailed(BuildError::AllocationFailed {
+        bytes
+            .try_reserve(n)
+            .map_err(|_| ReadError::BufferAllocationFailed {
                 bytes: (bytes.len() + n) as u64,
-            })
-        })?;
+            })?;
         bytes.extend_from_slice(&chunk[..n]);
         remaining -= n as u64;
         if n < want {
