@@ -175,9 +175,15 @@ impl<T> Chain<T> {
         match make(from) {
             Ok(value) => self.publish(from, value),
             Err(error) => {
+                #[cfg(loom)]
+                if fault::active(Fault::KeepClaimOnFailure) {
+                    // The negative control: the claim stays taken.
+                    return Growth::Failed(error);
+                }
                 // ORDERING (G10): Relaxed; the claim publishes nothing, and the
                 // next claimant reads only `from`, which is unchanged
-                // (`growable.rs: growth_failure_reopens_the_claim`).
+                // (`growable.rs: growth_failure_reopens_the_claim`; negative
+                // control `a_claim_kept_after_a_failed_growth_is_caught`).
                 from.claim.swap(OPEN, Ordering::Relaxed);
                 Growth::Failed(error)
             }

@@ -223,13 +223,20 @@ impl CounterArray {
             // loom-tests/tests/counting.rs: `inserts_sharing_a_word_both_count`,
             // `insert_and_remove_sharing_a_word`, `racing_increments_saturate_exactly`,
             // `racing_checked_removes_spare_zero_counters`,
+            // `racing_inserts_of_a_new_key_report_it_new_at_least_once`,
             // `merge_racing_insert_both_count`; negative controls
             // `split_counter_update_loses_a_count`,
+            // `an_abandoned_update_leaves_a_counter_too_high`,
             // `split_counter_update_in_a_merge_loses_a_count`,
             // `wrapping_decrement_creates_a_false_negative`.
             match word.compare_exchange_weak(old, next, Relaxed, Relaxed) {
                 Ok(_) => return old,
                 Err(now) => {
+                    #[cfg(loom)]
+                    if fault::active(Fault::AbandonContendedUpdate) {
+                        // The injected bug: the update is dropped.
+                        return now;
+                    }
                     old = now;
                     backoff.spin();
                 }

@@ -48,7 +48,7 @@
 //! Every operation takes `&self`, with no lock. Each counter word is
 //! updated by one compare-and-swap that changes all of the key's counters
 //! in that word; a key's counters in different words are updated one word
-//! after another. The `docs::memory_ordering` chapter (C1-C5) states what
+//! after another. The `docs::memory_ordering` chapter (C1-C6) states what
 //! that guarantees and names the loom model of each guarantee.
 
 use crate::bit_array::BitArray;
@@ -229,10 +229,16 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// them was above zero when this call took from it, as it is for a key
     /// that was inserted more often than removed.
     ///
-    /// `false` means the key was not present, and its counters that were
-    /// above zero were decremented all the same: those counts belonged to
-    /// other keys, which may now be false negatives. Remove only keys you
-    /// inserted, or use [`remove_checked`](Self::remove_checked).
+    /// **Removing a key that was not inserted (or was removed already)
+    /// takes counts that belong to other keys**: each of its counters above
+    /// zero holds only other keys' counts, and taking one can bring a
+    /// counter another key needs to zero, so that key is then reported
+    /// absent, a false negative. `false` means this happened: the key was
+    /// not present, and its counters above zero were decremented all the
+    /// same. Remove only keys you inserted, once per insert; a retried
+    /// remove of the same keys is exactly this mistake.
+    /// [`remove_checked`](Self::remove_checked) narrows it, and does not
+    /// remove it.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
@@ -250,18 +256,24 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
 
     /// Removes one insert of `key` if it is present; returns whether it
     /// was. A key reported absent is left alone, so most keys that were
-    /// never inserted take nothing from other keys; but a key never
-    /// inserted that is a false positive (a fraction `p` of them, the
-    /// current [rate](Self::estimated_false_positive_rate)) passes the
-    /// check, and its decrement takes counts from other keys as
-    /// [`remove`](Self::remove) would.
+    /// never inserted (or were removed already) take nothing from other
+    /// keys. **But the check cannot tell a key from a false positive**: a
+    /// key not inserted that the filter reports present (a fraction `p` of
+    /// them, the current [rate](Self::estimated_false_positive_rate))
+    /// passes it, and its decrement takes counts from other keys as
+    /// [`remove`](Self::remove) would, which can make them false negatives.
+    /// A retried batch of removes is the common way to get there: its keys
+    /// are gone, and its false positives are removed a second time.
     ///
     /// The check and the decrement are two steps, not one atomic action: if
     /// two threads remove the last insert of the same key at once, both can
-    /// pass the check, and the second decrement then takes from other keys'
-    /// counts, as [`remove`](Self::remove) of an absent key does. Keys that
-    /// each thread inserted itself, or removes of a key serialized by the
-    /// caller, are safe.
+    /// pass the check, and the second then takes a count from every one of
+    /// the key's counters that another key shares (exactly one of the two
+    /// calls returns `true`; memory ordering, C4). Do not race checked
+    /// removes of one key: keys that each thread inserted itself, removes
+    /// of a key serialized by the caller, and one
+    /// [`par_remove_checked`](Self::par_remove_checked) call (which puts
+    /// every occurrence of a key on one task) are safe.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;

@@ -225,9 +225,46 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     }
 }
 
+/// Hashes split into tasks for threads, so that every occurrence of a key
+/// is in one task, in input order: the checked removes of one call never
+/// race each other on a key (memory ordering, C4).
+#[cfg(feature = "rayon")]
+pub(crate) struct KeyTasks {
+    /// The hashes, grouped by task.
+    hashes: Vec<u64>,
+    /// Where each task's hashes end in `hashes`.
+    ends: Vec<usize>,
+}
+
+#[cfg(feature = "rayon")]
+impl KeyTasks {
+    /// Splits `hashes` into a few tasks per thread by the hash's top bits.
+    /// A stable sort by task keeps each task's hashes in input order and
+    /// puts every occurrence of a hash in one task.
+    pub(crate) fn split(mut hashes: Vec<u64>, threads: usize) -> KeyTasks {
+        use rayon::slice::ParallelSliceMut;
+        let tasks = (4 * threads.max(1)).next_power_of_two() as u64;
+        let task_of = |hash: u64| ((u128::from(hash) * u128::from(tasks)) >> 64) as u64;
+        hashes.par_sort_by_key(|&hash| task_of(hash));
+        let ends = (0..tasks)
+            .map(|task| hashes.partition_point(|&h| task_of(h) <= task))
+            .collect();
+        KeyTasks { hashes, ends }
+    }
+
+    /// Each task's hashes, for rayon's threads.
+    pub(crate) fn par_iter(&self) -> impl rayon::iter::IndexedParallelIterator<Item = &[u64]> {
+        use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
+        self.ends
+            .par_iter()
+            .enumerate()
+            .map(|(i, &end)| &self.hashes[if i == 0 { 0 } else { self.ends[i - 1] }..end])
+    }
+}
+
 #[cfg(feature = "rayon")]
 mod parallel {
-    use super::CountingOp;
+    use super::{CountingOp, KeyTasks};
     use crate::counting::AtomicCountingBloom;
     use crate::error::IncompatibleError;
     use crate::parallel::{par_chunked, par_pipeline_count, word_tasks};
@@ -306,24 +343,16 @@ mod parallel {
             I: IntoParallelIterator,
             I::Item: Hash,
         {
-            let mut hashes: Vec<u64> = keys
+            let hashes: Vec<u64> = keys
                 .into_par_iter()
                 .map(|key| self.hasher().hash_one(&key))
                 .collect();
-            // A bucket per top bits of the hash, a few per thread to
-            // balance. A stable sort by bucket keeps each bucket's keys in
-            // input order, and puts every occurrence of a hash in one bucket.
-            let buckets = (4 * rayon::current_num_threads()).next_power_of_two() as u64;
-            let bucket_of = |hash: u64| ((u128::from(hash) * u128::from(buckets)) >> 64) as u64;
-            hashes.par_sort_by_key(|&hash| bucket_of(hash));
-            let hashes = &hashes;
-            (0..buckets)
-                .into_par_iter()
-                .map(|bucket| {
-                    let start = hashes.partition_point(|&h| bucket_of(h) < bucket);
-                    let end = hashes.partition_point(|&h| bucket_of(h) <= bucket);
+            let tasks = KeyTasks::split(hashes, rayon::current_num_threads());
+            tasks
+                .par_iter()
+                .map(|task| {
                     self.pipeline(CountingOp::RemoveChecked)
-                        .count(hashes[start..end].iter().copied())
+                        .count(task.iter().copied())
                 })
                 .sum()
         }
@@ -474,6 +503,48 @@ mod tests {
                 "{layout}"
             );
             assert!((20_000..50_000u64).all(|k| parallel.contains(&k)));
+        }
+    }
+
+    /// The split `par_remove_checked` runs its tasks by: every occurrence
+    /// of a key in one task, in input order, whatever the thread count;
+    /// every hash in exactly one task. Without it, two threads could check
+    /// and remove one key's last copy at once (C4).
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn checked_remove_tasks_hold_every_occurrence_of_a_key_in_input_order() {
+        use super::KeyTasks;
+        use rayon::iter::ParallelIterator;
+        use std::collections::HashMap;
+        // Hashes spread over every task, each listed 1 to 4 times, the
+        // repeats far apart in the input.
+        let distinct: Vec<u64> = (0..5_000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let input: Vec<u64> = (0..4)
+            .flat_map(|round| distinct.iter().copied().skip(round * 1_000))
+            .collect();
+        for threads in [1, 2, 3, 8, 64] {
+            let tasks = KeyTasks::split(input.clone(), threads);
+            let tasks: Vec<&[u64]> = tasks.par_iter().collect();
+            assert!(tasks.len() >= 4 * threads, "{threads} threads");
+            let mut task_of = HashMap::new();
+            let mut all: Vec<u64> = Vec::new();
+            for (t, task) in tasks.iter().enumerate() {
+                for &h in *task {
+                    let first = *task_of.entry(h).or_insert(t);
+                    assert_eq!(first, t, "hash {h:x} in tasks {first} and {t}");
+                }
+                // Input order within the task: the task's hashes appear in
+                // the input in this order.
+                let mut in_input = input.iter().filter(|h| task.contains(h));
+                assert!(task.iter().all(|h| in_input.next() == Some(h)));
+                all.extend_from_slice(task);
+            }
+            all.sort_unstable();
+            let mut expected = input.clone();
+            expected.sort_unstable();
+            assert_eq!(all, expected, "{threads} threads: a hash lost or repeated");
         }
     }
 

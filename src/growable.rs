@@ -12,6 +12,8 @@ use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::layout::Layout;
 use crate::sizing::{MAX_BITS, Sizing, hash_floor};
+#[cfg(loom)]
+use crate::sync::fault::{self, Fault};
 use crate::sync::{AtomicU64, Ordering::Relaxed};
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
@@ -375,9 +377,22 @@ impl<S> SubFilter<S> {
         // there is one insert path.
         let new = self.filter.insert_hash(hash);
         if new {
-            // ORDERING (G10): Relaxed; the atomicity of the add keeps every count
-            // (two racing inserts add two), and the count only decides when
-            // to grow. `growable.rs: threads_crossing_the_threshold_add_one_sub_filter`.
+            #[cfg(loom)]
+            if fault::active(Fault::SplitInsertCount) {
+                // The negative control: a load and a separate write.
+                // ORDERING: irrelevant; `swap` rather than `store`, as in
+                // the other split faults (loom 0.7's modelling of a store
+                // racing a read-modify-write).
+                let count = self.inserted.load(Relaxed);
+                self.inserted.swap(count + 1, Relaxed);
+                return new;
+            }
+            // ORDERING (G10, G15): Relaxed; the atomicity of the add keeps
+            // every count (two racing inserts add two), and the count only
+            // decides when to grow. `growable.rs:
+            // threads_crossing_the_threshold_add_one_sub_filter`,
+            // `racing_counted_inserts_both_count`; negative control
+            // `split_insert_count_loses_a_count`.
             self.inserted.fetch_add(1, Relaxed);
         }
         new

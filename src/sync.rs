@@ -70,6 +70,18 @@ pub mod fault {
         /// Decrements that do not spare counters at zero: a zero counter
         /// wraps, borrowing from its neighbour.
         WrappingDecrement,
+        /// A counter update whose compare-and-swap loses to another
+        /// thread's update of the word gives up instead of retrying: its
+        /// counts in that word are never made.
+        AbandonContendedUpdate,
+        /// A growth that fails (a limit, the allocator) leaves its claim
+        /// taken instead of reopening it: no later insert tries to grow
+        /// from that sub-filter again, and new keys pile into it.
+        KeepClaimOnFailure,
+        /// A growable sub-filter's count of new keys taken with a load and
+        /// a separate write instead of an atomic add: two racing inserts
+        /// count one.
+        SplitInsertCount,
         /// A new sub-filter of a growable filter published with a
         /// `Relaxed` store instead of `Release`: a thread that sees the
         /// pointer may read the sub-filter before its initialisation.

@@ -253,7 +253,13 @@ mod batches {
                 "len {len}: the batch built another filter"
             );
             parallel.par_insert(&keys).unwrap();
-            assert_eq!(parallel.sub_filters(), single.sub_filters(), "len {len}");
+            // Each key is listed twice, and rayon may give the two copies
+            // to two threads at once: racing inserts of one new key can
+            // each report it new and each count it (as `insert` says), so
+            // the parallel build may grow sooner, never later, and keeps
+            // its rate bound.
+            assert!(parallel.sub_filters() >= single.sub_filters(), "len {len}");
+            assert!(parallel.false_positive_rate_bound() <= 0.01, "len {len}");
             // Present and absent keys in an order with no period (whether
             // the index has an even number of ones), so that an answer out
             // of place shows.
@@ -408,8 +414,7 @@ mod threads {
     use super::*;
     use atomic_bloom::WyBuildHasher;
     use std::hash::BuildHasher;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Condvar, Mutex};
     use std::time::Duration;
 
     /// A clone taken while another thread grows the filter holds every key
@@ -445,17 +450,30 @@ mod threads {
         const THREADS: u64 = 4;
         for round in 0..5u64 {
             let f = filter(100, 0.01);
-            std::thread::scope(|s| {
-                for t in 0..THREADS {
-                    let f = &f;
-                    s.spawn(move || {
-                        for i in 0..200_000u64 {
-                            f.insert(&(round * 1_000_000 + (t * 50_000 + i) % 400_000))
-                                .unwrap();
-                        }
-                    });
-                }
+            // Each thread counts the inserts it was told were new: a
+            // tally that does not rest on the sub-filters' own counts,
+            // which the overfill below is read from.
+            let reported_new: u64 = std::thread::scope(|s| {
+                let threads: Vec<_> = (0..THREADS)
+                    .map(|t| {
+                        let f = &f;
+                        s.spawn(move || {
+                            (0..200_000u64)
+                                .filter(|i| {
+                                    f.insert(&(round * 1_000_000 + (t * 50_000 + i) % 400_000))
+                                        .unwrap()
+                                })
+                                .count() as u64
+                        })
+                    })
+                    .collect();
+                threads.into_iter().map(|t| t.join().unwrap()).sum()
             });
+            assert_eq!(
+                f.estimated_len(),
+                reported_new,
+                "round {round}: the sub-filters' counts lost inserts reported new"
+            );
             let missing = (0..350_000u64)
                 .filter(|i| !f.contains(&(round * 1_000_000 + i)))
                 .count();
@@ -477,82 +495,113 @@ mod threads {
         }
     }
 
-    /// The default hasher, except that its next clone after [`arm`] sleeps
-    /// for a second. Growth clones the hasher into the new sub-filter, so
-    /// armed, it is a growing thread descheduled in mid-growth.
+    /// The default hasher, except that its next clone after [`arm`] stops
+    /// until [`release`]: growth clones the hasher into the new sub-filter,
+    /// so armed, it is a growing thread descheduled in mid-growth for as
+    /// long as the test says, not for a guessed time.
     ///
-    /// [`arm`]: StallingHasher::arm
-    struct StallingHasher {
+    /// [`arm`]: GatedHasher::arm
+    /// [`release`]: GatedHasher::release
+    #[derive(Default)]
+    struct GatedHasher {
         inner: WyBuildHasher,
-        armed: Arc<AtomicBool>,
+        gate: Arc<Gate>,
     }
 
-    impl StallingHasher {
+    /// The gate's state: armed, then stalled (a clone is waiting), then
+    /// released.
+    #[derive(Default)]
+    struct Gate {
+        state: Mutex<(bool, bool, bool)>,
+        changed: Condvar,
+    }
+
+    impl GatedHasher {
         fn arm(&self) {
-            self.armed.store(true, Ordering::SeqCst);
+            self.gate.state.lock().unwrap().0 = true;
+        }
+
+        /// Waits until a clone has stopped at the gate.
+        fn wait_until_stalled(&self) {
+            let state = self.gate.state.lock().unwrap();
+            let (state, timeout) = self
+                .gate
+                .changed
+                .wait_timeout_while(state, Duration::from_secs(120), |s| !s.1)
+                .unwrap();
+            assert!(!timeout.timed_out() && state.1, "no growth ever stalled");
+        }
+
+        fn release(&self) {
+            self.gate.state.lock().unwrap().2 = true;
+            self.gate.changed.notify_all();
         }
     }
 
-    impl Clone for StallingHasher {
+    impl Clone for GatedHasher {
         fn clone(&self) -> Self {
-            if self.armed.swap(false, Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_secs(1));
+            let mut state = self.gate.state.lock().unwrap();
+            if std::mem::take(&mut state.0) {
+                state.1 = true;
+                self.gate.changed.notify_all();
+                drop(self.gate.changed.wait_while(state, |s| !s.2).unwrap());
             }
-            StallingHasher {
+            GatedHasher {
                 inner: self.inner,
-                armed: self.armed.clone(),
+                gate: self.gate.clone(),
             }
         }
     }
 
-    impl BuildHasher for StallingHasher {
+    impl BuildHasher for GatedHasher {
         type Hasher = <WyBuildHasher as BuildHasher>::Hasher;
         fn build_hasher(&self) -> Self::Hasher {
             self.inner.build_hasher()
         }
     }
 
-    /// The thread that claims the growth of a full sub-filter of 1000 keys
-    /// stalls for a second; another thread inserts 100 000 keys meanwhile.
-    /// It fills the sub-filter to its fill limit (1032), then adds the
-    /// successor itself and goes on: the full sub-filter ends within one
-    /// key of its limit, rather than taking every key inserted while the
-    /// claimant slept, and nothing is lost when the claimant wakes to find
-    /// its successor published already.
+    /// A thread claims the growth of a full sub-filter of 1000 keys and
+    /// stops in mid-growth until the test lets it go; meanwhile another
+    /// thread inserts 50 000 keys, and must finish: it fills the sub-filter
+    /// to its fill limit (1032), then adds the successor itself and goes
+    /// on. The full sub-filter ends within one key of its limit, rather
+    /// than taking every key inserted while the claimant was stopped, and
+    /// nothing is lost when the claimant wakes to find a successor
+    /// published already. Without overtaking, the full sub-filter takes all
+    /// 50 000 keys, and the limit check fails.
     #[test]
     fn a_stalled_grower_is_overtaken_at_the_fill_limit() {
-        let hasher = StallingHasher {
-            inner: WyBuildHasher::default(),
-            armed: Arc::new(AtomicBool::new(false)),
-        };
         let f = AtomicGrowableBloom::builder(1000, 0.01)
-            .hasher(hasher)
+            .hasher(GatedHasher::default())
             .build()
             .unwrap();
         f.insert_batch(0..1000u64).unwrap();
         f.hasher().arm();
+        const CLAIMANT_KEY: u64 = 5_000_000;
         std::thread::scope(|s| {
-            for t in 1..=2u64 {
-                let f = &f;
-                s.spawn(move || {
-                    f.insert_batch(t * 1_000_000..t * 1_000_000 + 50_000)
-                        .unwrap()
-                });
-            }
+            let f = &f;
+            let claimant = s.spawn(move || f.insert(&CLAIMANT_KEY).unwrap());
+            f.hasher().wait_until_stalled();
+            let other = s.spawn(move || f.insert_batch(1_000_000..1_050_000u64).unwrap());
+            let other_new = other.join().unwrap();
+            assert!(other_new > 49_000, "{other_new}");
+            // The claimant is still stopped: the other thread finished
+            // without it.
+            f.hasher().release();
+            assert!(claimant.join().unwrap());
         });
         let keys = (0..1000u64)
             .chain(1_000_000..1_050_000)
-            .chain(2_000_000..2_050_000);
+            .chain([CLAIMANT_KEY]);
         assert_eq!(keys.filter(|k| !f.contains(k)).count(), 0, "keys lost");
         let stats = f.sub_filter_stats();
         println!("after a stall: {stats:#?}");
-        assert!(!f.hasher().armed.load(Ordering::SeqCst), "nobody grew");
         let first = stats[0];
         assert_eq!(first.fill_limit, 1032);
         assert!(first.inserted <= first.fill_limit + 1, "{first:?}");
         assert_eq!(
             stats.iter().map(|s| s.capacity).collect::<Vec<_>>(),
-            [1000, 2000, 4000, 8000, 16000, 32000, 64000],
+            [1000, 2000, 4000, 8000, 16000, 32000],
             "a sub-filter too many or too few"
         );
         assert!(f.false_positive_rate_bound() <= 0.01);

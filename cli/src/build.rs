@@ -153,9 +153,13 @@ pub fn run(args: Args) -> Result<()> {
         sizing.num_bits() as f64 / expected as f64,
         sizing.num_hashes(),
     );
-    if new > expected {
-        // `new` counts distinct keys (less the false positives), so the
-        // filter certainly holds more keys than it was sized for.
+    // `new` counts keys the filter reported new: distinct keys, certainly
+    // more than it was sized for when above `expected`. It undercounts on
+    // an over-full filter (a key that lands on set bits is reported
+    // present), so the advice is the keys read: at least the distinct keys
+    // there are, so one rebuild with it is within the target.
+    let over_rate = read > expected as u64 && estimated_false_positive_rate > args.fpp;
+    if new > expected || over_rate {
         // A small filter has more bits than its count needs (512 at
         // least), so its rate may still be within the target.
         let against = if estimated_false_positive_rate > args.fpp {
@@ -164,10 +168,11 @@ pub fn run(args: Args) -> Result<()> {
             "still within"
         };
         eprintln!(
-            "atomic-bloom: warning: over capacity: {new} distinct keys, more than the {expected} \
-             the filter was sized for (--expected); its estimated false-positive rate is \
-             {estimated_false_positive_rate:.3e}, {against} the target {}; rebuild with \
-             --expected {new} or more, or with --growable",
+            "atomic-bloom: warning: over capacity: {} read ({new} reported new), more than the \
+             {expected} the filter was sized for (--expected); its estimated false-positive rate \
+             is {estimated_false_positive_rate:.3e}, {against} the target {}; rebuild with \
+             --expected {read} (the keys read: fewer if some repeat), or with --growable",
+            output::counted(read, "key"),
             args.fpp
         );
     }

@@ -34,7 +34,9 @@ use std::process::ExitCode;
 /// finds it); empty lines are skipped. Filter files use the versioned format
 /// of the atomic-bloom library and are written atomically (temporary file,
 /// fsync, rename); Ctrl-C or SIGTERM leaves nothing behind, and says
-/// whether the filter was saved.
+/// whether the filter was saved. SIGKILL cannot be caught: during a save
+/// to a file it leaves the old file intact and a `.tmpXXXXXX` file beside
+/// it, to delete.
 #[derive(Parser)]
 #[command(name = "atomic-bloom", version, about)]
 struct Cli {

@@ -22,6 +22,11 @@ pub struct Args {
     output: PathBuf,
 }
 
+/// How far the merged filter's estimated rate may exceed the highest
+/// input's before `merge` warns: merging a filter with itself, or with one
+/// of the same keys, changes nothing.
+const RATE_SLACK: f64 = 1.1;
+
 /// A filter of a kind that merges.
 enum Mergeable {
     Plain(AtomicBloom),
@@ -41,6 +46,13 @@ impl Mergeable {
         })
     }
 
+    fn estimated_false_positive_rate(&self) -> f64 {
+        match self {
+            Mergeable::Plain(f) => f.estimated_false_positive_rate(),
+            Mergeable::Counting(f) => f.estimated_false_positive_rate(),
+        }
+    }
+
     fn kind(&self) -> FilterKind {
         match self {
             Mergeable::Plain(_) => FilterKind::Bloom,
@@ -57,8 +69,12 @@ pub fn run(args: Args) -> Result<()> {
         bail!("stdin holds one filter: give the others as files");
     }
     let merged = Mergeable::load(first)?;
+    // The highest rate among the inputs: a file does not record the rate
+    // it was sized for, so each input's estimate stands for its target.
+    let mut input_rate = merged.estimated_false_positive_rate();
     for path in rest {
         let other = Mergeable::load(path)?;
+        input_rate = input_rate.max(other.estimated_false_positive_rate());
         let combined = match (&merged, &other) {
             (Mergeable::Plain(into), Mergeable::Plain(from)) => into.par_union(from),
             (Mergeable::Counting(into), Mergeable::Counting(from)) => into.par_merge(from),
@@ -79,6 +95,7 @@ pub fn run(args: Args) -> Result<()> {
             )
         })?;
     }
+    let rate = merged.estimated_false_positive_rate();
     let (summary, merged) = match merged {
         Mergeable::Plain(f) => (
             format!(
@@ -99,9 +116,20 @@ pub fn run(args: Args) -> Result<()> {
     };
     crate::output::save(&merged, &args.output)?;
     eprintln!(
-        "merged {} into {}: {summary}",
+        "merged {} into {}: {summary}; estimated false-positive rate {rate:.3e}",
         counted(args.inputs.len() as u64, "filter"),
         args.output.display(),
     );
+    // Merging filters of different keys adds their keys into one array of
+    // the same size: its rate rises above each input's. Past a tenth more
+    // (estimates of one filter's rate vary by less), say so.
+    if rate > input_rate * RATE_SLACK {
+        eprintln!(
+            "atomic-bloom: warning: the merged filter's estimated false-positive rate, \
+             {rate:.3e}, is above every input's (at most {input_rate:.3e}): it holds more keys \
+             than the inputs were sized for; to keep their rate, build one filter from all the \
+             keys with a larger --expected"
+        );
+    }
     Ok(())
 }

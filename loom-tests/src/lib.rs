@@ -104,6 +104,11 @@ impl Case {
 pub const COUNTING_A: u64 = 0;
 /// See [`COUNTING_A`].
 pub const COUNTING_B: u64 = 29;
+/// A key of [`counting_filter`] that shares exactly one counter with
+/// [`COUNTING_A`] (counter 230, in word 14) and has another of its own
+/// (counter 370): a double remove of `COUNTING_A` can take its count there
+/// (`tests/keys.rs` checks it).
+pub const COUNTING_SHARES_ONE_OF_A: u64 = 185;
 
 /// The counting models' filter: 512 counters, `Blocked`, `k = 2`.
 pub fn counting_filter() -> AtomicCountingBloom {
@@ -173,6 +178,16 @@ pub fn growable_filter(memory_limit: Option<u64>) -> GrowableModelFilter {
     let filter = builder.build().expect("a tiny growable filter");
     assert_eq!(filter.insert_hash(GROWABLE_FULL), Ok(true));
     filter
+}
+
+/// A growable filter with room for [`GROWABLE_A`] and [`GROWABLE_B`] in its
+/// first sub-filter (capacity 2, one 64-bit word, `Word`), empty: two
+/// inserts race into one sub-filter without growing it.
+pub fn roomy_growable_filter() -> AtomicGrowableBloom {
+    AtomicGrowableBloom::builder(2, 0.5)
+        .layout(Layout::Word)
+        .build()
+        .expect("a tiny growable filter")
 }
 
 /// How many sub-filters were allocated after the first, published or not.

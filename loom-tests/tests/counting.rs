@@ -1,4 +1,4 @@
-//! The counting filter's contract (C1-C5 in `docs::memory_ordering`), and
+//! The counting filter's contract (C1-C6 in `docs::memory_ordering`), and
 //! negative controls: a counter update split into a load and a write, and
 //! a decrement that wraps below zero, each of which loom must catch.
 #![cfg(loom)]
@@ -8,7 +8,8 @@ use atomic_bloom::fault::Fault;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering};
 use loom_tests::{
-    COUNTING_A as A, COUNTING_B as B, counting_filter as filter, explore, model, race, with_fault,
+    COUNTING_A as A, COUNTING_B as B, COUNTING_SHARES_ONE_OF_A as P, counting_filter as filter,
+    explore, model, race, with_fault,
 };
 
 /// `filter` after `inserts` on one thread.
@@ -43,10 +44,11 @@ fn inserts_sharing_a_word_both_count() {
 }
 
 /// A remove of one key races an insert of another in the same word: the
-/// remove takes exactly its own count, the insert adds exactly its own
-/// (C1).
-#[test]
-fn insert_and_remove_sharing_a_word() {
+/// remove takes exactly its own count, the insert adds exactly its own,
+/// and every counter, not only the smallest of each key's (`count_of`),
+/// ends as a sequential run leaves it (C1). Where a compare-and-swap loses
+/// to the other thread's update of the word, it retries.
+fn insert_racing_remove_in_one_word() {
     model(|| {
         let (f, removed, _) = race(
             filter_with(&[A]),
@@ -56,6 +58,45 @@ fn insert_and_remove_sharing_a_word() {
         assert!(removed, "A was present when removed");
         assert_eq!((f.count_of_hash(A), f.count_of_hash(B)), (0, 1));
         assert!(!f.contains_hash(A) && f.contains_hash(B));
+        assert!(
+            *f == filter_with(&[B]),
+            "the counters differ from a sequential run"
+        );
+    });
+}
+
+#[test]
+fn insert_and_remove_sharing_a_word() {
+    insert_racing_remove_in_one_word();
+}
+
+/// Negative control: a counter update that gives up when its
+/// compare-and-swap loses leaves `A`'s counter in the shared word one too
+/// high; `count_of(A)` still reads 0 (its other counter is), so only the
+/// whole-counter comparison sees it.
+#[test]
+#[should_panic(expected = "the counters differ from a sequential run")]
+fn an_abandoned_update_leaves_a_counter_too_high() {
+    with_fault(
+        Fault::AbandonContendedUpdate,
+        insert_racing_remove_in_one_word,
+    );
+}
+
+/// Two inserts of one new key race (C6): at least one reports it new, and
+/// both can (its counters lie in two words, and each insert can find one
+/// of them at zero); neither reporting it is never reached. Both counts
+/// land.
+#[test]
+fn racing_inserts_of_a_new_key_report_it_new_at_least_once() {
+    explore(&[(false, true), (true, false), (true, true)], || {
+        let (f, theirs, mine) = race(filter(), |f| f.insert_hash(A), |f| f.insert_hash(A));
+        assert!(
+            theirs || mine,
+            "neither insert of a new key reported it new"
+        );
+        assert_eq!(f.count_of_hash(A), 2);
+        (theirs, mine)
     });
 }
 
@@ -128,6 +169,52 @@ fn double_checked_remove() {
 #[test]
 fn racing_checked_removes_spare_zero_counters() {
     double_checked_remove();
+}
+
+/// C4's hazard, exactly: `A`, inserted once, shares one of its two
+/// counters with `P`. Two `remove_checked(A)` race. Removed one after the
+/// other, the second fails its check and `P` stays; racing, both can pass
+/// the check, and the second then takes `P`'s count in the shared counter
+/// (its other counter, at zero, is spared), so `P` becomes a false
+/// negative. Both outcomes are reached; in every one exactly one call
+/// reports that it removed `A`, so a caller that sees `false` knows a
+/// count may have been taken from another key.
+fn double_checked_remove_of_a_partly_shared_key() {
+    explore(&[false, true], || {
+        let (f, theirs, mine) = race(
+            filter_with(&[A, P]),
+            |f| f.remove_checked_hash(A),
+            |f| f.remove_checked_hash(A),
+        );
+        assert!(theirs != mine, "not exactly one remove reported A removed");
+        assert!(!f.contains_hash(A), "A survived its remove");
+        let p_lost = !f.contains_hash(P);
+        // P's own counter is never touched, and A's own one ends at zero:
+        // the counters above zero are P's two, or its own alone.
+        assert_eq!(
+            f.nonzero_counters(),
+            if p_lost { 1 } else { 2 },
+            "a counter went below zero or lost a count"
+        );
+        assert_eq!(f.count_of_hash(P), u8::from(!p_lost));
+        p_lost
+    });
+}
+
+#[test]
+fn racing_checked_removes_can_take_a_count_of_a_partly_sharing_key() {
+    double_checked_remove_of_a_partly_shared_key();
+}
+
+/// Negative control: decrements that do not spare zero counters wrap
+/// `A`'s unshared counter in the second remove, from 0 to 15.
+#[test]
+#[should_panic(expected = "a counter went below zero or lost a count")]
+fn wrapping_decrement_in_a_double_remove_wraps_a_counter() {
+    with_fault(
+        Fault::WrappingDecrement,
+        double_checked_remove_of_a_partly_shared_key,
+    );
 }
 
 /// `clear` racing an insert: `B`, in before the clear, is gone; `A`'s

@@ -1,6 +1,6 @@
 //! The growable filter's chain: growth by one claim, publication with
 //! Release/Acquire by one compare-and-swap, a stalled grower overtaken, and
-//! no key lost to a race with growth (G10-G14 in `docs::memory_ordering`),
+//! no key lost to a race with growth (G10-G15 in `docs::memory_ordering`),
 //! with a negative control for each mechanism.
 #![cfg(loom)]
 
@@ -10,7 +10,7 @@ use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering::Acquire, Ordering::Release};
 use loom_tests::{
     GROWABLE_A, GROWABLE_B, GROWABLE_C, GROWABLE_FULL, explore, growable_filter, model, race,
-    sub_filters_allocated, with_fault,
+    roomy_growable_filter, sub_filters_allocated, with_fault,
 };
 
 /// Two threads insert new keys into a filter whose only sub-filter is
@@ -200,9 +200,12 @@ fn insert_during_growth_is_found_after_a_handoff() {
 /// racing inserts (each refused, or one of them let into the full
 /// sub-filter while the other tried to grow), a third new key is refused
 /// too, rather than slipping into the full sub-filter because the claim
-/// stayed taken.
-#[test]
-fn growth_failure_reopens_the_claim() {
+/// stayed taken. Both refused is reached only because the claim reopens:
+/// a claim kept after the first failure sends the second insert into the
+/// full sub-filter, in every interleaving, and then (the sub-filter at its
+/// fill limit) the third past it, so the outcome `(false, false)` is where
+/// that bug shows.
+fn claim_after_a_failed_growth() {
     explore(&[(false, false), (false, true), (true, false)], || {
         let (filter, a, b) = race(
             growable_filter(Some(64)),
@@ -222,4 +225,52 @@ fn growth_failure_reopens_the_claim() {
         );
         (a == Ok(true), b == Ok(true))
     });
+}
+
+#[test]
+fn growth_failure_reopens_the_claim() {
+    claim_after_a_failed_growth();
+}
+
+/// Negative control: a failed growth that keeps its claim. The second
+/// racing insert finds the claim taken and goes into the full sub-filter
+/// every time, so both inserts are never refused.
+#[test]
+#[should_panic(expected = "outcome (false, false) never reached")]
+fn a_claim_kept_after_a_failed_growth_is_caught() {
+    with_fault(Fault::KeepClaimOnFailure, claim_after_a_failed_growth);
+}
+
+/// Two inserts of new keys race into one sub-filter that has room (G15):
+/// both count, so the sub-filter's count, which decides when it grows and
+/// bounds its rate, is the number of keys it took.
+fn counted_inserts_into_one_sub_filter() {
+    model(|| {
+        let (filter, a, b) = race(
+            roomy_growable_filter(),
+            |f| f.insert_hash(GROWABLE_A),
+            |f| f.insert_hash(GROWABLE_B),
+        );
+        assert_eq!((a, b), (Ok(true), Ok(true)));
+        assert_eq!(filter.sub_filters(), 1);
+        assert_eq!(
+            filter.sub_filter_stats()[0].inserted,
+            2,
+            "lost a count of new keys"
+        );
+        assert_eq!(filter.estimated_len(), 2);
+    });
+}
+
+#[test]
+fn racing_counted_inserts_both_count() {
+    counted_inserts_into_one_sub_filter();
+}
+
+/// Negative control: the count taken with a load and a separate write;
+/// two inserts that load it before either writes count one.
+#[test]
+#[should_panic(expected = "lost a count of new keys")]
+fn split_insert_count_loses_a_count() {
+    with_fault(Fault::SplitInsertCount, counted_inserts_into_one_sub_filter);
 }

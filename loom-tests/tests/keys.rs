@@ -4,8 +4,9 @@
 
 use atomic_bloom::{AtomicBloom, Layout, WyBuildHasher};
 use loom_tests::{
-    CASES, COUNTING_A, COUNTING_B, GROWABLE_A, GROWABLE_B, GROWABLE_C, GROWABLE_FULL,
-    counting_filter, growable_filter, sub_filters_allocated, words,
+    CASES, COUNTING_A, COUNTING_B, COUNTING_SHARES_ONE_OF_A, GROWABLE_A, GROWABLE_B, GROWABLE_C,
+    GROWABLE_FULL, counting_filter, growable_filter, roomy_growable_filter, sub_filters_allocated,
+    words,
 };
 
 fn nonzero_words(v: &[u64]) -> Vec<usize> {
@@ -61,6 +62,27 @@ fn counting_keys_are_neighbours_in_one_word() {
     let (a, b) = (counters(COUNTING_A), counters(COUNTING_B));
     assert!(a.contains(&230) && b.contains(&231), "{a:?} {b:?}");
     assert!(a.iter().all(|c| !b.contains(c)), "{a:?} {b:?}");
+    // `COUNTING_A`'s two counters lie in two words (so two racing inserts
+    // can each find one of them at zero).
+    assert_eq!(a.iter().map(|c| c / 16).collect::<Vec<_>>(), [14, 26]);
+}
+
+#[test]
+fn the_partly_sharing_key_shares_one_counter_of_a() {
+    let (a, p) = (counters(COUNTING_A), counters(COUNTING_SHARES_ONE_OF_A));
+    assert_eq!(p, [230, 370]);
+    assert_eq!(p.iter().filter(|c| a.contains(c)).count(), 1, "{a:?} {p:?}");
+}
+
+/// `GROWABLE_A` and `GROWABLE_B` each have a bit of their own in the roomy
+/// filter's first sub-filter, which holds both without growing.
+#[test]
+fn the_roomy_growable_filter_takes_a_and_b_as_new_keys() {
+    let f = roomy_growable_filter();
+    assert_eq!(f.insert_hash(GROWABLE_A), Ok(true));
+    assert_eq!(f.insert_hash(GROWABLE_B), Ok(true));
+    assert_eq!(f.sub_filters(), 1);
+    assert_eq!(f.sub_filter_stats()[0].inserted, 2);
 }
 
 /// Each of `GROWABLE_A`, `GROWABLE_B` and `GROWABLE_C` has, in each of the

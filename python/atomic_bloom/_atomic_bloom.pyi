@@ -80,8 +80,8 @@ class BloomFilter:
     def add_many(self, keys: Iterable[Key]) -> int:
         """Adds every key, with the GIL released while inserting; returns how many were new.
 
-        A bad key (or an error from the iterable) raises after the keys before it are added,
-        as ``set.update`` does."""
+        Every key is taken and checked first: a bad key (``None`` in a pandas column) or an
+        error from the iterable raises with nothing added."""
     def update(self, *iterables: Iterable[Key]) -> None:
         """Adds the keys of every iterable given, like ``set.update``."""
     def contains_many(self, keys: Iterable[Key]) -> List[bool]:
@@ -149,9 +149,11 @@ class CountingBloomFilter:
     def __contains__(self, key: Key, /) -> bool: ...
     def count(self, key: Key) -> int:
         """At most how many times ``key`` is present (15 means 15 or more)."""
-    def add_many(self, keys: Iterable[Key]) -> int: ...
+    def add_many(self, keys: Iterable[Key]) -> int:
+        """Adds every key; a bad key raises with nothing added (a retry counts none twice)."""
     def update(self, *iterables: Iterable[Key]) -> None: ...
-    def remove_many(self, keys: Iterable[Key], *, checked: bool = True) -> int: ...
+    def remove_many(self, keys: Iterable[Key], *, checked: bool = True) -> int:
+        """Removes every key; a bad key raises with nothing removed (a retry removes none twice)."""
     def contains_many(self, keys: Iterable[Key]) -> List[bool]: ...
     def __add__(self, other: CountingBloomFilter, /) -> CountingBloomFilter:
         """A filter with the counts of both added, as ``collections.Counter`` adds."""
@@ -217,8 +219,8 @@ class GrowableBloomFilter:
         """Adds ``key``; returns whether it was new; raises ``FilterFullError``."""
     def __contains__(self, key: Key, /) -> bool: ...
     def add_many(self, keys: Iterable[Key]) -> int:
-        """Adds every key in order; on ``FilterFullError``, a bad key or an error from the
-        iterable, the keys before the failing one are in."""
+        """Adds every key in order; a bad key or an error from the iterable raises with
+        nothing added; on ``FilterFullError``, the keys before the one that did not fit are in."""
     def update(self, *iterables: Iterable[Key]) -> None: ...
     def contains_many(self, keys: Iterable[Key]) -> List[bool]: ...
     def __eq__(self, other: object, /) -> bool: ...

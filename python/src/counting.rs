@@ -6,7 +6,7 @@
 
 use crate::bloom::BloomFilter;
 use crate::errors::{build_error, incompatible};
-use crate::keys::{for_each_chunk, hash_now};
+use crate::keys::{for_each_chunk_keys_first, hash_now};
 use crate::params::builder;
 use atomic_bloom::AtomicCountingBloom;
 use pyo3::prelude::*;
@@ -72,11 +72,12 @@ filter_methods!(
         }
 
         /// Adds every key of an iterable, with the GIL released while keys are
-        /// hashed and inserted; returns how many were absent before. A bad
-        /// key (or an error from the iterable) raises after the keys before
-        /// it are added.
+        /// hashed and inserted; returns how many were absent before. Every key
+        /// is taken and checked first: a bad key or an error from the
+        /// iterable raises with nothing added, so a call retried after the
+        /// input is mended counts no key twice.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+            let counts = for_each_chunk_keys_first(py, keys, self.inner.hasher(), |hashes| {
                 self.inner.insert_hash_batch(hashes.iter().copied())
             })?;
             Ok(counts.into_iter().sum())
@@ -85,7 +86,8 @@ filter_methods!(
         /// Removes one occurrence of every key of an iterable, in order, with
         /// the GIL released; returns how many were removed. `checked` as for
         /// `remove`: a key repeated in the iterable is checked before each
-        /// removal. A bad key raises after the keys before it are removed.
+        /// removal. Every key is taken and checked first: a bad key raises
+        /// with nothing removed, so a retried call removes no key twice.
         #[pyo3(signature = (keys, *, checked = true))]
         fn remove_many(
             &self,
@@ -93,7 +95,7 @@ filter_methods!(
             keys: &Bound<'_, PyAny>,
             checked: bool,
         ) -> PyResult<usize> {
-            let counts = for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+            let counts = for_each_chunk_keys_first(py, keys, self.inner.hasher(), |hashes| {
                 if checked {
                     self.inner.remove_checked_hash_batch(hashes.iter().copied())
                 } else {

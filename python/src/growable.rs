@@ -11,7 +11,7 @@
 //! A new filter does the same job.
 
 use crate::errors::{build_error, growth_error};
-use crate::keys::{hash_now, try_for_each_chunk};
+use crate::keys::{hash_now, try_for_each_chunk_keys_first};
 use crate::params::{count, parse_layout, parse_seed, within};
 use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
 use pyo3::prelude::*;
@@ -88,11 +88,12 @@ filter_methods!(
         }
 
         /// Adds every key of an iterable, in order, with the GIL released
-        /// while keys are hashed and inserted; returns how many were new. On
-        /// `FilterFullError` the keys before the one that did not fit are in,
-        /// and on a bad key (or an error from the iterable) the keys before it.
+        /// while keys are hashed and inserted; returns how many were new.
+        /// Every key is taken and checked first: a bad key or an error from
+        /// the iterable raises with nothing added. On `FilterFullError` the
+        /// keys before the one that did not fit are in.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            let counts = try_for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+            let counts = try_for_each_chunk_keys_first(py, keys, self.inner.hasher(), |hashes| {
                 self.inner
                     .insert_hash_batch(hashes.iter().copied())
                     .map_err(growth_error)

@@ -262,8 +262,23 @@ impl HashChunk {
     }
 }
 
+/// When a bulk call's work starts, relative to taking its keys.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// Each chunk is worked on as soon as its keys are taken: for queries,
+    /// which change nothing, so a bad key may stop them anywhere.
+    Pipelined,
+    /// Every key is taken and hashed before any is worked on: for calls
+    /// that change the filter. A bad key (`None` in a pandas column, a
+    /// float) raises with the filter unchanged, so the caller can fix the
+    /// input and call again without adding a counting filter's keys twice
+    /// or removing some twice. Costs 8 bytes per key for the hashes.
+    KeysFirst,
+}
+
 /// Runs `work` on the hashes of every chunk of `keys` (any iterable), with
-/// the GIL released during each call; returns the results in order.
+/// the GIL released during each call; returns the results in order. For
+/// queries: a bad key raises after the chunks before it were worked on.
 ///
 /// A chunk's deferred keys hold references, dropped when the next chunk
 /// starts, with the GIL held: dropping a reference without it would queue
@@ -274,7 +289,33 @@ pub fn for_each_chunk<S: BuildHasher + Sync, T: Send>(
     hasher: &S,
     mut work: impl FnMut(&[u64]) -> T + Send,
 ) -> PyResult<Vec<T>> {
-    try_for_each_chunk(py, keys, hasher, |hashes| Ok(work(hashes)))
+    chunks_in_order(py, keys, hasher, Order::Pipelined, |hashes| {
+        Ok(work(hashes))
+    })
+}
+
+/// [`for_each_chunk`] for calls that change the filter: every key is
+/// checked and hashed before `work` sees any ([`Order::KeysFirst`]).
+pub fn for_each_chunk_keys_first<S: BuildHasher + Sync, T: Send>(
+    py: Python<'_>,
+    keys: &Bound<'_, PyAny>,
+    hasher: &S,
+    mut work: impl FnMut(&[u64]) -> T + Send,
+) -> PyResult<Vec<T>> {
+    chunks_in_order(py, keys, hasher, Order::KeysFirst, |hashes| {
+        Ok(work(hashes))
+    })
+}
+
+/// [`for_each_chunk_keys_first`] for work that can fail (a growable
+/// filter's limit): the first error stops it.
+pub fn try_for_each_chunk_keys_first<S: BuildHasher + Sync, T: Send>(
+    py: Python<'_>,
+    keys: &Bound<'_, PyAny>,
+    hasher: &S,
+    work: impl FnMut(&[u64]) -> PyResult<T> + Send,
+) -> PyResult<Vec<T>> {
+    chunks_in_order(py, keys, hasher, Order::KeysFirst, work)
 }
 
 /// A one-dimensional buffer of integers (a NumPy integer array, an
@@ -539,22 +580,25 @@ impl IntFormat {
     }
 }
 
-/// [`for_each_chunk`] for work that can fail: the first error stops it,
-/// before the next chunk's keys are taken from the iterable.
+/// Runs `work` on every chunk of `keys`' hashes, in `order`; the first
+/// error (of `work`, of a key, of the iterable) stops it.
 ///
-/// An object that is not a key, or an iterable that raises, stops the call
-/// with that error after the keys before it are worked on: `add_many`
-/// adds every key before a bad one, as `set.update` adds the items before
-/// an unhashable one, and not a whole chunk fewer.
+/// Pipelined, an object that is not a key, or an iterable that raises,
+/// stops the call with that error after the keys before it are worked on,
+/// and not a whole chunk fewer. Keys first, it stops the call before any
+/// key is worked on. A buffer of integers holds no bad key, and is read a
+/// chunk at a time either way.
 ///
 /// Signals are checked after each chunk, so Ctrl-C stops a long call with
 /// `KeyboardInterrupt` (the interpreter runs its handlers only between
 /// bytecodes, and iterating a list or a range, or reading a buffer, runs
-/// none), with the chunks before it worked on.
-pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
+/// none): pipelined, with the chunks before it worked on; keys first, while
+/// keys are still being taken, with nothing changed.
+fn chunks_in_order<S: BuildHasher + Sync, T: Send>(
     py: Python<'_>,
     keys: &Bound<'_, PyAny>,
     hasher: &S,
+    order: Order,
     mut work: impl FnMut(&[u64]) -> PyResult<T> + Send,
 ) -> PyResult<Vec<T>> {
     let read_as = ReadAs::of(keys)?;
@@ -588,6 +632,23 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     }
     let mut iter = keys.try_iter()?;
     let mut chunk = HashChunk::new();
+    if order == Order::KeysFirst {
+        let mut hashes = Vec::new();
+        loop {
+            chunk.clear();
+            for object in iter.by_ref().take(HashChunk::KEYS) {
+                chunk.push(object?, hasher)?;
+            }
+            if chunk.hashes.is_empty() {
+                break;
+            }
+            // Long keys are hashed now, with the GIL held, so that no
+            // reference outlives its chunk.
+            hashes.extend_from_slice(chunk.hash_deferred(hasher));
+            py.check_signals()?;
+        }
+        return py.detach(|| hashes.chunks(HashChunk::KEYS).map(&mut work).collect());
+    }
     let mut results = Vec::new();
     loop {
         chunk.clear();

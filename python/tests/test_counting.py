@@ -110,3 +110,29 @@ def test_repr_describes_the_filter_in_angle_brackets():
         f"<atomic_bloom.CountingBloomFilter num_counters={f.num_counters} "
         f"num_hashes={f.num_hashes} layout='word' seed=3>"
     )
+
+
+class TestBadKeys:
+    # A counting filter's bulk calls check every key before changing any
+    # counter: a retry after mending the input must not count a key twice
+    # or remove one twice (which would take counts from other keys).
+    def test_a_bad_key_in_add_many_adds_nothing(self):
+        f = CountingBloomFilter(50_000, 1e-4)
+        keys = [str(i) for i in range(40_000)] + [None]
+        with pytest.raises(TypeError, match="not NoneType"):
+            f.add_many(keys)
+        assert not f
+        f.add_many(keys[:-1])
+        assert f.count("7") == 1
+
+    def test_a_bad_key_in_remove_many_removes_nothing(self):
+        f = CountingBloomFilter(50_000, 1e-4)
+        keys = [str(i) for i in range(40_000)]
+        f.add_many(keys)
+        before = f.copy()
+        for checked in (True, False):
+            with pytest.raises(TypeError, match="not NoneType"):
+                f.remove_many(keys + [None], checked=checked)
+            assert f == before
+        assert f.remove_many(keys) == 40_000
+        assert not f

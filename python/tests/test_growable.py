@@ -114,6 +114,13 @@ class TestLimits:
         assert f.num_sub_filters == 2
         assert f.add(0) is False  # a present key needs no room
 
+    def test_a_bad_key_in_add_many_adds_nothing(self):
+        f = GrowableBloomFilter(10, 0.01)
+        with pytest.raises(TypeError, match="not NoneType"):
+            f.add_many([str(i) for i in range(40_000)] + [None])
+        assert not f
+        assert f.num_sub_filters == 1
+
     def test_add_many_stops_at_the_key_that_did_not_fit(self):
         one_by_one = GrowableBloomFilter(10, 0.01, max_sub_filters=2)
         with pytest.raises(FilterFullError):
@@ -124,7 +131,10 @@ class TestLimits:
             bulk.add_many(range(1000))
         assert bulk == one_by_one  # the keys before it, and nothing after
 
-    def test_add_many_takes_no_further_chunk_of_keys_once_full(self):
+    def test_add_many_takes_every_key_before_adding_any(self):
+        # Keys are checked first (a bad key adds nothing), so the whole
+        # iterable is taken even when the filter fills early; the keys that
+        # fit are in.
         taken = 0
 
         def keys():
@@ -133,9 +143,11 @@ class TestLimits:
                 taken += 1
                 yield i
 
+        f = GrowableBloomFilter(10, 0.01, max_sub_filters=1)
         with pytest.raises(FilterFullError):
-            GrowableBloomFilter(10, 0.01, max_sub_filters=1).add_many(keys())
-        assert taken <= 32_768  # the first chunk only
+            f.add_many(keys())
+        assert taken == 100_000
+        assert all(f.contains_many(range(10)))
 
     def test_the_memory_limit_refuses_growth_past_it(self):
         first = GrowableBloomFilter(1000).memory_bytes

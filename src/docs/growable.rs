@@ -86,10 +86,11 @@
 //! when the filter is built or read keeps building and loading cheap; the
 //! fill limit bounds what the search costs in overfill.
 //!
-//! Measured with a winner stalled for a second (a hasher whose clone
-//! sleeps, as growth clones the hasher into the new sub-filter) while
-//! another thread inserts 100 000 keys: the full sub-filter of 1000 ends at
-//! its limit, 1032, and every key is found (`tests/growable.rs`, `a_stalled_grower_is_overtaken_at_the_fill_limit`).
+//! Checked with a winner stopped in mid-growth (a hasher whose clone
+//! waits at a gate, as growth clones the hasher into the new sub-filter)
+//! while another thread inserts 50 000 keys and finishes: the full
+//! sub-filter of 1000 ends within a key of its limit, 1032, and every key
+//! is found (`tests/growable.rs`, `a_stalled_grower_is_overtaken_at_the_fill_limit`).
 //! Four threads on two cores, five rounds of 350 000 keys from 100: the
 //! largest overfill was 801 keys on a sub-filter of 25 600 (fill limit
 //! 26 400), and the bound read at most 0.44 p

@@ -458,7 +458,7 @@ fn an_over_full_build_warns_and_info_says_so() {
     let built = ok(&["build", s(&few), "--expected", "1", "-o", s(&out)], b"");
     let warning = String::from_utf8_lossy(&built.stderr);
     assert!(
-        warning.contains("over capacity: 3 distinct keys"),
+        warning.contains("over capacity: 3 keys read (3 reported new)"),
         "{warning}"
     );
     assert!(
@@ -475,6 +475,67 @@ fn an_over_full_build_warns_and_info_says_so() {
     let (quiet, info) = info_of("111000");
     assert!(!quiet.contains("warning"), "{quiet}");
     assert!(!info.contains("OVER"), "{info}");
+}
+
+/// The over-full warning's advice is enough in one step: an over-full
+/// filter reports many new keys present, so a count of keys reported new
+/// falls short; rebuilt with the advised `--expected`, the filter is
+/// within its target and says nothing.
+#[test]
+fn one_rebuild_with_the_advised_size_is_within_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = keys_file(dir.path(), "k.txt", lines("k", 200_000).into_iter());
+    let out = dir.path().join("f.bloom");
+    let build = |expected: &str| {
+        let built = ok(
+            &["build", s(&input), "--expected", expected, "-o", s(&out)],
+            b"",
+        );
+        String::from_utf8_lossy(&built.stderr).into_owned()
+    };
+    let warning = build("20000");
+    assert!(warning.contains("warning: over capacity"), "{warning}");
+    let advised = warning
+        .split("rebuild with --expected ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no advice in {warning}"));
+    assert_eq!(advised, "200000", "{warning}");
+    let quiet = build(advised);
+    assert!(!quiet.contains("warning"), "{quiet}");
+    let filter = AtomicBloom::load(&out).unwrap();
+    let rate = filter.estimated_false_positive_rate();
+    assert!(rate <= 0.01, "{rate}");
+}
+
+/// Two filters each at their target, merged: the result is over it, and
+/// both `merge` and `info` say so, with the rate; merging a filter with
+/// itself changes nothing and warns of nothing.
+#[test]
+fn a_merge_past_the_inputs_rate_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = keys_file(dir.path(), "a.txt", lines("a", 20_000).into_iter());
+    let b = keys_file(dir.path(), "b.txt", lines("b", 20_000).into_iter());
+    let (fa, fb, merged) = (
+        dir.path().join("a.bloom"),
+        dir.path().join("b.bloom"),
+        dir.path().join("m.bloom"),
+    );
+    ok(&["build", s(&a), "-o", s(&fa)], b"");
+    ok(&["build", s(&b), "-o", s(&fb)], b"");
+    let out = ok(&["merge", s(&fa), s(&fb), "-o", s(&merged)], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("estimated false-positive rate"), "{err}");
+    assert!(
+        err.contains("warning: the merged filter's estimated"),
+        "{err}"
+    );
+    let info = stdout(&run(&["info", s(&merged)]));
+    assert!(info.contains("OVER"), "{info}");
+
+    let out = ok(&["merge", s(&fa), s(&fa), "-o", s(&merged)], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("warning"), "{err}");
 }
 
 /// The golden file `tests/golden/v1-cli-lines.abf` is what
