@@ -80,13 +80,17 @@ mod parameters {
 
     #[test]
     fn the_deepest_sub_filter_stays_above_the_hash_floor() {
-        // Defaults: r = 0.5 halves the rate per sub-filter while s = 2
-        // doubles the capacity, so the floor (capacity / 2^64) is met
-        // after a few dozen sub-filters.
-        let f = filter(1000, 0.01);
+        // r = 0.5 halves the rate per sub-filter while s = 2 doubles the
+        // capacity, so the floor (capacity / 2^64) is met after a few
+        // dozen sub-filters.
+        let f = AtomicGrowableBloom::builder(1000, 0.01)
+            .tightening_ratio(0.5)
+            .build()
+            .unwrap();
         let max = f.max_sub_filters();
         assert!((20..MAX_SUB_FILTERS).contains(&max), "max {max}");
         let err = AtomicGrowableBloom::builder(1000, 0.01)
+            .tightening_ratio(0.5)
             .max_sub_filters(max + 1)
             .build()
             .unwrap_err();
@@ -575,12 +579,20 @@ mod threads {
             .hasher(GatedHasher::default())
             .build()
             .unwrap();
-        f.insert_batch(0..1000u64).unwrap();
+        // Full: 1000 keys counted new (a false positive is not counted).
+        let mut next = 0u64;
+        while f.sub_filter_stats()[0].inserted < 1000 {
+            f.insert(&next).unwrap();
+            next += 1;
+        }
+        assert_eq!(f.sub_filters(), 1);
+        // A key the full sub-filter does not hold (not a false positive),
+        // so that its insert must grow the chain.
+        let claimant_key = (5_000_000u64..).find(|k| !f.contains(k)).unwrap();
         f.hasher().arm();
-        const CLAIMANT_KEY: u64 = 5_000_000;
         std::thread::scope(|s| {
             let f = &f;
-            let claimant = s.spawn(move || f.insert(&CLAIMANT_KEY).unwrap());
+            let claimant = s.spawn(move || f.insert(&claimant_key).unwrap());
             f.hasher().wait_until_stalled();
             let other = s.spawn(move || f.insert_batch(1_000_000..1_050_000u64).unwrap());
             let other_new = other.join().unwrap();
@@ -590,9 +602,7 @@ mod threads {
             f.hasher().release();
             assert!(claimant.join().unwrap());
         });
-        let keys = (0..1000u64)
-            .chain(1_000_000..1_050_000)
-            .chain([CLAIMANT_KEY]);
+        let keys = (0..next).chain(1_000_000..1_050_000).chain([claimant_key]);
         assert_eq!(keys.filter(|k| !f.contains(k)).count(), 0, "keys lost");
         let stats = f.sub_filter_stats();
         println!("after a stall: {stats:#?}");
@@ -619,7 +629,9 @@ mod persistence {
     }
 
     fn sample() -> AtomicGrowableBloom {
+        // The golden file's ratio, written when it was the default.
         let f = AtomicGrowableBloom::builder(20, 0.01)
+            .tightening_ratio(0.5)
             .seed(11)
             .build()
             .unwrap();

@@ -3,7 +3,8 @@
 //! followed by a gigabyte of zeros is refused as trailing data having read
 //! the file and one byte, under the same allocation cap as every other
 //! stream read (`hostile_input.rs`: three times the input, plus the
-//! growable reader's fixed overhead). This file holds a single test so
+//! growable reader's fixed overhead). Forged counts and growth schedules
+//! are refused under the same cap. This file holds a single test so
 //! that no other test allocates meanwhile.
 
 mod common;
@@ -62,6 +63,40 @@ fn a_growable_stream_is_read_to_its_declared_end_and_one_byte_more() {
         "{result:?}"
     );
     assert_eq!(input.taken, end + 1, "read past the filter's end");
+
+    // Forged with a valid checksum, under the same cap: counts no
+    // sub-filter could hold, and growth parameters that would size the
+    // next sub-filter at gigabytes over a first one of a few words.
+    let mut counts = bytes.clone();
+    counts[96 + 8..96 + 16].copy_from_slice(&u64::MAX.to_le_bytes());
+    common::reseal(&mut counts);
+    let small = AtomicGrowableBloom::builder(1, 0.01)
+        .layout(atomic_bloom::Layout::Standard)
+        .build()
+        .unwrap();
+    let mut schedule = small.to_bytes().unwrap();
+    schedule[48..56].copy_from_slice(&(1u64 << 30).to_le_bytes());
+    schedule[64..72].copy_from_slice(&10f64.to_le_bytes());
+    schedule[88..92].copy_from_slice(&2u32.to_le_bytes());
+    schedule[96..104].copy_from_slice(&(1u64 << 30).to_le_bytes());
+    common::reseal(&mut schedule);
+    for forged in [&counts, &schedule] {
+        let budget = 3 * forged.len() + GROWABLE_OVERHEAD;
+        let sliced = common::capped(&ALLOCATOR, budget, || {
+            AtomicGrowableBloom::from_bytes(forged)
+        });
+        assert!(
+            matches!(sliced, Err(ReadError::InvalidChain(_))),
+            "{sliced:?}"
+        );
+        let streamed = common::capped(&ALLOCATOR, budget, || {
+            AtomicGrowableBloom::read_from(forged.as_slice())
+        });
+        assert!(
+            matches!(streamed, Err(ReadError::InvalidChain(_))),
+            "{streamed:?}"
+        );
+    }
 
     // The clean file reads back within the same budget.
     let back = common::capped(&ALLOCATOR, budget, || {

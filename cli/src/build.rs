@@ -38,14 +38,20 @@ pub struct Args {
     #[arg(long, conflicts_with = "growable")]
     counting: bool,
     /// Build a growable filter: a chain of sub-filters, each twice the
-    /// keys of the one before at half its rate, that keeps the
+    /// keys of the one before at 0.9 times its rate, that keeps the
     /// false-positive rate below --fpp however many keys arrive. The input
-    /// is read once and never counted first. Costs a few more bits per key
-    /// than a filter sized for the count, and queries probe every sub-filter.
+    /// is read once and never counted first. It costs about twice the bits
+    /// per key of a filter sized for the count (at --fpp 0.01, 19 to 26
+    /// bits per key against 10 from 1M to 100M keys, the newest sub-filter
+    /// being partly empty), and queries probe every sub-filter: when the
+    /// count can be known, leave --growable out (the input is counted
+    /// first).
     #[arg(long)]
     growable: bool,
-    /// With --growable: keys the first sub-filter holds.
-    #[arg(long, requires = "growable", default_value_t = 1000)]
+    /// With --growable: keys the first sub-filter holds. Fewer sub-filters
+    /// to probe and fewer bits per key at scale; a small input still pays
+    /// for the first sub-filter (about 190 kB at the defaults).
+    #[arg(long, requires = "growable", default_value_t = 100_000)]
     initial_capacity: usize,
     /// With --growable: the most bytes the sub-filters may take, as a
     /// number of bytes or with a unit (`512MiB`, `2GB`). A build that needs

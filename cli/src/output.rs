@@ -67,18 +67,24 @@ pub fn handle_signals() -> Result<()> {
 /// Refuses an `output` that is one of `inputs` (the same file by another
 /// name too: a hard link, a symlink, `./keys.txt`), before anything is
 /// read or written: replacing it would destroy an input (`build keys.txt
-/// -o keys.txt` would leave a filter where the keys were). `-` (stdio) and
-/// paths that do not exist yet are never the same file as an input.
+/// -o keys.txt` would leave a filter where the keys were). `-` (stdio),
+/// paths that do not exist yet, and what is not a regular file (a FIFO, a
+/// device: written as a stream, never replaced) are never compared.
 pub fn refuse_output_among_inputs<'a>(
     output: &Path,
     inputs: impl IntoIterator<Item = &'a PathBuf>,
     what: &str,
 ) -> Result<()> {
-    if crate::keys::is_stdio(output) {
+    // Only a regular file can be replaced, and only one can be compared
+    // by opening it: opening a FIFO to compare it would block until a
+    // writer came (or take bytes meant for the command). `metadata`
+    // follows symlinks without opening anything.
+    let regular = |path: &Path| std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if crate::keys::is_stdio(output) || !regular(output) {
         return Ok(());
     }
     for input in inputs {
-        if crate::keys::is_stdio(input) {
+        if crate::keys::is_stdio(input) || !regular(input) {
             continue;
         }
         if same_file::is_same_file(output, input).unwrap_or(false) {

@@ -209,7 +209,7 @@ class GrowableBloomFilter:
         false_positive_rate: float = 0.01,
         *,
         growth_factor: float = 2.0,
-        tightening_ratio: float = 0.5,
+        tightening_ratio: float = 0.9,
         layout: Optional[Layout] = None,
         seed: int = 0,
         max_sub_filters: Optional[int] = None,

@@ -7,7 +7,7 @@
 //! calls release it for each chunk of keys ([`crate::keys`]).
 
 use crate::errors::{build_error, incompatible};
-use crate::keys::{for_each_chunk_keys_first, hash_now};
+use crate::keys::{Order, for_each_chunk, hash_now};
 use crate::params::builder;
 use atomic_bloom::AtomicBloom;
 use pyo3::prelude::*;
@@ -50,7 +50,7 @@ filter_methods!(BloomFilter(AtomicBloom), "a filter", {
     /// and checked first: a bad key (`None` in a pandas column) or an error
     /// from the iterable raises with nothing added.
     fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let counts = for_each_chunk_keys_first(py, keys, self.inner.hasher(), |hashes| {
+        let counts = for_each_chunk(py, keys, self.inner.hasher(), Order::KeysFirst, |hashes| {
             self.inner.insert_hash_batch(hashes.iter().copied())
         })?;
         Ok(counts.into_iter().sum())

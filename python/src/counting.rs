@@ -6,7 +6,7 @@
 
 use crate::bloom::BloomFilter;
 use crate::errors::{build_error, incompatible};
-use crate::keys::{for_each_chunk_keys_first, hash_now};
+use crate::keys::{Order, for_each_chunk, hash_now};
 use crate::params::builder;
 use atomic_bloom::AtomicCountingBloom;
 use pyo3::prelude::*;
@@ -77,9 +77,10 @@ filter_methods!(
         /// iterable raises with nothing added, so a call retried after the
         /// input is mended counts no key twice.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            let counts = for_each_chunk_keys_first(py, keys, self.inner.hasher(), |hashes| {
-                self.inner.insert_hash_batch(hashes.iter().copied())
-            })?;
+            let counts =
+                for_each_chunk(py, keys, self.inner.hasher(), Order::KeysFirst, |hashes| {
+                    self.inner.insert_hash_batch(hashes.iter().copied())
+                })?;
             Ok(counts.into_iter().sum())
         }
 
@@ -95,13 +96,14 @@ filter_methods!(
             keys: &Bound<'_, PyAny>,
             checked: bool,
         ) -> PyResult<usize> {
-            let counts = for_each_chunk_keys_first(py, keys, self.inner.hasher(), |hashes| {
-                if checked {
-                    self.inner.remove_checked_hash_batch(hashes.iter().copied())
-                } else {
-                    self.inner.remove_hash_batch(hashes.iter().copied())
-                }
-            })?;
+            let counts =
+                for_each_chunk(py, keys, self.inner.hasher(), Order::KeysFirst, |hashes| {
+                    if checked {
+                        self.inner.remove_checked_hash_batch(hashes.iter().copied())
+                    } else {
+                        self.inner.remove_hash_batch(hashes.iter().copied())
+                    }
+                })?;
             Ok(counts.into_iter().sum())
         }
 

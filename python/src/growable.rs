@@ -11,7 +11,7 @@
 //! A new filter does the same job.
 
 use crate::errors::{build_error, growth_error};
-use crate::keys::{hash_now, try_for_each_chunk_keys_first};
+use crate::keys::{Order, hash_now, try_for_each_chunk};
 use crate::params::{count, parse_layout, parse_seed, within};
 use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
 use pyo3::prelude::*;
@@ -44,7 +44,7 @@ filter_methods!(
         false_positive_rate = 0.01,
         *,
         growth_factor = 2.0,
-        tightening_ratio = 0.5,
+        tightening_ratio = 0.9,
         layout = None,
         seed = 0,
         max_sub_filters = None,
@@ -93,11 +93,12 @@ filter_methods!(
         /// the iterable raises with nothing added. On `FilterFullError` the
         /// keys before the one that did not fit are in.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            let counts = try_for_each_chunk_keys_first(py, keys, self.inner.hasher(), |hashes| {
-                self.inner
-                    .insert_hash_batch(hashes.iter().copied())
-                    .map_err(growth_error)
-            })?;
+            let counts =
+                try_for_each_chunk(py, keys, self.inner.hasher(), Order::KeysFirst, |hashes| {
+                    self.inner
+                        .insert_hash_batch(hashes.iter().copied())
+                        .map_err(growth_error)
+                })?;
             Ok(counts.into_iter().sum())
         }
 

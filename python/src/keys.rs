@@ -264,7 +264,7 @@ impl HashChunk {
 
 /// When a bulk call's work starts, relative to taking its keys.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Order {
+pub enum Order {
     /// Each chunk is worked on as soon as its keys are taken: for queries,
     /// which change nothing, so a bad key may stop them anywhere.
     Pipelined,
@@ -276,9 +276,9 @@ enum Order {
     KeysFirst,
 }
 
-/// Runs `work` on the hashes of every chunk of `keys` (any iterable), with
-/// the GIL released during each call; returns the results in order. For
-/// queries: a bad key raises after the chunks before it were worked on.
+/// Runs `work` on the hashes of every chunk of `keys` (any iterable), in
+/// `order`, with the GIL released during each call; returns the results in
+/// order.
 ///
 /// A chunk's deferred keys hold references, dropped when the next chunk
 /// starts, with the GIL held: dropping a reference without it would queue
@@ -287,35 +287,10 @@ pub fn for_each_chunk<S: BuildHasher + Sync, T: Send>(
     py: Python<'_>,
     keys: &Bound<'_, PyAny>,
     hasher: &S,
+    order: Order,
     mut work: impl FnMut(&[u64]) -> T + Send,
 ) -> PyResult<Vec<T>> {
-    chunks_in_order(py, keys, hasher, Order::Pipelined, |hashes| {
-        Ok(work(hashes))
-    })
-}
-
-/// [`for_each_chunk`] for calls that change the filter: every key is
-/// checked and hashed before `work` sees any ([`Order::KeysFirst`]).
-pub fn for_each_chunk_keys_first<S: BuildHasher + Sync, T: Send>(
-    py: Python<'_>,
-    keys: &Bound<'_, PyAny>,
-    hasher: &S,
-    mut work: impl FnMut(&[u64]) -> T + Send,
-) -> PyResult<Vec<T>> {
-    chunks_in_order(py, keys, hasher, Order::KeysFirst, |hashes| {
-        Ok(work(hashes))
-    })
-}
-
-/// [`for_each_chunk_keys_first`] for work that can fail (a growable
-/// filter's limit): the first error stops it.
-pub fn try_for_each_chunk_keys_first<S: BuildHasher + Sync, T: Send>(
-    py: Python<'_>,
-    keys: &Bound<'_, PyAny>,
-    hasher: &S,
-    work: impl FnMut(&[u64]) -> PyResult<T> + Send,
-) -> PyResult<Vec<T>> {
-    chunks_in_order(py, keys, hasher, Order::KeysFirst, work)
+    try_for_each_chunk(py, keys, hasher, order, |hashes| Ok(work(hashes)))
 }
 
 /// A one-dimensional buffer of integers (a NumPy integer array, an
@@ -592,9 +567,9 @@ impl IntFormat {
 /// Signals are checked after each chunk, so Ctrl-C stops a long call with
 /// `KeyboardInterrupt` (the interpreter runs its handlers only between
 /// bytecodes, and iterating a list or a range, or reading a buffer, runs
-/// none): pipelined, with the chunks before it worked on; keys first, while
-/// keys are still being taken, with nothing changed.
-fn chunks_in_order<S: BuildHasher + Sync, T: Send>(
+/// none), with the chunks before it worked on: keys first, that is nothing
+/// while keys are still being taken.
+pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     py: Python<'_>,
     keys: &Bound<'_, PyAny>,
     hasher: &S,
@@ -647,7 +622,12 @@ fn chunks_in_order<S: BuildHasher + Sync, T: Send>(
             hashes.extend_from_slice(chunk.hash_deferred(hasher));
             py.check_signals()?;
         }
-        return py.detach(|| hashes.chunks(HashChunk::KEYS).map(&mut work).collect());
+        let mut results = Vec::new();
+        for chunk in hashes.chunks(HashChunk::KEYS) {
+            results.push(py.detach(|| work(chunk))?);
+            py.check_signals()?;
+        }
+        return Ok(results);
     }
     let mut results = Vec::new();
     loop {

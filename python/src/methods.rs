@@ -72,7 +72,7 @@ macro_rules! filter_methods {
                 py: Python<'py>,
                 keys: &Bound<'py, PyAny>,
             ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-                let answers = $crate::keys::for_each_chunk(py, keys, self.inner.hasher(), |hashes| {
+                let answers = $crate::keys::for_each_chunk(py, keys, self.inner.hasher(), $crate::keys::Order::Pipelined, |hashes| {
                     self.inner.contains_hash_batch(hashes.iter().copied())
                 })?;
                 pyo3::types::PyList::new(py, answers.into_iter().flatten())

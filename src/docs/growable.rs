@@ -10,7 +10,7 @@
 //! - a chain of sub-filters, each an [`AtomicBloom`](crate::AtomicBloom). Sub-filter `i` (the
 //!   first is 0) is sized for `n0 · s^i` keys at rate `p · (1 - r) · r^i`,
 //!   where `n0` is the initial capacity, `s` the growth factor (default 2),
-//!   `r` the tightening ratio (default 0.5) and `p` the target rate;
+//!   `r` the tightening ratio (default 0.9) and `p` the target rate;
 //! - inserts go to the newest sub-filter. When it has taken its capacity of
 //!   new keys, the next insert adds a sub-filter;
 //! - a query asks every sub-filter, newest (largest) first.

@@ -252,6 +252,8 @@ fn growable_filters_build_from_a_stream_and_describe_their_sub_filters() {
         &[
             "build",
             "--growable",
+            "--initial-capacity",
+            "1000",
             "--memory-limit",
             "100000",
             "-o",

@@ -654,3 +654,12 @@ fn a_retried_remove_is_refused_and_loses_no_key() {
     );
     assert_eq!(std::fs::read(&filter).unwrap(), after_first);
 }
+
+/// What a signal that cannot be caught leaves behind is said where the
+/// other signals are: `--help` names SIGKILL and the temporary file.
+#[test]
+fn help_says_what_sigkill_leaves_behind() {
+    let help = stdout(&run(&["--help"]));
+    assert!(help.contains("SIGKILL"), "{help}");
+    assert!(help.contains(".tmpXXXXXX"), "{help}");
+}
