@@ -245,7 +245,8 @@ impl AtomicGrowableBloom {
     ///
     /// ```
     /// use atomic_bloom::{AtomicGrowableBloom, ReadError};
-    /// let mut bytes = AtomicGrowableBloom::new(100, 0.01)?.to_bytes()?;
+    /// use std::io::Read;
+    /// let bytes = AtomicGrowableBloom::new(100, 0.01)?.to_bytes()?;
     /// let end = bytes.len() as u64;
     /// // However much follows, the reader stops one byte past the end.
     /// let endless = bytes.as_slice().chain(std::io::repeat(0));
