@@ -250,7 +250,7 @@ class TestBulk:
         f = BloomFilter(100, 1e-6)
         with pytest.raises(TypeError, match="not MaskedConstant"):
             f.add_many(np.ma.array([1, 2, 3], mask=[0, 1, 0]))
-        assert 1 in f and 2 not in f and 3 not in f
+        assert not f  # a bad key: nothing added
 
         class Reversed(array.array):
             def __iter__(self):

@@ -73,7 +73,7 @@ class TestGrowth:
             "growth_factor=3.0 tightening_ratio=0.9 num_sub_filters=1 layout='word' seed=9>"
         )
         tight = GrowableBloomFilter(100, 1e-5)
-        assert "false_positive_rate=1e-05 growth_factor=2.0 tightening_ratio=0.5" in repr(tight)
+        assert "false_positive_rate=1e-05 growth_factor=2.0 tightening_ratio=0.9" in repr(tight)
 
 
 class TestBadParameters:
