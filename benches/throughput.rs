@@ -6,7 +6,7 @@
 //! against fastbloom 0.17's atomic filter, the plain atomic per-bit filter,
 //! a Mutex-, RwLock- and shard-locked plain filter, and the physical-limit
 //! probes (the `baselines/` crate); and the time to size a filter
-//! (`sizing/`). Every row of `atomic-bloom bench` has its row here.
+//! (`sizing/`). Every row of `atomic-bloom-harness bench` has its row here.
 //!
 //! Ours and the peers meet the same keys in the same state (`KeySets`):
 //! queries and duplicates on a filter filled to its capacity, inserts of
@@ -19,7 +19,7 @@
 //! ```
 //!
 //! A slice fills only the filters its rows use. The side-by-side ratios
-//! with their targets are `atomic-bloom bench` (the CLI).
+//! with their targets are `atomic-bloom-harness bench` (the CLI).
 
 use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout, Sizing};
 use atomic_bloom_baselines::{
@@ -79,7 +79,7 @@ fn group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
 }
 
 /// The keys every contender meets, for one filter size and key type, so
-/// that rows compare like with like (the same key sets `atomic-bloom
+/// that rows compare like with like (the same key sets `atomic-bloom-harness
 /// bench` gives every contender):
 ///
 /// - queries and duplicate inserts run on a filter holding keys
@@ -494,7 +494,7 @@ fn bench_probes(c: &mut Criterion, label: &str, bytes: usize) {
 /// the default rate at 1M keys; small filters, whose sizes tie over runs
 /// of `k` (23 values of `k` give `Blocked` one size for 100 keys at
 /// p = 0.001, and 23 give `Sectorized` one for a key at p = 1e-12); and
-/// the slowest cases of `atomic-bloom bench`'s grid (`Blocked` with 100
+/// the slowest cases of `atomic-bloom-harness bench`'s grid (`Blocked` with 100
 /// to 10^6 keys at p = 1e-12, `Sectorized` with 10^10 at p = 1e-9).
 fn bench_sizing(c: &mut Criterion) {
     let mut group = c.benchmark_group("sizing");
@@ -521,7 +521,7 @@ fn bench_sizing(c: &mut Criterion) {
 /// keys and its remove (each iteration inserts fresh keys, then removes
 /// them, so the fill stays put; a key inserted and removed counts as one
 /// element), and queries of present keys, per key and in bulk. Side-by-side ratios against a Mutex and the plain filter are
-/// `atomic-bloom bench --counting`.
+/// `atomic-bloom-harness bench --counting`.
 fn bench_counting<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
     let mut group = group(c, &format!("counting/{label}/{}", K::NAME));
     let filter = AtomicCountingBloom::builder()

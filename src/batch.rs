@@ -40,7 +40,7 @@ use std::marker::PhantomData;
 /// ahead, as this was, it led its line by only 150-210 ns, which the DRAM
 /// miss of a large filter can outlast. Twice the keys restore the lead.
 /// On an Intel Xeon (model 207, 2.3 GHz), three alternating runs of
-/// `atomic-bloom bench` with queries at 16 and at 32 gave, on 100M keys,
+/// `atomic-bloom-harness bench` with queries at 16 and at 32 gave, on 100M keys,
 /// `contains_batch` 68.1-69.5 M/s at 16 and 76.6-77.4 at 32, and
 /// `par_contains` 110.3-111.9 and 113.2-118.5; in cache (1M keys), where
 /// there is no miss to hide, `contains_batch` 107.9-109.1 and 108.5-108.6,
@@ -202,7 +202,7 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
     // key. Inlined they stay in registers: by callgrind, `contains_batch`
     // went from 130 to 116 instructions per key and `insert_batch` from
     // 152 to 144 (1M keys, `k = 5`, a harness outside the repository). On
-    // an Intel Xeon (model 207), three alternating runs of `atomic-bloom
+    // an Intel Xeon (model 207), three alternating runs of `atomic-bloom-harness
     // bench` each way: `contains_batch` 115.0-115.6 M/s before, 124.7-126.2
     // after with 1M keys, and 80.2-83.6 before, 91.0-96.2 after with 100M;
     // `par_contains` (which calls it) 171-177 before, 188-190 after and

@@ -20,7 +20,7 @@ use std::hash::{BuildHasher, Hash};
 /// keys give its lines the same lead. A query takes about 45 ns a key on
 /// 100M keys, and on an Intel Xeon (model 207, 2.3 GHz) `contains_batch`
 /// ran no faster at 32: 20.9-22.0 M/s against 22.7-22.9 at 16 (two
-/// alternating runs of `atomic-bloom bench --counting`).
+/// alternating runs of `atomic-bloom-harness bench --counting`).
 const COUNTING_PREFETCH_DISTANCE: usize = 16;
 
 /// What a pipeline does to each key of a counting filter.

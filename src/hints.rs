@@ -25,7 +25,7 @@
 //! Zen 4 with 1M keys, `par_insert` on 2 threads against fastbloom's
 //! inserts went from 1.18-1.20 with the read prefetch the code issued
 //! before (the `x86` module below says why it was a read prefetch) to
-//! 1.34-1.37 (`atomic-bloom bench`; BENCHMARKS.md, "On AMD Zen 4"). A
+//! 1.34-1.37 (`atomic-bloom-harness bench`; BENCHMARKS.md, "On AMD Zen 4"). A
 //! single insert prefetches for reading: it cannot know yet whether the key
 //! is present, and a present key's line should stay shared.
 //!

@@ -11,7 +11,7 @@
 //! ## Scaling
 //!
 //! Out of cache, a second thread nearly doubles a bulk insert (1.78-1.94x
-//! on a 100M-key filter over four runs of `atomic-bloom bench`). A filter that fits in the
+//! on a 100M-key filter over four runs of `atomic-bloom-harness bench`). A filter that fits in the
 //! cores' caches scales much less (1.05-1.45x on 1M keys): every new key
 //! writes its line, and the line is usually in the other core's cache,
 //! so the cores spend their time passing lines to each other. Splitting

@@ -50,7 +50,7 @@ use crate::sizing::Sizing;
 /// The choice is two tests of the layout's id, not a `match`: LLVM lowers a
 /// `match` of four layouts to a jump table, an indirect jump per key, which
 /// cost `Blocked` inserts of new keys 1.4x with 100M keys on AMD Zen 4
-/// (`atomic-bloom bench`: 5.0-5.7 M/s per thread, 7.7 with the same code
+/// (`atomic-bloom-harness bench`: 5.0-5.7 M/s per thread, 7.7 with the same code
 /// built with `-C llvm-args=-min-jump-table-entries=8`). Tests of two bits
 /// stay direct branches; `probe.rs`'s test `with_probe_maps_every_layout`
 /// checks the mapping.
@@ -93,7 +93,7 @@ pub(crate) use with_probe;
 /// 116 to 103 instructions per key, `insert_batch` from 144 to 130 and
 /// `par_insert` from 174 to 167 (1M keys, `k = 5`, a harness outside the
 /// repository). On an Intel Xeon (model 207), three alternating runs of
-/// `atomic-bloom bench` each way: `insert_batch` 26.9-27.0 M/s before and
+/// `atomic-bloom-harness bench` each way: `insert_batch` 26.9-27.0 M/s before and
 /// 27.7-28.0 after with 1M keys, 26.1-26.5 and 27.0-27.4 with 100M;
 /// `contains_batch` 125.0-128.8 and 129.9-130.7 with 1M, 87.2-91.6 and
 /// 87.5-97.2 with 100M.
@@ -213,7 +213,7 @@ impl Probe for StandardProbe {
 /// not in cache overlaps its miss only with the keys behind it in the
 /// core's window, and a shorter key leaves room for more of them.
 ///
-/// On AMD Zen 4, `atomic-bloom bench` (three alternating runs of each
+/// On AMD Zen 4, `atomic-bloom-harness bench` (three alternating runs of each
 /// binary, 1 thread; 1M keys gave k = 6 then):
 ///
 /// | row | loop | constant `k` |
@@ -241,7 +241,7 @@ impl Probe for StandardProbe {
 /// (1 thread, medians of 5 rounds, three alternating runs of a harness
 /// outside the repository). With k = 5 (1% since `Blocked` takes fewer
 /// hashes, `docs::sizing`) the Intel Xeon (model 207) made it again: four
-/// runs of `atomic-bloom bench` with the hint read duplicates at 100M at
+/// runs of `atomic-bloom-harness bench` with the hint read duplicates at 100M at
 /// 0.94-0.99x the query against 0.83-0.85 without, but new keys at 100M at
 /// 12.1-12.8 M/s against 14.1-14.6, and the 1M one-thread insert against
 /// the per-bit reference at 0.94-1.02 against 1.06-1.08. So the sets keep
@@ -461,7 +461,7 @@ fn block_insert(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 /// reach it (a query, a duplicate insert) stayed small enough for LLVM to
 /// inline; they are forced inline now (`AtomicBloom::insert_hash`), and
 /// the call cost the inserts that do reach it. Inlined, on AMD Zen 4
-/// (`atomic-bloom bench`, two runs of each binary, alternating), per-key
+/// (`atomic-bloom-harness bench`, two runs of each binary, alternating), per-key
 /// inserts of new keys went from 48.7-49.9 to 62.0-62.3 M/s with 1M keys
 /// on 1 thread and from 10.3-10.4 to 11.0 with 100M; `insert_batch` from
 /// 49.6-49.7 to 54.4 and 40.7-40.8 to 43.1-43.7; `par_insert` from

@@ -376,7 +376,7 @@ impl Locked for Sharded {
 pub const STR32_KEY_BYTES: usize = 32;
 
 /// String key `i` of the benchmarks (the criterion grid's `str32` rows and
-/// `atomic-bloom bench --string-keys`): a URL like a crawler's,
+/// `atomic-bloom-harness bench --string-keys`): a URL like a crawler's,
 /// `https://example.com/000000000042`, [`STR32_KEY_BYTES`] long for
 /// `i < 10^12`.
 pub fn str32_key(i: u64) -> String {
@@ -420,7 +420,7 @@ pub fn growable_peer(initial: usize, p: f64, r: f64) -> GrowableBloom {
 /// 16: one load 118.6 M/s against 94.7 (48 and 64: 112.9 and 117.6); one
 /// `fetch_or` 94.6 against 77.7 on one thread, 182.4 against 149.5 on two;
 /// four `fetch_or`s in a line, 32.6 either way on one thread, 63.1 and 63.3
-/// on two. `atomic-bloom bench` shows it too, in its 100M probe rows: three
+/// on two. `atomic-bloom-harness bench` shows it too, in its 100M probe rows: three
 /// runs each of the builds before and after this constant (not alternated,
 /// the same day) read the load probe at 105.2-109.6 M/s and 121.2-148.5,
 /// and the one-`fetch_or` probe at 78.3-82.3 and 90.9-101.0 on one thread.

@@ -1,18 +1,15 @@
 //! `atomic-bloom`: build, query, inspect and merge Bloom filter files from
-//! the shell, and run the library's demo and benchmark.
+//! the shell (the benchmark and the demo are `harness/`).
 //!
 //! Every failure prints one line, `atomic-bloom: error: ...`, and exits with
 //! status 2; `query` exits 0 when every key is present and 1 when some key
 //! is absent, like `grep`. Output to a reader that has gone (`| head`) ends
 //! a command quietly (`output::print_line`, and `query`'s own writer).
 
-mod bench;
 mod build;
-mod demo;
 mod filter_file;
 mod info;
 mod keys;
-mod load;
 mod merge;
 mod output;
 mod query;
@@ -56,10 +53,6 @@ enum Command {
     Info(info::Args),
     /// Merge compatible filter files into one: plain ones by union, counting ones by adding their counts.
     Merge(merge::Args),
-    /// Deduplicate 10M synthetic URLs on every core and report accuracy and speed.
-    Demo(demo::Args),
-    /// The headline benchmark: this filter against locks, fastbloom and hardware limits.
-    Bench(bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,8 +72,6 @@ fn main() -> ExitCode {
         Command::Query(args) => query::run(args),
         Command::Info(args) => info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => merge::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Demo(args) => demo::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Bench(args) => bench::run(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -46,7 +46,7 @@
 //! its fill limit, `1.44 i log2(1/r)` more than the first, and the newest
 //! may be up to `1 - 1/s` empty.
 //!
-//! Measured side by side (`atomic-bloom bench --growable`, AMD EPYC Zen 4,
+//! Measured side by side (`atomic-bloom-harness bench --growable`, AMD EPYC Zen 4,
 //! 2 vCPUs; Blocked, p = 1%, from 1000 keys, per-key calls, u64 keys):
 //! filling to 1M and 10M keys, the growable filter inserts at 0.14x and
 //! 0.40x the speed of an `AtomicBloom` pre-sized for the final count,

@@ -34,7 +34,7 @@
 //!   Throughput" (VLDB 2019), with two sectors of four words. Against
 //!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.4-1.5x faster and
 //!   answers queries at about the same speed (hits 1.00-1.07x, misses
-//!   0.96-1.06x, one cache miss either way; `atomic-bloom bench`, three
+//!   0.96-1.06x, one cache miss either way; `atomic-bloom-harness bench`, three
 //!   runs, in BENCHMARKS.md). It is not the default because queries do not
 //!   win; choose it for insert-heavy work.
 //!
@@ -57,7 +57,7 @@
 //!   10.1-10.5 to 14.4-15.1 with 100M (1 thread, each result used),
 //!   `par_insert` from 98.7-100.7 to 110.3-113.5 and from 65.5-79.5 to
 //!   90.6-97.9 M/s, and `Standard` inserts from 26.3-26.5 to 28.2-28.4
-//!   with 1M keys (three alternating runs of `atomic-bloom bench` each).
+//!   with 1M keys (three alternating runs of `atomic-bloom-harness bench` each).
 //!   Where the result was dropped, the compiler had already made the
 //!   `lock bts` a `lock or`: those rows did not move. The `lock cmpxchg`
 //!   loop, one per word, had cost a new-key insert 1.3-1.6x against the
@@ -76,7 +76,7 @@
 //! instructions, and the miss overlaps them. On AMD Zen 4 `Blocked`
 //! inserts of new keys went from 47.4-47.7 to 50.0-50.3 M/s with 1M keys on
 //! 1 thread, and from 13.0-13.7 to 14.9-21.0 with 100M keys on 2
-//! (`atomic-bloom bench`, best-of-three rows, two runs before and three
+//! (`atomic-bloom-harness bench`, best-of-three rows, two runs before and three
 //! after; BENCHMARKS.md has the ratios).
 //!
 //! The test is what keeps duplicates cheap, and it costs new keys little.
@@ -85,7 +85,7 @@
 //! one thread (ours 0.99-1.03x its speed with 1M keys, 1.02-1.04x with
 //! 100M) and 1.00-1.11x ours on two, but writes every duplicate's line, at
 //! 0.43-0.44x the speed of our query (0.60-0.63x with 100M keys), where
-//! our duplicates run at a query's speed (`atomic-bloom bench`, three
+//! our duplicates run at a query's speed (`atomic-bloom-harness bench`, three
 //! runs). The README's benchmark section has the current ratios.
 //!
 //! ## How a query reads

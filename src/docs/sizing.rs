@@ -136,7 +136,7 @@
 //! keys), across a run of equal sizes
 //! (`a_run_of_equal_sizes_does_not_stop_the_search`) and for targets no
 //! size reaches (`unreachable_targets_are_those_no_k_reaches`).
-//! `atomic-bloom bench` times it (the "sizing" lines): on an AMD EPYC
+//! `atomic-bloom-harness bench` times it (the "sizing" lines): on an AMD EPYC
 //! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a mean of
 //! 21.1-21.2 µs for `Blocked`, 9.5-9.6 µs for `Word` and 19.4-19.6 µs for
 //! `Sectorized` over three runs, at most 41.7-45.1 µs (100 keys at
@@ -176,7 +176,7 @@
 //! write one or two words whatever `k` is.
 //!
 //! On the Intel Xeon (model 207) of BENCHMARKS.md's "On a second Intel
-//! Xeon", four runs of `atomic-bloom bench` against four of the code that
+//! Xeon", four runs of `atomic-bloom-harness bench` against four of the code that
 //! took the fewest bits: per-key inserts of new keys with 1M keys ran at
 //! 26.8-27.4 M/s on one thread against 22.8-23.1 (1.35-1.36x fastbloom
 //! against 1.10-1.16), queries of present keys at 119.6-120.3 against

@@ -667,22 +667,3 @@ fn output_to_a_closed_pipe_or_a_full_device() {
         }
     }
 }
-
-#[test]
-fn demo_runs_on_a_small_workload() {
-    let out = run(&["demo", "--urls", "200000", "--distinct", "100000"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = stdout(&out);
-    assert!(text.contains("false-positive rate"), "{text}");
-    assert!(text.contains("behind a Mutex"), "{text}");
-    // No requests is refused; pages past the memory are an error, not an
-    // abort.
-    let out = run(&["demo", "--urls", "0"]);
-    assert_eq!(out.status.code(), Some(2));
-    let out = run(&["demo", "--urls", "10", "--distinct", &u64::MAX.to_string()]);
-    assert_fails(&out, "cannot allocate");
-}

@@ -81,7 +81,7 @@ mod growable;
 mod strings;
 
 use crate::load::{MAX_OTHERS_SHARE, Sample};
-use crate::output::say;
+use crate::say;
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{
     self, Locked, MutexFilter, PerBitBlocked, PlainBlocked, Probe, RwLockFilter, Sharded,

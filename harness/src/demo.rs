@@ -5,7 +5,7 @@
 //! seen against the target, and the throughput against the same work behind
 //! a `Mutex`.
 
-use crate::output::say;
+use crate::say;
 use anyhow::{Context, Result};
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{MutexFilter, PlainBlocked, mix};
@@ -100,11 +100,11 @@ pub fn run(args: Args) -> Result<()> {
         filter.num_hashes()
     );
 
-    let bar = crate::keys::progress(None, "deduplicating");
+    let bar = spinner("deduplicating");
     let (new, secs) = dedup(urls, distinct, &bar, |url| filter.insert(url));
     bar.finish_and_clear();
     let mutex = MutexFilter::new(PlainBlocked::new(truly_distinct.max(1), args.fpp));
-    let bar = crate::keys::progress(None, "same work behind a Mutex");
+    let bar = spinner("same work behind a Mutex");
     let (_, mutex_secs) = dedup(urls, distinct, &bar, |url| {
         mutex.lock().is_ok_and(|mut f| f.insert(url))
     });
@@ -140,4 +140,11 @@ pub fn run(args: Args) -> Result<()> {
         }
     );
     Ok(())
+}
+
+/// A spinner on stderr, drawn only when stderr is a terminal.
+fn spinner(what: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    bar.set_message(what.to_string());
+    bar
 }

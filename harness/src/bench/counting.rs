@@ -16,7 +16,7 @@
 //! quotients of rows.
 
 use super::{FPP, Ratio, Session, Table, Work, paired, ratio, two_threads};
-use crate::output::say;
+use crate::say;
 use atomic_bloom::{AtomicBloom, Layout};
 use baselines::{MutexCounting, PlainCounting};
 

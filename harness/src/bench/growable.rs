@@ -16,7 +16,7 @@
 //! the rest are quotients of rows.
 
 use super::{ABSENT, FPP, Ratio, Session, Table, Work, paired, ratio, two_threads};
-use crate::output::say;
+use crate::say;
 use atomic_bloom::{AtomicBloom, AtomicGrowableBloom, Layout};
 use baselines::{GrowableBloom, RwLockGrowable, growable_peer};
 use std::sync::RwLock;
