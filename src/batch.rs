@@ -11,12 +11,10 @@
 //! window keeps the distance constant and works on any iterator.)
 //!
 //! In cache there is no miss to hide, and the window costs a few
-//! instructions per key: on AMD Zen 4, a loop of per-key `insert`s of new
-//! keys ran 1.15-1.21x as fast as `insert_batch` into filters of 0.3-0.6
-//! MB, 1.07-1.10x at 1.2 MB and level at 2.4 MB; from 4.8 MB the batch
-//! wins, 3.3x at 19 MB (1 thread, best of 3-5 rounds, runs of a harness
-//! outside the repository). The batch methods keep one path for every
-//! size rather than guess the cache's.
+//! instructions for each key: a loop of per-key `insert`s beats
+//! `insert_batch` on filters of a megabyte or so, and the batch wins by
+//! more and more from a few megabytes on (BENCHMARKS.md). The batch methods
+//! keep one path for every size rather than guess the cache's.
 //!
 //! Results are exactly those of per-key calls in the same order: each key
 //! goes through the same `insert_hash` or `contains_hash`, so a key repeated
@@ -36,25 +34,12 @@ use std::marker::PhantomData;
 
 /// Keys between a key's prefetch and its operation in the plain filter's
 /// batches. The lead a line gets is this times the time a key takes, and
-/// a `Blocked` query takes 9-13 ns once its line is cached: 16 keys
-/// ahead, as this was, it led its line by only 150-210 ns, which the DRAM
-/// miss of a large filter can outlast. Twice the keys restore the lead.
-/// On an Intel Xeon (model 207, 2.3 GHz), three alternating runs of
-/// `atomic-bloom-harness bench` with queries at 16 and at 32 gave, on 100M keys,
-/// `contains_batch` 68.1-69.5 M/s at 16 and 76.6-77.4 at 32, and
-/// `par_contains` 110.3-111.9 and 113.2-118.5; in cache (1M keys), where
-/// there is no miss to hide, `contains_batch` 107.9-109.1 and 108.5-108.6,
-/// and `par_contains` 169.1-170.7 and 166.5-169.3. Inserts gain as far as
-/// their keys are short: `insert_hash_batch` of 4M new keys into 100M
-/// keys' filters (medians of 7 alternating rounds at 16 and 32, three runs
-/// of a harness outside the repository) went from 39.9-49.9 to 47.2-51.6
-/// M/s for `Sectorized` (two locked writes a key) and from 50.9-62.6 to
-/// 52.1-68.2 for `Word` (one), while `Blocked` (six) read 18.3-21.3 and
-/// 19.6-20.7. With 1M keys, in cache, the same harness timing both
-/// distances within each round read ratios of 0.95-1.06 (32 over 16,
-/// medians over 9 rounds, `Blocked` and `Word`, inserts and queries, 1 and
-/// 2 threads, two runs). On AMD Zen 4, 24, 32 and 64 were no faster than
-/// 16 for `insert_batch` or `contains_batch` on 100M keys.
+/// a cached `Blocked` query is quick: 16 keys ahead, a line's lead can be
+/// shorter than the DRAM miss of a large filter. Twice the keys restore
+/// it. Queries of large filters gained on Intel, and inserts as far as
+/// their keys are short (`Word`, `Sectorized`); in cache, and on AMD, the
+/// two distances measured level (`cargo run --release -p
+/// atomic-bloom-harness -- bench`; BENCHMARKS.md has the runs).
 pub(crate) const PREFETCH_DISTANCE: usize = 32;
 
 /// What a pipeline does to each key of a plain filter.
@@ -76,7 +61,7 @@ impl Op {
     /// (`hints.rs`), so the choice for queries rests on the reasoning alone.)
     // Inlined, so that a query's prefetch is known to be a read where the
     // stage is built: called, its result was a value the pipeline tested
-    // per key (4 instructions per key of `contains_batch`, callgrind).
+    // for every key.
     #[inline]
     fn access(self) -> Access {
         match self {
@@ -123,8 +108,8 @@ impl<'a, S, P: Probe> BloomStage<'a, S, P> {
 
     /// The probe of the key with hash `hash`. It is derived again when the
     /// key's turn comes rather than queued: a hash is 8 bytes and a probe
-    /// 24, and queueing probes cost more instructions per key under
-    /// callgrind than deriving them twice (a multiply for the line).
+    /// 24, and queueing probes took more instructions than deriving them
+    /// twice (a multiply for the line).
     #[inline(always)]
     fn probe(&self, hash: u64) -> P {
         P::new(&self.filter.sizing(), hash)
@@ -170,11 +155,9 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
     /// Prefetches `hash`'s lines and queues it; returns the result for the
     /// hash pushed `D` pushes ago, if any.
     // Always inlined: it holds the probe, and LLVM kept it out of line, a
-    // call per key, in the Python extension's bulk calls. Inlined there,
-    // `add_many` of 1M `str` keys went from 27.0-27.3 to 28.1-28.7 M/s and
-    // `contains_many` from 30.1-31.5 to 33.0-33.4 (AMD Zen 4, three
-    // alternating runs of scripts outside the repository); the Rust batch
-    // paths, where it was already inlined, did not move.
+    // call per key, in the Python extension's bulk calls (`python
+    // python/bench/peers.py` measures them); the Rust batch paths inlined
+    // it already.
     #[cfg(feature = "rayon")]
     #[inline(always)]
     pub(crate) fn push(&mut self, hash: u64) -> Option<bool> {
@@ -199,14 +182,7 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
     // the stage. Out of line, LLVM could not tell that the pipeline's
     // stores (the window, the results) leave the filter alone, so it
     // loaded the array's address, the sizing and the op again for every
-    // key. Inlined they stay in registers: by callgrind, `contains_batch`
-    // went from 130 to 116 instructions per key and `insert_batch` from
-    // 152 to 144 (1M keys, `k = 5`, a harness outside the repository). On
-    // an Intel Xeon (model 207), three alternating runs of `atomic-bloom-harness
-    // bench` each way: `contains_batch` 115.0-115.6 M/s before, 124.7-126.2
-    // after with 1M keys, and 80.2-83.6 before, 91.0-96.2 after with 100M;
-    // `par_contains` (which calls it) 171-177 before, 188-190 after and
-    // 122-128 before, 128-135 after; the inserts within 1%.
+    // key. Inlined they stay in registers.
     #[inline(always)]
     pub(crate) fn count(self, hashes: impl IntoIterator<Item = u64>) -> usize {
         let mut hits = 0;
@@ -233,19 +209,9 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
     // of whether the window is full yet or of where it wraps, and a
     // round's results go to the caller together: one `extend_from_slice`
     // per round instead of a `Vec::push` per key, whose length and capacity
-    // LLVM kept in memory. By callgrind (1M keys, `k = 5`, a harness
-    // outside the repository), `contains_batch` went from 100 to 88
-    // instructions per key, `par_contains` from 128 to 113 and the counting
-    // filter's `contains_batch` from 258 to 249; `insert_batch` from 130 to
-    // 129. On an Intel Xeon (model 207), three alternating runs of that
-    // harness: `contains_batch` 133.3-134.6 M/s before and 144.9-147.8
-    // after with 1M keys, 81.0-81.3 and 83.4-85.1 with 100M; `insert_batch`
-    // 27.8-28.0 and 27.8-27.9 with 1M keys, 27.0-27.2 and 26.7-27.1 with
-    // 100M. Issuing a round's prefetches together and then operating on
-    // the round before took 90 instructions a key, but `contains_batch`
-    // with 100M keys ran at 67.3-69.2 M/s against 77.5-81.5 for the code
-    // before, and `insert_batch` at 22.8-23.0 against 27.1 (three
-    // alternating runs of the same harness): the prefetches came in bursts.
+    // LLVM kept in memory. Issuing a round's prefetches together and then
+    // operating on the round before took fewer instructions still, but ran
+    // slower on large filters: the prefetches came in bursts.
     #[inline(always)]
     fn for_each_round(self, hashes: impl IntoIterator<Item = u64>, mut f: impl FnMut(&[bool])) {
         debug_assert_eq!(self.pushed, 0, "a round starts at slot 0");

@@ -243,23 +243,15 @@ impl BitArray {
     ///
     /// Setting every bit rather than only those the test found clear keeps
     /// the second loop's trip count fixed: looping over the clear ones ends
-    /// on a branch that mispredicts about once per key, and `Standard`
-    /// inserts of new keys ran at 19.6-19.7 M/s that way against 22.4-22.5
-    /// with 1M keys, and 3.8-3.9 against 4.0-4.1 with 2M keys into a 100M
-    /// filter (AMD Zen 4, 1 thread, best of 5 and 3 rounds, three
-    /// alternating runs, by a harness outside the repository).
+    /// on a branch that mispredicts about once per key, which measured
+    /// slower for `Standard` inserts of new keys in and out of cache.
     ///
     /// The test keeps the bits it computed for the sets, up to
     /// [`KEPT_BITS`] of them; beyond that (`k` over 16, rates below about
     /// 1e-5) the sets ask `bit` again. A `Standard` bit costs about twenty
     /// instructions (`src/layout.rs`), and asking twice made a new key's
-    /// insert that much longer: kept, new keys went from 22.2-22.4 to
-    /// 26.1-26.2 M/s with 1M keys and from 4.2-4.3 to 4.3-4.4 with 2M keys
-    /// into a 100M filter, duplicates unchanged (35.7-36.4 M/s and
-    /// 6.4-6.6; three alternating runs of a harness outside the
-    /// repository, same machine). An array of 64, zeroed whatever `k`,
-    /// had cost duplicates 15-30% at 100M keys (4.1-4.2 M/s against
-    /// 5.1-6.0, when those ran at that speed).
+    /// insert that much longer, duplicates unchanged. An array of 64,
+    /// zeroed whatever `k`, cost duplicates at 100M keys the zeroing.
     #[inline]
     pub(crate) fn set_bits(&self, count: u32, bit: impl Fn(u32) -> u64) -> bool {
         // Every bit tested, without a branch per bit, whose outcome is a
@@ -432,11 +424,9 @@ impl LineWriter<'_> {
 /// `& 63` is needed. The test before the set shifts its word by the same
 /// offset, which x86-64's `shr` masks too: with the mask written `1 <<
 /// (bit & 63)`, LLVM computed that `& 63` once for both and kept it live
-/// across the test's branch, five instructions per `Blocked` insert at
-/// `k = 5`, present key or not: 116 per new key against 111 now, with
-/// queries at 69 either way (callgrind, as `examples/insert_loop.rs` and
-/// `examples/query_loop.rs` say), and 94 per duplicate against 89 (a
-/// harness outside the repository, 1M keys).
+/// across the test's branch, an instruction per bit of every `Blocked`
+/// insert, present key or not (`examples/insert_loop.rs` says how to count
+/// them).
 #[inline(always)]
 fn set_bit(word: &AtomicU64, bit: u32) {
     fetch_or(word, 1u64.rotate_left(bit));

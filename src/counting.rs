@@ -392,22 +392,18 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     ///
     /// Each counter's lane joins the word it lies in, found by a scan of
     /// the words seen so far, so a counter two probes share comes once.
-    /// The counters used to be sorted to bring a word's lanes together,
-    /// in an array of `MAX_HASHES` zeroed by a `memset` call per key: on an
-    /// Intel Xeon (model 207), 1M keys, `k` = 5, per-key inserts ran at
-    /// 12.3-13.0 M/s that way and 17.3-17.7 this way, removes at 11.9-13.0
-    /// and 16.8-17.1, `insert_batch` at 12.0 and 16.7-17.2 (three
-    /// alternating runs of a harness outside the repository); callgrind
-    /// counts 450 instructions per insert against 570.
+    /// Sorting the counters to bring a word's lanes together needed an
+    /// array of `MAX_HASHES` zeroed by a `memset` call per key, and measured
+    /// slower for every update (`cargo run --release -p
+    /// atomic-bloom-harness -- bench --counting`; BENCHMARKS.md, "The
+    /// counting filter").
     #[inline(always)]
     fn for_each_word_within<const N: usize>(&self, hash: u64, mut f: impl FnMut(usize, u64)) {
         let (mut words, mut lanes) = ([0u64; N], [0u64; N]);
         let mut len = 0;
         // Asked per key, where `hints.rs` advises keeping it for a loop: in
-        // a per-key update the check is lost in the compare-and-swaps. With
-        // one check per key, inserts ran at 11.9-12.6 M/s with 1M keys and
-        // 4.3-4.6 with 100M; with three, 12.4-13.2 and 4.4-4.5 (1 thread,
-        // three alternating runs of a harness outside the repository).
+        // a per-key update the check is lost in the compare-and-swaps (one
+        // check per key or three measured alike).
         let access = Access::write();
         with_sized_probe!(self.sizing, P => P::new(&self.sizing, hash).bits(|counter| {
             let word = counter / COUNTERS_PER_WORD;
@@ -415,10 +411,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
             // instructions, which take their lines one after another, so a
             // key's counters in several lines (a Blocked key's 512 counters
             // span four) would wait for each miss in turn. Per-key inserts
-            // and removes at 100M keys measured 1.2x with it (`cargo bench
-            // --bench throughput -- counting/100M/u64/insert-then-remove/1t`:
-            // 2.26 against 1.85 Melem/s, when the write hint still compiled
-            // to a read prefetch, PREFETCHT0: see `hints.rs`).
+            // and removes at 100M keys measured faster with it (`cargo bench
+            // --bench throughput -- counting/100M/u64/insert-then-remove/1t`).
             self.counters.prefetch(word as usize, access);
             let lane = 1 << (4 * (counter % COUNTERS_PER_WORD));
             match words[..len].iter().position(|&seen| seen == word) {

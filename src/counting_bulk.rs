@@ -17,10 +17,8 @@ use std::hash::{BuildHasher, Hash};
 /// Keys between a key's prefetch and its operation in the counting
 /// filter's batches, measured on its own rather than taken from the plain
 /// filter's `PREFETCH_DISTANCE`: a counting key takes longer, so fewer
-/// keys give its lines the same lead. A query takes about 45 ns a key on
-/// 100M keys, and on an Intel Xeon (model 207, 2.3 GHz) `contains_batch`
-/// ran no faster at 32: 20.9-22.0 M/s against 22.7-22.9 at 16 (two
-/// alternating runs of `atomic-bloom-harness bench --counting`).
+/// keys give its lines the same lead; twice as many ran no faster
+/// (`cargo run --release -p atomic-bloom-harness -- bench --counting`).
 const COUNTING_PREFETCH_DISTANCE: usize = 16;
 
 /// What a pipeline does to each key of a counting filter.

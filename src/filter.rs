@@ -501,9 +501,8 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     // Always inlined, as `contains_hash` is (which says why): out of line,
-    // `Sectorized` inserts of new keys ran at 74-77 M/s with 1M keys on 1
-    // thread and duplicate `Blocked` inserts at 114-115, inlined 89-90 and
-    // 124-126 (AMD Zen 4, `atomic-bloom-harness bench`, three runs each way).
+    // in-cache inserts measured slower, new keys and duplicates alike
+    // (`cargo run --release -p atomic-bloom-harness -- bench`).
     #[inline(always)]
     pub fn insert_hash(&self, hash: u64) -> bool {
         with_probe!(self.sizing.layout(), P => {
@@ -530,10 +529,8 @@ impl<S> AtomicBloom<S> {
     /// ```
     // Always inlined: it holds every layout's probe, and LLVM kept it out
     // of line in callers' loops, where the call and its register saves
-    // are a good part of a query whose line is in cache. With 1M keys on 1
-    // thread, queries ran at 104 M/s (hits) and 98-99 (misses) out of line,
-    // 113-114 and 117-119 inlined (AMD Zen 4, `atomic-bloom-harness bench`, three
-    // runs each way).
+    // are a good part of a query whose line is in cache (`cargo run
+    // --release -p atomic-bloom-harness -- bench`, hits and misses at 1M).
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).contains(&self.bits))

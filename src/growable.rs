@@ -376,10 +376,7 @@ impl<S> SubFilter<S> {
     fn insert_hash(&self, hash: u64) -> bool {
         // `AtomicBloom::insert_hash` prefetches the line again, after
         // `prefetch_hash` asked for every sub-filter's: an insert that
-        // skipped it ran no faster (7.6-7.8 against 7.8-7.9 M/s filling
-        // from 1000 to 1M keys, 3.5-3.6 against 3.4-3.6 to 10M; 1 thread,
-        // three alternating runs of a harness outside the repository), so
-        // there is one insert path.
+        // skipped it ran no faster, so there is one insert path.
         let new = self.filter.insert_hash(hash);
         if new {
             #[cfg(loom)]
@@ -584,11 +581,8 @@ impl<S> AtomicGrowableBloom<S> {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         // Each half loads the newest pointer, as `insert_hash`'s do: a
-        // version that loaded it once and passed it on read per-key queries
-        // at 4.9-6.1 M/s against 6.1-6.3 and inserts at 4.9-6.6 against
-        // 5.7-6.4 (a filter of 5 sub-filters on an Intel Xeon, model 207;
-        // three alternating runs of a harness outside the repository, one
-        // in a slow spell), so the simpler form stays.
+        // version that loaded it once and passed it on ran no faster, so
+        // the simpler form stays.
         self.prefetch_hash(hash);
         self.contains_hash_prefetched(hash)
     }
@@ -608,11 +602,8 @@ impl<S> AtomicGrowableBloom<S> {
 
     /// [`contains_hash`](Self::contains_hash) once the key's lines have
     /// been asked for ([`prefetch_hash`](Self::prefetch_hash)). A batch
-    /// asks for them ahead; asking again as its turn came cost its queries
-    /// 5-8% (2M queries of a filter of 5 sub-filters on an Intel Xeon,
-    /// model 207: 13.3-13.5 M/s against 14.2-14.5 for hits, 12.8-12.9
-    /// against 13.4-13.6 for misses; three alternating runs of a harness
-    /// outside the repository).
+    /// asks for them ahead; asking again as its turn came measured slower,
+    /// hits and misses alike.
     #[inline]
     pub(crate) fn contains_hash_prefetched(&self, hash: u64) -> bool {
         self.chain

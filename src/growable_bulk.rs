@@ -23,14 +23,10 @@ use std::sync::OnceLock;
 /// Keys between a key's prefetch and its operation in the growable
 /// filter's batches. A key asks for a line per sub-filter, so fewer keys
 /// than the plain filter's `PREFETCH_DISTANCE` keep as many lines in
-/// flight. On an Intel Xeon (model 207), by a harness outside the
-/// repository: `contains_batch` of 2M present keys against a filter grown
-/// from 1M to 30M keys (5 sub-filters) read 14.5-14.8 M/s at 8 keys ahead
-/// (four runs), 14.8 at 16 (and 11.6 in a slow spell), 13.2-14.6 at 32
-/// (five) and 15.2 at 4 (two);
-/// against one grown from 1000 to 10M keys (14 sub-filters), two runs read
-/// hits at 1.64-1.70x a loop of `contains` at 8, 1.33-1.59x at 16 and
-/// 1.39-1.70x at 4, and misses at 1.37x, 1.28-1.30x and 1.21-1.37x.
+/// flight. Of 4, 8, 16 and 32, 8 read the most queries at 5 and at 14
+/// sub-filters, hits and misses (`cargo run --release -p
+/// atomic-bloom-harness -- bench --growable` compares the batch with a
+/// loop of `contains`).
 const GROWABLE_PREFETCH_DISTANCE: usize = 8;
 
 /// A growable filter's queries.

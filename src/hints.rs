@@ -21,11 +21,9 @@
 //! ([`Access`]), so that threads querying a shared filter in cache keep
 //! their copies. Prefetching for writing is PREFETCHW, which takes the line
 //! exclusive at once where a load would fetch it shared and the `fetch_or`
-//! would then have to take it from the other cores a second time. On AMD
-//! Zen 4 with 1M keys, `par_insert` on 2 threads against fastbloom's
-//! inserts went from 1.18-1.20 with the read prefetch the code issued
-//! before (the `x86` module below says why it was a read prefetch) to
-//! 1.34-1.37 (`atomic-bloom-harness bench`; BENCHMARKS.md, "On AMD Zen 4"). A
+//! would then have to take it from the other cores a second time: two
+//! threads' `par_insert` gained from it (`cargo run --release -p
+//! atomic-bloom-harness -- bench`; BENCHMARKS.md has the runs). A
 //! single insert prefetches for reading: it cannot know yet whether the key
 //! is present, and a present key's line should stay shared.
 //!
@@ -66,9 +64,8 @@ impl Access {
     /// `fetch_or` it: fetch it in the exclusive state, which takes it from
     /// every other core's cache (PREFETCHW; a read prefetch on CPUs
     /// without it). The CPU is asked once per process, but a loop should
-    /// still keep the value rather than call this per key: the check cost
-    /// batched inserts 7% (`insert_batch`, 1 thread, 1M and 100M keys,
-    /// timed by a harness outside the repository).
+    /// still keep the value rather than call this per key: the check is
+    /// measurable in batched inserts.
     pub fn write() -> Access {
         Access {
             exclusive: cpu_has_prefetchw(),

@@ -49,11 +49,10 @@ use crate::sizing::Sizing;
 ///
 /// The choice is two tests of the layout's id, not a `match`: LLVM lowers a
 /// `match` of four layouts to a jump table, an indirect jump per key, which
-/// cost `Blocked` inserts of new keys 1.4x with 100M keys on AMD Zen 4
-/// (`atomic-bloom-harness bench`: 5.0-5.7 M/s per thread, 7.7 with the same code
-/// built with `-C llvm-args=-min-jump-table-entries=8`). Tests of two bits
-/// stay direct branches; `probe.rs`'s test `with_probe_maps_every_layout`
-/// checks the mapping.
+/// slowed `Blocked` inserts of new keys at 100M keys (compare a build with
+/// `-C llvm-args=-min-jump-table-entries=8` under `cargo run --release -p
+/// atomic-bloom-harness -- bench`). Tests of two bits stay direct branches;
+/// `probe.rs`'s test `with_probe_maps_every_layout` checks the mapping.
 macro_rules! with_probe {
     ($layout:expr, $P:ident => $body:expr) => {{
         let layout: $crate::layout::Layout = $layout;
@@ -83,25 +82,16 @@ pub(crate) use with_probe;
 /// [`DEFAULT_RATE_KS`] it is a probe whose `k` is that constant, so that
 /// nothing asks which `k` it is per key. For code that chooses once for
 /// many keys (the batches), or whose calls cost far more than the choice
-/// (the counting filter's, each a loop of compare-and-swaps: with `k` a
-/// constant its insert took 570 instructions per key against 609 and its
-/// query 144 against 158, callgrind as below).
+/// (the counting filter's, each a loop of compare-and-swaps).
 ///
-/// In a batch loop, `with_probe!`'s probe asking per key cost more than
-/// its two compares: with `k` a constant LLVM compiled the loop without
-/// the other `k`'s code in it, and by callgrind `contains_batch` went from
-/// 116 to 103 instructions per key, `insert_batch` from 144 to 130 and
-/// `par_insert` from 174 to 167 (1M keys, `k = 5`, a harness outside the
-/// repository). On an Intel Xeon (model 207), three alternating runs of
-/// `atomic-bloom-harness bench` each way: `insert_batch` 26.9-27.0 M/s before and
-/// 27.7-28.0 after with 1M keys, 26.1-26.5 and 27.0-27.4 with 100M;
-/// `contains_batch` 125.0-128.8 and 129.9-130.7 with 1M, 87.2-91.6 and
-/// 87.5-97.2 with 100M.
-///
-/// The plain filter's per-key calls keep `with_probe!`: inlined into a
-/// caller's loop, a per-key insert made by this macro took 124
-/// instructions per new key against 109 and 102 per present key against
-/// 89 (callgrind, the same harness), its queries 70 against 69.
+/// In a batch loop, `with_probe!`'s probe asking per key costs more than
+/// its two compares: with `k` a constant LLVM compiles the loop without
+/// the other `k`'s code in it, fewer instructions for each key of every
+/// batch call. The plain filter's per-key calls keep `with_probe!`:
+/// inlined into a caller's loop, a per-key call made by this macro takes
+/// more, the other `k`'s code and all. `examples/insert_loop.rs` and
+/// `examples/query_loop.rs` say how to count them (BENCHMARKS.md has the
+/// counts).
 macro_rules! with_sized_probe {
     ($sizing:expr, $P:ident => $body:expr) => {{
         let sizing: $crate::sizing::Sizing = $sizing;
@@ -141,10 +131,8 @@ pub(crate) trait Probe: Copy {
     /// Calls `f` with the index of each of the key's bits in the whole
     /// array (`0..m`; a bit two probes share may come twice): what the
     /// counting filter keeps a counter for. Every layout's is always
-    /// inlined: called, it cost a counting insert 674 instructions per key
-    /// against 609 inlined and a counting `contains_batch` 322 against 287
-    /// (callgrind, 1M keys, `Blocked` at `k = 5`, a harness outside the
-    /// repository).
+    /// inlined: called, it costs every counting insert and query a call
+    /// and the spills around it.
     fn bits(&self, f: impl FnMut(u64));
 }
 
@@ -213,45 +201,18 @@ impl Probe for StandardProbe {
 /// not in cache overlaps its miss only with the keys behind it in the
 /// core's window, and a shorter key leaves room for more of them.
 ///
-/// On AMD Zen 4, `atomic-bloom-harness bench` (three alternating runs of each
-/// binary, 1 thread; 1M keys gave k = 6 then):
-///
-/// | row | loop | constant `k` |
-/// |---|---|---|
-/// | per-key insert of new keys, 100M | 10.4-10.7 M/s | 13.8-14.8 |
-/// | per-key insert of new keys, 1M | 61.6-62.1 | 64.6-65.7 |
-/// | `insert_batch`, 100M | 44.8-46.2 | 49.8-50.5 |
-/// | `contains` of present keys, 100M | 16.4-16.5 | 19.8-19.9 |
-/// | `contains` of present keys, 1M | 110.9-111.1 | 120.2-123.5 |
-/// | insert of present keys, 100M | 16.4-16.8 | 15.4-16.2 |
-/// | insert of present keys, 1M | 123.5-124.7 | 116.7-117.3 |
-///
-/// (One run of the new binary, disturbed at 1M, is left out of the 1M rows:
-/// 87.7 and 76.4 there.) The insert of a present key lost 5%: LLVM keeps
-/// the bit offsets the test computed for the sets that follow, and stores
-/// five of them to the stack before the test's branch. Letting the sets
-/// recompute them (a test with constant `k` and sets with the loop, or
-/// the sets' hash hidden behind `black_box`) gave present keys 20.6 M/s at
-/// 100M but new keys only 10.8-11.1 (a harness outside the repository):
-/// the new-key insert, the call services make most, keeps the gain. An
-/// Intel Xeon makes the same trade: with the sets' hash behind
-/// `black_box`, new keys at 100M went from 12.2-12.5 to 10.1-11.1 M/s
-/// while present keys went from 17.7-18.6 to 17.6-20.4; at 1M, new keys
-/// from 34.4-34.7 to 34.9-35.7 and present keys from 132-134 to 141-145
-/// (1 thread, medians of 5 rounds, three alternating runs of a harness
-/// outside the repository). With k = 5 (1% since `Blocked` takes fewer
-/// hashes, `docs::sizing`) the Intel Xeon (model 207) made it again: four
-/// runs of `atomic-bloom-harness bench` with the hint read duplicates at 100M at
-/// 0.94-0.99x the query against 0.83-0.85 without, but new keys at 100M at
-/// 12.1-12.8 M/s against 14.1-14.6, and the 1M one-thread insert against
-/// the per-bit reference at 0.94-1.02 against 1.06-1.08. So the sets keep
-/// the test's offsets.
-///
-/// With 10K keys (k = 7 then), queries went from 133-139 to 155-160 M/s (the
-/// harness). Any other `k` runs the loop as before, measured at the same
-/// speed with 1M keys at p = 0.1% (k = 9). A `match` of every `k` up to 16
-/// (a jump table) kept the insert's gain but lost the query's: LLVM merged
-/// the copies' common tails and spilled registers.
+/// Constant `k` speeds up new-key inserts and queries of present keys,
+/// most at 100M keys, where a shorter key leaves room for more misses in
+/// flight (`cargo run --release -p atomic-bloom-harness -- bench`; the runs
+/// are in BENCHMARKS.md). The insert of a present key pays a little for
+/// it: LLVM keeps the bit offsets the test computed for the sets that
+/// follow, and stores some of them to the stack before the test's branch.
+/// Letting the sets recompute them instead (behind an optimisation
+/// barrier) won back duplicates but cost new keys more, on AMD and Intel
+/// alike, and the new-key insert is the call services make most: so the
+/// sets keep the test's offsets. Any other `k` runs the loop. A `match` of
+/// every `k` up to 16 (a jump table) kept the insert's gain but lost the
+/// query's: LLVM merged the copies' common tails and spilled registers.
 pub(crate) const DEFAULT_RATE_KS: [u32; 2] = [5, 7];
 
 /// `Blocked`: `k` bits in line `line`, their offsets re-derived from the
@@ -457,18 +418,9 @@ fn block_insert(bits: &BitArray, line: usize, hash: u64, k: u32) -> bool {
 
 /// The `Blocked` insert of a key with a bit missing.
 ///
-/// Always inlined. It was kept out of line so that the paths that do not
-/// reach it (a query, a duplicate insert) stayed small enough for LLVM to
-/// inline; they are forced inline now (`AtomicBloom::insert_hash`), and
-/// the call cost the inserts that do reach it. Inlined, on AMD Zen 4
-/// (`atomic-bloom-harness bench`, two runs of each binary, alternating), per-key
-/// inserts of new keys went from 48.7-49.9 to 62.0-62.3 M/s with 1M keys
-/// on 1 thread and from 10.3-10.4 to 11.0 with 100M; `insert_batch` from
-/// 49.6-49.7 to 54.4 and 40.7-40.8 to 43.1-43.7; `par_insert` from
-/// 86.0-86.2 to 94.8-95.2 and 71.8-75.4 to 80.5-80.8. Queries and
-/// duplicate inserts did not move, but `Standard` duplicates, whose code
-/// shares the inlined dispatch, went from 35.6 to 33.7-34.1 M/s with 1M
-/// keys (a harness outside the repository, three alternating runs).
+/// Always inlined. The paths that do not reach it (a query, a duplicate
+/// insert) are forced inline themselves (`AtomicBloom::insert_hash`), so a
+/// call here would only cost the inserts that do reach it: every new key.
 #[inline(always)]
 fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) {
     let line = bits.line_writer(line);
@@ -476,9 +428,8 @@ fn set_block(bits: &BitArray, line: usize, hash: u64, k: u32) {
 }
 
 /// The `Standard` insert of a key with a bit missing: out of line, which
-/// keeps the inlined per-key calls smaller. Inlining it changed nothing
-/// measurable (new keys at 4.2-4.4 M/s either way with 100M keys, 25.6-26.2
-/// with 1M; three alternating runs of a harness outside the repository).
+/// keeps the inlined per-key calls smaller; inlining it measured no faster
+/// (`cargo run --release -p atomic-bloom-harness -- bench`).
 #[inline(never)]
 fn set_standard(bits: &BitArray, hash: u64, num_bits: u64, k: u32) -> bool {
     bits.set_bits(k, |i| standard_bit(hash, i, num_bits))

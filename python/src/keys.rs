@@ -188,11 +188,9 @@ pub fn hash_now<S: BuildHasher>(object: Bound<'_, PyAny>, hasher: &S) -> PyResul
 /// shorter ones before.
 ///
 /// Hashing a short key costs a few nanoseconds, less than keeping a
-/// reference to it across the release and dropping that afterwards
-/// (measured on 1M 31-byte `str` keys: 14.5 ns per key to iterate and hash
-/// with the GIL held, 32 ns to take references, hash without the GIL and
-/// drop them). A long key's hash costs more than its reference, so it runs
-/// where other Python threads can run beside it.
+/// reference to it across the release and dropping that afterwards (about
+/// twice as long for 31-byte `str` keys). A long key's hash costs more than
+/// its reference, so it runs where other Python threads can run beside it.
 pub const DEFERRED_KEY_BYTES: usize = 256;
 
 /// One chunk of a bulk call's keys, as hashes: short keys hashed while the
@@ -221,10 +219,8 @@ impl HashChunk {
     }
 
     /// Adds `object`'s key, hashed now if it is short.
-    // Always inlined: LLVM kept it out of line, a call per key. Inlined,
-    // `add_many` of 1M `str` keys went from 28.0-28.8 to 29.3-29.8 M/s and
-    // `contains_many` from 33.1-33.4 to 34.5-34.8 (AMD Zen 4, three
-    // alternating runs of scripts outside the repository).
+    // Always inlined: LLVM kept it out of line, a call per key, in the
+    // bulk calls `python python/bench/peers.py` measures.
     #[inline(always)]
     fn push<S: BuildHasher>(&mut self, object: Bound<'_, PyAny>, hasher: &S) -> PyResult<()> {
         // The common key, an exact `str`, is type-tested and read once.
@@ -411,10 +407,7 @@ enum ReadAs {
     Buffer,
     /// A pandas `Series` or `Index` whose `to_numpy()` holds the values its
     /// iteration gives: read through that array. (Its own iteration makes
-    /// each value anew in Python: an `add_many` of 1M `int64` values took
-    /// 97 ms so and 33 through the array, of 1M `str` 85 and 49, of 1M
-    /// pyarrow-backed strings 464 and 121; pandas 2.3, the Intel Xeon, one
-    /// run of a script outside the repository.)
+    /// each value anew in Python, two to four times slower.)
     ///
     /// Those are the NumPy dtypes of integers and of objects, and pandas'
     /// string dtype, whose array holds its strings and missing values as
@@ -428,9 +421,8 @@ enum ReadAs {
     /// values (or a dictionary encoding of them): its keys are its values,
     /// as `to_pylist()` gives them.
     /// Iterating it gives pyarrow scalars, which are not keys (only integer
-    /// ones convert, by `__index__`: 251 ms for an `add_many` of 1M
-    /// `int64`, against 32 through `to_numpy()`; a script outside the
-    /// repository, pyarrow 26, the Intel Xeon). Read through `to_numpy()`,
+    /// ones convert, by `__index__`, several times slower than reading the
+    /// values). Read through `to_numpy()`,
     /// which holds those values (integers as a buffer, strings and binaries
     /// as objects); an array with nulls through `to_pylist()`, since
     /// `to_numpy()` turns integers with nulls into floats. A null is not a
@@ -471,9 +463,8 @@ impl ReadAs {
     /// comparison each, and iterators (generators among them) by one
     /// attribute lookup, before the type's name is read: asking every
     /// object for a buffer would cost a `memoryview` call whose failure
-    /// takes 290 ns (`python -m timeit` on the Intel Xeon), and an
-    /// `add_many` of ten keys from a generator took 935 ns so, 667 without
-    /// (best of 5 x 100 000 calls, a script outside the repository).
+    /// costs more than a short `add_many` itself (`python -m timeit -s
+    /// "g = iter(())" "try: memoryview(g)" "except TypeError: pass"`).
     fn of(keys: &Bound<'_, PyAny>) -> PyResult<ReadAs> {
         let py = keys.py();
         if keys.is_exact_instance_of::<PyList>()

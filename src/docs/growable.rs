@@ -46,16 +46,14 @@
 //! its fill limit, `1.44 i log2(1/r)` more than the first, and the newest
 //! may be up to `1 - 1/s` empty.
 //!
-//! Measured side by side (`atomic-bloom-harness bench --growable`, AMD EPYC Zen 4,
-//! 2 vCPUs; Blocked, p = 1%, from 1000 keys, per-key calls, u64 keys):
-//! filling to 1M and 10M keys, the growable filter inserts at 0.14x and
-//! 0.40x the speed of an `AtomicBloom` pre-sized for the final count,
-//! finds present keys at 0.23x and 0.34x, and absent ones at 0.07x and
-//! 0.16x (10 and 14 sub-filters to probe), in 2.9x and 6.5x the memory.
-//! Against growable-bloom-filter 2 on the same schedule behind an
-//! `RwLock` (the way to share it), it inserts 1.7x and 2.3x as fast on
-//! one thread and 3.5x and 5.1x on two, finds present keys 4.1-4.5x as
-//! fast and absent ones 1.2x and 1.7x. Pre-size when the count is known.
+//! Measured side by side by `cargo run --release -p atomic-bloom-harness --
+//! bench --growable` (filling to 1M and 10M keys; BENCHMARKS.md has the
+//! runs): the growable filter is several times slower than an
+//! `AtomicBloom` pre-sized for the final count, absent keys most, since
+//! every sub-filter is probed, and takes several times its memory; against
+//! growable-bloom-filter on the same schedule behind an `RwLock` (the way
+//! to share it) it is faster at every call, most on two threads. Pre-size
+//! when the count is known.
 //!
 //! ## Growth without a lock
 //!

@@ -32,11 +32,11 @@
 //!   cache-sectorized blocked filter of Lang, Neumann, Kemper and Boncz,
 //!   "Performance-Optimal Filtering: Bloom Overtakes Cuckoo at High
 //!   Throughput" (VLDB 2019), with two sectors of four words. Against
-//!   `Blocked` at 1% on AMD Zen 4 it inserts new keys 1.4-1.5x faster and
-//!   answers queries at about the same speed (hits 1.00-1.07x, misses
-//!   0.96-1.06x, one cache miss either way; `atomic-bloom-harness bench`, three
-//!   runs, in BENCHMARKS.md). It is not the default because queries do not
-//!   win; choose it for insert-heavy work.
+//!   `Blocked` it inserts new keys faster and answers queries at about the
+//!   same speed, one cache miss either way (`cargo run --release -p
+//!   atomic-bloom-harness -- bench` pairs them; BENCHMARKS.md has the
+//!   runs). It is not the default because queries do not win; choose it
+//!   for insert-heavy work.
 //!
 //! ## How an insert writes
 //!
@@ -52,16 +52,11 @@
 //!   changed its bit, as inserts used to, needs the old value, which
 //!   x86-64 gives for one bit with a `lock bts` (slower than a `lock or`),
 //!   and for a wider mask only with a `lock cmpxchg` retry loop (slower
-//!   again; AArch64 with LSE atomics has `ldset` for both). On AMD Zen 4,
-//!   new keys went from 57.0-57.3 to 66.2-66.6 M/s with 1M keys and from
-//!   10.1-10.5 to 14.4-15.1 with 100M (1 thread, each result used),
-//!   `par_insert` from 98.7-100.7 to 110.3-113.5 and from 65.5-79.5 to
-//!   90.6-97.9 M/s, and `Standard` inserts from 26.3-26.5 to 28.2-28.4
-//!   with 1M keys (three alternating runs of `atomic-bloom-harness bench` each).
+//!   again; AArch64 with LSE atomics has `ldset` for both). Taking the
+//!   result from the test sped up new-key inserts in and out of cache, on
+//!   one thread and in `par_insert` (BENCHMARKS.md, with the commands).
 //!   Where the result was dropped, the compiler had already made the
-//!   `lock bts` a `lock or`: those rows did not move. The `lock cmpxchg`
-//!   loop, one per word, had cost a new-key insert 1.3-1.6x against the
-//!   `lock bts` (1M keys, 1 thread: 29.6 M/s then, 47.7 with `lock bts`).
+//!   `lock bts` a `lock or`.
 //! - `Word` sets all bits with one `fetch_or` of the key's mask and uses
 //!   its old value: that one read-modify-write is what makes it an atomic
 //!   test-and-set, so that exactly one racer is told a key is new.
@@ -73,20 +68,15 @@
 //! The test's loads would otherwise wait for the previous insert's locked
 //! instructions to complete, so that one key's miss began only when the
 //! last key's writes ended; a prefetch is not ordered with locked
-//! instructions, and the miss overlaps them. On AMD Zen 4 `Blocked`
-//! inserts of new keys went from 47.4-47.7 to 50.0-50.3 M/s with 1M keys on
-//! 1 thread, and from 13.0-13.7 to 14.9-21.0 with 100M keys on 2
-//! (`atomic-bloom-harness bench`, best-of-three rows, two runs before and three
-//! after; BENCHMARKS.md has the ratios).
+//! instructions, and the miss overlaps them: `Blocked` inserts of new
+//! keys gained most with 100M keys on two threads (BENCHMARKS.md).
 //!
 //! The test is what keeps duplicates cheap, and it costs new keys little.
 //! A filter with the same bit positions that tests nothing first
-//! (`baselines::PerBitBlocked`) inserts new keys at our speed on Zen 4 on
-//! one thread (ours 0.99-1.03x its speed with 1M keys, 1.02-1.04x with
-//! 100M) and 1.00-1.11x ours on two, but writes every duplicate's line, at
-//! 0.43-0.44x the speed of our query (0.60-0.63x with 100M keys), where
-//! our duplicates run at a query's speed (`atomic-bloom-harness bench`, three
-//! runs). The README's benchmark section has the current ratios.
+//! (`baselines::PerBitBlocked`) inserts new keys at about our speed, but
+//! writes every duplicate's line, at about half the speed of our query,
+//! where our duplicates run at a query's speed (`cargo run --release -p
+//! atomic-bloom-harness -- bench` pairs them; BENCHMARKS.md has the runs).
 //!
 //! ## How a query reads
 //!
@@ -94,10 +84,9 @@
 //! branch per bit and no early exit: in a filter near its capacity about
 //! half the bits are set, and a branch on each would mispredict for about
 //! half of absent keys. Returning at the first clear bit was measured both
-//! ways on Zen 4: with 1M keys, hits fell from 111 to 94 M/s and misses
-//! from 106 to 71; only in a sparse filter (20M keys in one sized for
-//! 100M) did misses gain, from 16.1 to 28.6 M/s (a harness outside the
-//! repository; BENCHMARKS.md's "What bounds the misses" has the details).
+//! ways: it slowed hits and misses in a filter near its capacity, and
+//! sped up misses only in a sparse one (BENCHMARKS.md, "What bounds the
+//! misses").
 //! With the filter in cache, a query's cost is its instructions, so the
 //! per-key calls are always inlined (`contains_hash` and `insert_hash`
 //! say what that gained).

@@ -114,9 +114,8 @@
 //! one). Where the exact rates have not been asked, the lowest mean-fill
 //! rate one granule smaller can show it too, asked from the second such
 //! `k` on: most walks end at the first, and the exact rates would cost
-//! more than the run (`Word` with 100 keys at p = 0.001 took 13.0 µs with
-//! them, 9.9 µs without: the criterion row `sizing/word/n=100,p=0.001` of
-//! `cargo bench --bench throughput -- sizing/` on an Intel Xeon). If the
+//! more than the run (`cargo bench --bench throughput -- sizing/` times
+//! such cases). If the
 //! lowest mean-fill rate at the largest size misses the target, no `k`
 //! reaches it and the search stops at once. For one `k`,
 //! the size is found on the log-log line, where the rate is nearly
@@ -136,24 +135,16 @@
 //! keys), across a run of equal sizes
 //! (`a_run_of_equal_sizes_does_not_stop_the_search`) and for targets no
 //! size reaches (`unreachable_targets_are_those_no_k_reaches`).
-//! `atomic-bloom-harness bench` times it (the "sizing" lines): on an AMD EPYC
-//! (Zen 4) VM, over n from 1 to 10^10 and p from 0.5 to 1e-12, a mean of
-//! 21.1-21.2 µs for `Blocked`, 9.5-9.6 µs for `Word` and 19.4-19.6 µs for
-//! `Sectorized` over three runs, at most 41.7-45.1 µs (100 keys at
-//! p = 1e-12), 19.5-20.1 µs and 45.0-47.2 µs (one key at p = 1e-12).
-//! Those runs predate the search's keeping its buffers (each `Sectorized`
-//! rate's Poisson weights, room for each `k`'s exact model), which made
-//! the worst cases 6-14% faster on an Intel Xeon, and the early stop in a
-//! run, the guessed start and the vectorised mean-fill powers, which made
-//! them 15-18% faster on a second one: BENCHMARKS.md's "On Intel" and "On a
-//! second Intel Xeon" sections have the figures.
+//! `cargo run --release -p atomic-bloom-harness -- bench` times it (the
+//! "sizing" lines) over n from 1 to 10^10 and p from 0.5 to 1e-12, each
+//! layout's mean and worst case; BENCHMARKS.md has the runs.
 //!
 //! ## Fewer hashes for `Blocked`
 //!
 //! The fewest bits are not all a filter costs. A `Blocked` insert sets
 //! each of a key's `k` bits with its own locked instruction, and those
-//! bound its speed (about 7.7 ns each on the Intel Xeon of BENCHMARKS.md's
-//! "On a second Intel Xeon"); a query tests each bit. Near the best `k`
+//! bound its speed (the harness's bench measures a locked write on each
+//! machine; BENCHMARKS.md); a query tests each bit. Near the best `k`
 //! sizes are flat, so for `Blocked`, `for_rate` takes the smallest `k`
 //! whose fewest bits are within a 40th (2.5%) of the fewest of any `k`,
 //! rounded down to whole blocks, with its own fewest bits. For 1M keys
@@ -175,16 +166,11 @@
 //! so that its sizes and `k` stay theirs, and `Word` and `Sectorized`
 //! write one or two words whatever `k` is.
 //!
-//! On the Intel Xeon (model 207) of BENCHMARKS.md's "On a second Intel
-//! Xeon", four runs of `atomic-bloom-harness bench` against four of the code that
-//! took the fewest bits: per-key inserts of new keys with 1M keys ran at
-//! 26.8-27.4 M/s on one thread against 22.8-23.1 (1.35-1.36x fastbloom
-//! against 1.10-1.16), queries of present keys at 119.6-120.3 against
-//! 88.5-103.6; with 100M keys, queries at 27.2-29.1 against 22.6-24.9 and
-//! new keys at 14.1-14.6 against 12.8-13.1. Duplicate inserts at 100M did
-//! not speed up with the queries (23.0-23.7 M/s against 22.5-24.5), so
-//! their ratio to a query fell from 0.91-0.96 to 0.83-0.85; BENCHMARKS.md
-//! has every row, and why.
+//! Against the code that took the fewest bits, fewer hashes sped up
+//! new-key inserts and queries of present keys, with 1M keys and with
+//! 100M; duplicate inserts at 100M did not speed up with the queries, so
+//! their ratio to a query fell (`cargo run --release -p
+//! atomic-bloom-harness -- bench`; BENCHMARKS.md has every row, and why).
 //!
 //! After the search for the fewest bits, the walk goes down from their
 //! `k` while the next `k` meets the target at the tolerated size (at one
@@ -196,13 +182,9 @@
 //! they otherwise reach a sixth either side, so that the walk finds its
 //! models made; a `k` outside every pass would cost a pass of its own. The test
 //! `the_search_finds_what_trying_every_k_finds` checks the choice against
-//! the fewest bits of every `k`. Over the bench's grid of n and p the
-//! searches take 4% more instructions than they did without the walk
-//! down, and the slowest (100 keys at p = 1e-12, where the walk does not
-//! go) no more (callgrind, a program outside the repository that sizes the
-//! grid once and three times); the bench timed `Blocked`'s mean
-//! at 23.4-23.6 µs and its worst at 43.6-46.4 (1M keys at p = 1e-12),
-//! against 21.8-22.4 and 41.6-45.0.
+//! the fewest bits of every `k`. Over the bench's grid of n and p the walk
+//! down costs the searches a few percent, and the slowest (100 keys at
+//! p = 1e-12, where the walk does not go) nothing.
 //!
 //! ## Limits
 //!
