@@ -41,8 +41,8 @@
 //! transparent huge pages when asked with `madvise(MADV_HUGEPAGE)` (the
 //! default `madvise` mode of `/sys/kernel/mm/transparent_hugepage/enabled`).
 //! Measured on a 100M-key filter, five alternating runs each with THP
-//! `never` and `madvise` (`cargo run --release --example huge_pages`,
-//! README "Huge pages"), medians: batched queries 1.38x as fast, single
+//! `never` and `madvise` (`cargo run --release --example huge_pages`),
+//! medians: batched queries 1.38x as fast, single
 //! queries 1.11x, batched inserts 1.07x, parallel inserts 1.21x; loading a
 //! 1 GiB file went from 0.83 s to 0.49 s. The price: a
 //! page is 2 MiB once touched, so a sparse filter becomes resident in

@@ -85,8 +85,8 @@
 //! half the bits are set, and a branch on each would mispredict for about
 //! half of absent keys. Returning at the first clear bit was measured both
 //! ways: it slowed hits and misses in a filter near its capacity, and
-//! sped up misses only in a sparse one (BENCHMARKS.md, "What bounds the
-//! misses").
+//! sped up misses only in a sparse one (the runs are in BENCHMARKS.md's
+//! git history).
 //! With the filter in cache, a query's cost is its instructions, so the
 //! per-key calls are always inlined (`contains_hash` and `insert_hash`
 //! say what that gained).
