@@ -402,15 +402,17 @@ fn decode<S: BuildHasher + Clone + 'static>(
         let body = at + RECORD_LEN;
         words.fill_le(0, &bytes[body..body + num_words * 8]);
         let filter = AtomicBloom::from_parts(words, sizing, hasher.clone());
-        // Every insert counted new set a bit that was clear (memory
-        // ordering, G8), and the count is read before the words are
-        // written: a count above the set bits is forged.
-        let ones = filter.count_ones();
-        if record.inserted > ones {
+        // An insert is counted new when it found one of the key's bits
+        // clear, so the count follows the bits that went from 0 to 1, at
+        // most `m`; only racing inserts of one key, each finding a bit
+        // clear, count a transition twice, and a sub-filter grows long
+        // before its count nears `m` (its capacity is a small fraction of
+        // it). A count above `m` is forged, and summed it could overflow.
+        if record.inserted > record.num_bits {
             return Err(ReadError::InvalidChain(format!(
-                "sub-filter {depth} records {} keys inserted but has {ones} bits set; each key \
-                 counted sets a bit",
-                record.inserted
+                "sub-filter {depth} records {} keys inserted, more than its {} bits could have \
+                 taken",
+                record.inserted, record.num_bits
             )));
         }
         subs.push(SubFilter::from_parts(
