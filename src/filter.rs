@@ -726,14 +726,6 @@ impl<S> AtomicBloom<S> {
         rate_of_words(&self.sizing, self.words())
     }
 
-    /// The former name of
-    /// [`estimated_false_positive_rate`](Self::estimated_false_positive_rate).
-    #[deprecated(since = "0.2.0", note = "renamed to estimated_false_positive_rate")]
-    #[doc(hidden)]
-    pub fn estimated_fpr(&self) -> f64 {
-        self.estimated_false_positive_rate()
-    }
-
     /// Bits in the array (`m`).
     ///
     /// ```
