@@ -526,7 +526,7 @@ fn bench_counting<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
     let mut group = group(c, &format!("counting/{label}/{}", K::NAME));
     let filter = AtomicCountingBloom::builder()
         .capacity(items as usize, FPP)
-        .build_counting()
+        .build()
         .unwrap();
     filter.par_insert((0..items / 2).into_par_iter().map(K::key));
     let present: Vec<K::Key> = (0..OPS)

@@ -120,28 +120,43 @@ impl AtomicCountingBloom {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn with_counters(num_counters: u64, num_hashes: u32) -> Result<Self, BuildError> {
-        AtomicBloom::builder()
-            .bits(num_counters, num_hashes)
-            .build_counting()
+        Self::builder().bits(num_counters, num_hashes).build()
     }
 
-    /// The plain filter's [`Builder`]: size, layout and hasher are chosen
-    /// the same way, and [`build_counting`](Builder::build_counting) builds
-    /// the counting filter (`bits` there means counters).
+    /// A [`Builder`] of counting filters: size, layout and hasher are
+    /// chosen as for the plain filter (`bits` there means counters), and
+    /// [`build`](Builder::build) builds an `AtomicCountingBloom`.
     ///
     /// ```
     /// use atomic_bloom::{AtomicCountingBloom, Layout};
-    /// let f = AtomicCountingBloom::builder()
+    /// let f: AtomicCountingBloom = AtomicCountingBloom::builder()
     ///     .capacity(10_000, 0.001)
     ///     .layout(Layout::Word)
     ///     .seed(7)
-    ///     .build_counting()?;
+    ///     .build()?;
     /// assert_eq!(f.layout(), Layout::Word);
     /// assert_eq!(f.hasher().seed(), 7);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn builder() -> Builder {
+    pub fn builder() -> Builder<WyBuildHasher, AtomicCountingBloom> {
         Builder::default()
+    }
+}
+
+impl<S: BuildHasher> Builder<S, AtomicCountingBloom> {
+    /// Validates the parameters and allocates a zeroed
+    /// [`AtomicCountingBloom`].
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicCountingBloom, BuildError};
+    /// let f = AtomicCountingBloom::builder().capacity(1_000, 0.01).build()?;
+    /// assert!(f.is_empty());
+    /// assert_eq!(AtomicCountingBloom::builder().build().unwrap_err(), BuildError::MissingSize);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn build(self) -> Result<AtomicCountingBloom<S>, BuildError> {
+        let sizing = self.sizing_for(None)?;
+        AtomicCountingBloom::with_sizing(sizing, self.into_hasher())
     }
 }
 

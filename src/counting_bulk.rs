@@ -415,7 +415,7 @@ mod tests {
             let filter = AtomicCountingBloom::builder()
                 .capacity(20_000, 0.001)
                 .layout(layout)
-                .build_counting()
+                .build()
                 .unwrap();
             let counters = filter.counter_array();
             for key in 0..300u64 {
@@ -456,7 +456,7 @@ mod tests {
                     AtomicCountingBloom::builder()
                         .capacity(1000, 0.01)
                         .layout(layout)
-                        .build_counting()
+                        .build()
                         .unwrap()
                 };
                 let (batched, single) = (build(), build());
@@ -482,7 +482,7 @@ mod tests {
                 AtomicCountingBloom::builder()
                     .capacity(50_000, 0.01)
                     .layout(layout)
-                    .build_counting()
+                    .build()
                     .unwrap()
             };
             let (parallel, sequential) = (build(), build());
@@ -557,7 +557,7 @@ mod tests {
                 let f = AtomicCountingBloom::builder()
                     .capacity(20_000, 0.01)
                     .layout(layout)
-                    .build_counting()
+                    .build()
                     .unwrap();
                 f.insert_batch((0..20_000u64).chain(0..1_000));
                 f
@@ -589,7 +589,7 @@ mod tests {
             let sparse = AtomicCountingBloom::builder()
                 .capacity(1_000_000, 0.001)
                 .layout(layout)
-                .build_counting()
+                .build()
                 .unwrap();
             sparse.insert_batch(0..1_000u64);
             let thrice: Vec<u64> = (0..3_000).map(|i| i % 1_000).collect();

@@ -14,6 +14,7 @@ use crate::probe::{Probe, with_probe};
 use crate::sizing::Sizing;
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
+use std::marker::PhantomData;
 
 /// Hashed by every filter's hasher when it is built; two filters whose
 /// hashers give different values here hash keys differently.
@@ -64,9 +65,20 @@ pub struct AtomicBloom<S = WyBuildHasher> {
     fingerprint: u64,
 }
 
-/// Configures and builds an [`AtomicBloom`] (from [`AtomicBloom::builder`]),
-/// or an [`AtomicCountingBloom`](crate::AtomicCountingBloom) of the same
-/// sizing with [`build_counting`](Builder::build_counting).
+/// Configures and builds a filter of kind `F`: an [`AtomicBloom`] from
+/// [`AtomicBloom::builder`], an
+/// [`AtomicCountingBloom`](crate::AtomicCountingBloom) from
+/// [`AtomicCountingBloom::builder`](crate::AtomicCountingBloom::builder).
+/// `F` only names the kind (with the default hasher); `build` returns that
+/// kind with the builder's hasher `S`, so a builder cannot build a kind
+/// other than the one it came from:
+///
+/// ```compile_fail
+/// // A counting filter's builder builds a counting filter, never a plain one.
+/// let f: atomic_bloom::AtomicBloom =
+///     atomic_bloom::AtomicCountingBloom::builder().capacity(10, 0.01).build()?;
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
 ///
 /// A size is required: [`capacity`](Builder::capacity) (items and
 /// false-positive rate) or [`bits`](Builder::bits) (bits and hashes). The
@@ -84,12 +96,26 @@ pub struct AtomicBloom<S = WyBuildHasher> {
 /// assert_eq!(filter.num_hashes(), 13);
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 #[must_use = "a builder does nothing until .build() is called"]
-pub struct Builder<S = WyBuildHasher> {
+pub struct Builder<S = WyBuildHasher, F = AtomicBloom> {
     size: Option<Size>,
     layout: Layout,
     hasher: S,
+    /// The kind `build` returns; `fn() -> F` so that the builder is `Send`,
+    /// `Sync` and `Clone` whatever `F` is.
+    kind: PhantomData<fn() -> F>,
+}
+
+impl<S: Clone, F> Clone for Builder<S, F> {
+    fn clone(&self) -> Self {
+        Builder {
+            size: self.size,
+            layout: self.layout,
+            hasher: self.hasher.clone(),
+            kind: PhantomData,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -108,17 +134,18 @@ enum Size {
     },
 }
 
-impl Default for Builder {
+impl<F> Default for Builder<WyBuildHasher, F> {
     fn default() -> Self {
         Builder {
             size: None,
             layout: Layout::default(),
             hasher: WyBuildHasher::default(),
+            kind: PhantomData,
         }
     }
 }
 
-impl Builder {
+impl<F> Builder<WyBuildHasher, F> {
     /// Hash with the default hasher started from `seed` (default 0).
     ///
     /// ```
@@ -131,7 +158,7 @@ impl Builder {
     }
 }
 
-impl<S: BuildHasher> Builder<S> {
+impl<S: BuildHasher, F> Builder<S, F> {
     /// Size for `items` distinct items at `false_positive_rate`.
     ///
     /// ```
@@ -209,33 +236,13 @@ impl<S: BuildHasher> Builder<S> {
     /// assert!(f.contains("x"));
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn hasher<T: BuildHasher>(self, hasher: T) -> Builder<T> {
+    pub fn hasher<T: BuildHasher>(self, hasher: T) -> Builder<T, F> {
         Builder {
             size: self.size,
             layout: self.layout,
             hasher,
+            kind: PhantomData,
         }
-    }
-
-    /// Validates the parameters and allocates the zeroed bit array.
-    ///
-    /// ```
-    /// use atomic_bloom::{AtomicBloom, BuildError};
-    /// assert_eq!(AtomicBloom::builder().build().unwrap_err(), BuildError::MissingSize);
-    /// assert_eq!(
-    ///     AtomicBloom::builder().capacity(0, 0.01).build().unwrap_err(),
-    ///     BuildError::ZeroItems
-    /// );
-    /// ```
-    pub fn build(self) -> Result<AtomicBloom<S>, BuildError> {
-        self.build_for(None)
-    }
-
-    /// Builds the filter; `keys`, when collecting, is how many keys there
-    /// are (sizing a [`false_positive_rate`](Self::false_positive_rate)).
-    fn build_for(self, keys: Option<usize>) -> Result<AtomicBloom<S>, BuildError> {
-        let sizing = self.sizing_for(keys)?;
-        AtomicBloom::with_sizing(sizing, self.hasher)
     }
 
     /// The sizing the builder's size and layout give; `keys`, when
@@ -271,6 +278,29 @@ impl<S: BuildHasher> Builder<S> {
     #[cfg(feature = "rayon")]
     pub(crate) fn hasher_ref(&self) -> &S {
         &self.hasher
+    }
+}
+
+impl<S: BuildHasher> Builder<S> {
+    /// Validates the parameters and allocates the zeroed bit array.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, BuildError};
+    /// assert_eq!(AtomicBloom::builder().build().unwrap_err(), BuildError::MissingSize);
+    /// assert_eq!(
+    ///     AtomicBloom::builder().capacity(0, 0.01).build().unwrap_err(),
+    ///     BuildError::ZeroItems
+    /// );
+    /// ```
+    pub fn build(self) -> Result<AtomicBloom<S>, BuildError> {
+        self.build_for(None)
+    }
+
+    /// Builds the filter; `keys`, when collecting, is how many keys there
+    /// are (sizing a [`false_positive_rate`](Self::false_positive_rate)).
+    fn build_for(self, keys: Option<usize>) -> Result<AtomicBloom<S>, BuildError> {
+        let sizing = self.sizing_for(keys)?;
+        AtomicBloom::with_sizing(sizing, self.hasher)
     }
 
     /// A filter holding every key of `keys`, sized for their number at the

@@ -110,7 +110,7 @@ fn filters_that_map_keys_differently_do_not_merge() {
         AtomicCountingBloom::builder()
             .capacity(1_000, 0.01)
             .seed(1)
-            .build_counting()
+            .build()
             .unwrap(),
     ] {
         assert!(a.merge(&other).is_err());

@@ -126,7 +126,7 @@ fn build_counting(layout: Layout) -> AtomicCountingBloom {
     let f = AtomicCountingBloom::builder()
         .capacity(KEYS, 0.01)
         .layout(layout)
-        .build_counting()
+        .build()
         .unwrap();
     for i in (0..KEYS).chain(0..10) {
         f.insert(format!("golden-{i}").as_str());

@@ -146,7 +146,7 @@ fn originals() -> Vec<Original> {
             .capacity(300, 0.01)
             .layout(layout)
             .seed(3)
-            .build_counting()
+            .build()
             .unwrap();
         for key in (0..300u64).chain(0..30) {
             f.insert(&key);

@@ -18,7 +18,7 @@ fn sample(layout: Layout, seed: u64) -> AtomicCountingBloom {
         .capacity(2_000, 0.01)
         .layout(layout)
         .seed(seed)
-        .build_counting()
+        .build()
         .unwrap();
     for key in (0..2_000u64).chain(0..100) {
         f.insert(&key);
@@ -223,7 +223,7 @@ fn a_custom_hashers_counting_file_needs_that_hasher() {
     let f = AtomicCountingBloom::builder()
         .bits(4096, 4)
         .hasher(hasher.clone())
-        .build_counting()
+        .build()
         .unwrap();
     f.insert("k");
     let bytes = f.to_bytes().unwrap();
