@@ -215,6 +215,30 @@ impl<S: BuildHasher + Clone + 'static> AtomicGrowableBloom<S> {
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, ReadError> {
         decode(bytes, |_| Ok(hasher))
     }
+
+    /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
+    /// stream, read as [`read_from`](AtomicGrowableBloom::read_from) reads.
+    ///
+    /// ```
+    /// use std::hash::RandomState;
+    /// use atomic_bloom::AtomicGrowableBloom;
+    /// let hasher = RandomState::new();
+    /// let f = AtomicGrowableBloom::builder(10, 0.01).hasher(hasher.clone()).build()?;
+    /// f.insert("k")?;
+    /// let bytes = f.to_bytes()?;
+    /// let back = AtomicGrowableBloom::read_from_with_hasher(bytes.as_slice(), hasher)?;
+    /// assert!(back.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from_with_hasher(input: impl Read, hasher: S) -> Result<Self, ReadError> {
+        Self::from_bytes_with_hasher(&read_framed(input)?, hasher)
+    }
+
+    /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
+    /// file, read as [`load`](AtomicGrowableBloom::load) reads.
+    pub fn load_with_hasher(path: impl AsRef<Path>, hasher: S) -> Result<Self, ReadError> {
+        Self::read_from_with_hasher(File::open(path)?, hasher)
+    }
 }
 
 impl AtomicGrowableBloom {
