@@ -38,6 +38,26 @@
 //! per key for the standard layout, which is why it is used as a cheap
 //! "surely absent" check in front of something expensive.
 //!
+//! # The three kinds at a glance
+//!
+//! | operation | [`AtomicBloom`] | [`AtomicCountingBloom`] | [`AtomicGrowableBloom`] |
+//! |---|---|---|---|
+//! | build | `new`, `with_bits`, `with_sizing`, `builder()` | `new`, `with_counters`, `with_sizing`, `builder()` | `new`, `builder(n0, p)` |
+//! | insert | `insert` -> `bool` | `insert` -> `bool` | `insert` -> `Result<bool, GrowthError>` |
+//! | query | `contains` | `contains`, `count_of` | `contains` |
+//! | remove | no | `remove`, `remove_checked` | no |
+//! | by hash | `hash`, `*_hash` | `hash`, `*_hash` | `hash`, `*_hash` |
+//! | stable byte keys | `*_bytes` | `*_bytes` | `insert_bytes`, `contains_bytes` |
+//! | batches | `*_batch`, `*_hash_batch` | `*_batch`, `*_hash_batch` | `*_batch`, `*_hash_batch` |
+//! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_intersect`, `par_clear`, `par_count_ones` | `par_insert`, `par_remove`, `par_remove_checked`, `par_contains`, `par_merge` | `par_insert`, `par_contains` |
+//! | combine | `union`, `intersect` | `merge` (counts added) | no |
+//! | empty it | `clear(&self)` | `clear(&self)` | `clear(&mut self)` (drops sub-filters) |
+//! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` -> `u64`, `false_positive_rate_bound`, `sub_filter_stats` |
+//! | copy | `try_clone`, `Clone` | `try_clone`, `Clone`, `to_bloom` | `try_clone`, `Clone` |
+//! | files | `save`, `load`, `to_bytes`, `from_bytes`, `write_to`, `read_from`, the `_with_hasher` readers | the same | the same |
+//!
+//! [`SavedFilter`] reads a file of any kind.
+//!
 //! # Where to read on
 //!
 //! - Which calls see the same key, and how to save a filter that every
