@@ -21,7 +21,7 @@
 //! A slice fills only the filters its rows use. The side-by-side ratios
 //! with their targets are `atomic-bloom-harness bench` (the CLI).
 
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Layout, Sizing};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Key as FilterKey, Layout, Sizing};
 use atomic_bloom_baselines::{
     Locked, MutexFilter, PerBitBlocked, PlainBlocked, Probe, RwLockFilter, Sharded,
 };
@@ -44,7 +44,7 @@ const ABSENT: u64 = 1 << 48;
 
 /// The keys of one benchmark: `u64`, or 32-byte strings.
 trait Keys: Sync {
-    type Key: Hash + Sync + Send;
+    type Key: Hash + FilterKey + Sync + Send;
     const NAME: &'static str;
     fn key(i: u64) -> Self::Key;
 }

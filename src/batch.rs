@@ -28,8 +28,9 @@
 
 use crate::filter::AtomicBloom;
 use crate::hints::Access;
+use crate::key::Key;
 use crate::probe::{Probe, with_sized_probe};
-use std::hash::{BuildHasher, Hash};
+use std::hash::BuildHasher;
 use std::marker::PhantomData;
 
 /// Keys between a key's prefetch and its operation in the plain filter's
@@ -310,7 +311,7 @@ impl<S: BuildHasher> AtomicBloom<S> {
     pub fn insert_batch<I>(&self, keys: I) -> usize
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         self.insert_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
     }
@@ -327,7 +328,7 @@ impl<S: BuildHasher> AtomicBloom<S> {
     pub fn contains_batch<I>(&self, keys: I) -> Vec<bool>
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         self.contains_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
     }

@@ -61,12 +61,12 @@ use crate::filter::{
 };
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
-use crate::key::Bytes;
+use crate::key::{Bytes, Key};
 use crate::layout::Layout;
 use crate::probe::{Probe, with_sized_probe};
 use crate::sizing::{MAX_HASHES, Sizing};
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::BuildHasher;
 
 /// A counting Bloom filter that many threads share without a lock: keys
 /// can be removed as well as inserted.
@@ -225,8 +225,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// assert_eq!(f.count_of("apple"), 2);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn insert<T: Hash + ?Sized>(&self, key: &T) -> bool {
-        self.insert_hash(self.hasher.hash_one(key))
+    pub fn insert<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.insert_hash(key.hash_with(&self.hasher))
     }
 
     /// [`insert`](Self::insert) for a key whose 64-bit hash the caller
@@ -266,8 +266,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// assert!(!f.contains("apple"));
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn remove<T: Hash + ?Sized>(&self, key: &T) -> bool {
-        self.remove_hash(self.hasher.hash_one(key))
+    pub fn remove<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.remove_hash(key.hash_with(&self.hasher))
     }
 
     /// Removes one insert of `key` if it is present; returns whether it
@@ -299,8 +299,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// assert!(!f.remove_checked("apple"));
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn remove_checked<T: Hash + ?Sized>(&self, key: &T) -> bool {
-        self.remove_checked_hash(self.hasher.hash_one(key))
+    pub fn remove_checked<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.remove_checked_hash(key.hash_with(&self.hasher))
     }
 
     /// [`insert`](Self::insert) of a key given as bytes, hashed by the
@@ -359,8 +359,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// assert!(f.contains("k"));
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        self.hasher.hash_one(key)
+    pub fn hash<T: Key + ?Sized>(&self, key: &T) -> u64 {
+        key.hash_with(&self.hasher)
     }
 
     /// [`remove_checked`](Self::remove_checked) by hash.
@@ -377,8 +377,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// assert!(f.contains(&42u64));
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
+    pub fn contains<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(key.hash_with(&self.hasher))
     }
 
     /// How many times `key` was inserted, at most: the smallest of its
@@ -394,8 +394,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// assert_eq!(f.count_of("pear"), 0);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn count_of<T: Hash + ?Sized>(&self, key: &T) -> u8 {
-        self.count_of_hash(self.hasher.hash_one(key))
+    pub fn count_of<T: Key + ?Sized>(&self, key: &T) -> u8 {
+        self.count_of_hash(key.hash_with(&self.hasher))
     }
 
     /// [`count_of`](Self::count_of) by hash.

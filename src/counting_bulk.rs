@@ -12,7 +12,8 @@
 use crate::batch::{Pipeline, Stage};
 use crate::counting::AtomicCountingBloom;
 use crate::hints::Access;
-use std::hash::{BuildHasher, Hash};
+use crate::key::Key;
+use std::hash::BuildHasher;
 
 /// Keys between a key's prefetch and its operation in the counting
 /// filter's batches, measured on its own rather than taken from the plain
@@ -84,9 +85,9 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     fn hashes<I>(&self, keys: I) -> impl Iterator<Item = u64>
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
-        keys.into_iter().map(|key| self.hasher().hash_one(&key))
+        keys.into_iter().map(|key| key.hash_with(self.hasher()))
     }
 
     /// Inserts every key, prefetching ahead; returns how many of the
@@ -102,7 +103,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     pub fn insert_batch<I>(&self, keys: I) -> usize
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         self.insert_hash_batch(self.hashes(keys))
     }
@@ -122,7 +123,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     pub fn remove_batch<I>(&self, keys: I) -> usize
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         self.remove_hash_batch(self.hashes(keys))
     }
@@ -142,7 +143,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     pub fn remove_checked_batch<I>(&self, keys: I) -> usize
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         self.remove_checked_hash_batch(self.hashes(keys))
     }
@@ -159,7 +160,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     pub fn contains_batch<I>(&self, keys: I) -> Vec<bool>
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         self.contains_hash_batch(self.hashes(keys))
     }
@@ -168,9 +169,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// hashes, as [`insert_hash`](Self::insert_hash) is to `insert`.
     ///
     /// ```
-    /// use std::hash::BuildHasher;
     /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
-    /// let a = f.hasher().hash_one("a");
+    /// let a = f.hash("a");
     /// assert_eq!(f.insert_hash_batch([a, a]), 1);
     /// assert_eq!(f.count_of("a"), 2);
     /// # Ok::<(), atomic_bloom::BuildError>(())
@@ -182,9 +182,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// [`remove_batch`](Self::remove_batch) by hash.
     ///
     /// ```
-    /// use std::hash::BuildHasher;
     /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
-    /// let a = f.hasher().hash_one("a");
+    /// let a = f.hash("a");
     /// f.insert_hash_batch([a, a]);
     /// assert_eq!(f.remove_hash_batch([a]), 1);
     /// assert_eq!(f.count_of("a"), 1);
@@ -197,9 +196,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// [`remove_checked_batch`](Self::remove_checked_batch) by hash.
     ///
     /// ```
-    /// use std::hash::BuildHasher;
     /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
-    /// let a = f.hasher().hash_one("a");
+    /// let a = f.hash("a");
     /// f.insert_hash(a);
     /// assert_eq!(f.remove_checked_hash_batch([a, a]), 1);
     /// # Ok::<(), atomic_bloom::BuildError>(())
@@ -211,10 +209,9 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// [`contains_batch`](Self::contains_batch) by hash.
     ///
     /// ```
-    /// use std::hash::BuildHasher;
     /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
     /// f.insert("a");
-    /// let hashes = ["a", "b"].map(|k| f.hasher().hash_one(k));
+    /// let hashes = ["a", "b"].map(|k| f.hash(k));
     /// assert_eq!(f.contains_hash_batch(hashes), [true, false]);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
@@ -265,9 +262,10 @@ mod parallel {
     use super::{CountingOp, KeyTasks};
     use crate::counting::AtomicCountingBloom;
     use crate::error::IncompatibleError;
+    use crate::key::Key;
     use crate::parallel::{par_chunked, par_pipeline_count, word_tasks};
     use rayon::prelude::*;
-    use std::hash::{BuildHasher, Hash};
+    use std::hash::BuildHasher;
 
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     impl<S: BuildHasher + Sync> AtomicCountingBloom<S> {
@@ -276,11 +274,11 @@ mod parallel {
         fn par_count<I>(&self, keys: I, op: CountingOp) -> usize
         where
             I: IntoParallelIterator,
-            I::Item: Hash,
+            I::Item: Key,
         {
             par_pipeline_count(
                 keys,
-                |key| self.hasher().hash_one(key),
+                |key| key.hash_with(self.hasher()),
                 || self.pipeline(op),
             )
         }
@@ -296,7 +294,7 @@ mod parallel {
         pub fn par_insert<I>(&self, keys: I) -> usize
         where
             I: IntoParallelIterator,
-            I::Item: Hash,
+            I::Item: Key,
         {
             self.par_count(keys, CountingOp::Insert)
         }
@@ -313,7 +311,7 @@ mod parallel {
         pub fn par_remove<I>(&self, keys: I) -> usize
         where
             I: IntoParallelIterator,
-            I::Item: Hash,
+            I::Item: Key,
         {
             self.par_count(keys, CountingOp::Remove)
         }
@@ -339,11 +337,11 @@ mod parallel {
         pub fn par_remove_checked<I>(&self, keys: I) -> usize
         where
             I: IntoParallelIterator,
-            I::Item: Hash,
+            I::Item: Key,
         {
             let hashes: Vec<u64> = keys
                 .into_par_iter()
-                .map(|key| self.hasher().hash_one(&key))
+                .map(|key| key.hash_with(self.hasher()))
                 .collect();
             let tasks = KeyTasks::split(hashes, rayon::current_num_threads());
             tasks
@@ -368,7 +366,7 @@ mod parallel {
         where
             I: IntoParallelIterator,
             I::Iter: IndexedParallelIterator,
-            I::Item: Hash,
+            I::Item: Key,
         {
             par_chunked(keys, |chunk| self.contains_batch(chunk))
         }

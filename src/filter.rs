@@ -8,12 +8,12 @@ use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::error::{BuildError, IncompatibleError};
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
-use crate::key::Bytes;
+use crate::key::{Bytes, Key};
 use crate::layout::Layout;
 use crate::probe::{Probe, with_probe};
 use crate::sizing::Sizing;
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::BuildHasher;
 use std::marker::PhantomData;
 
 /// Hashed by every filter's hasher when it is built; two filters whose
@@ -323,9 +323,12 @@ impl<S: BuildHasher> Builder<S> {
     pub fn build_from_iter<I>(self, keys: I) -> Result<AtomicBloom<S>, BuildError>
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
-        let hashes: Vec<u64> = keys.into_iter().map(|k| self.hasher.hash_one(&k)).collect();
+        let hashes: Vec<u64> = keys
+            .into_iter()
+            .map(|k| k.hash_with(&self.hasher))
+            .collect();
         self.build_holding(&hashes, |filter, hashes| {
             filter.insert_hash_batch(hashes.iter().copied());
         })
@@ -424,7 +427,9 @@ impl<S: BuildHasher> AtomicBloom<S> {
 
     /// Inserts `key`; returns `true` if this call found one of the key's
     /// bits clear (and set them all), `false` if all were already set (it was
-    /// present or a false positive).
+    /// present or a false positive). A string or byte string is hashed by
+    /// the crate's [byte encoding](crate::docs::keys), an integer by its
+    /// own; any other type through [`Hashed`](crate::Hashed).
     ///
     /// On one thread, `insert(x)` returns `!contains(x)` as it was just
     /// before. When threads race to insert the same key that was absent:
@@ -440,8 +445,8 @@ impl<S: BuildHasher> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     #[inline]
-    pub fn insert<T: Hash + ?Sized>(&self, key: &T) -> bool {
-        self.insert_hash(self.hasher.hash_one(key))
+    pub fn insert<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.insert_hash(key.hash_with(&self.hasher))
     }
 
     /// Whether `key` may have been inserted: `false` means it certainly was
@@ -456,14 +461,14 @@ impl<S: BuildHasher> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     #[inline]
-    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
+    pub fn contains<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(key.hash_with(&self.hasher))
     }
 
-    /// Inserts a key given as bytes (a `&str`, `&[u8]`, `Vec<u8>`, array),
-    /// hashed by the crate's stable [byte encoding](crate::docs::keys): the call
-    /// for anything saved, shared between processes, or built by the CLI.
-    /// Returns what [`insert`](Self::insert) returns.
+    /// Inserts a key given as anything that holds bytes (`impl
+    /// AsRef<[u8]>`), hashed by the crate's stable [byte
+    /// encoding](crate::docs::keys), as [`insert`](Self::insert) hashes a
+    /// string or byte string. Returns what `insert` returns.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
@@ -503,8 +508,8 @@ impl<S: BuildHasher> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     #[inline]
-    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        self.hasher.hash_one(key)
+    pub fn hash<T: Key + ?Sized>(&self, key: &T) -> u64 {
+        key.hash_with(&self.hasher)
     }
 
     /// The hasher.
@@ -934,7 +939,7 @@ impl<S> fmt::Debug for AtomicBloom<S> {
 /// assert!(f.contains("b"));
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
-impl<T: Hash, S: BuildHasher> Extend<T> for AtomicBloom<S> {
+impl<T: Key, S: BuildHasher> Extend<T> for AtomicBloom<S> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, keys: I) {
         self.insert_batch(keys);
     }
@@ -950,7 +955,7 @@ impl<T: Hash, S: BuildHasher> Extend<T> for AtomicBloom<S> {
 /// let f: AtomicBloom = (0..1000u32).collect();
 /// assert!((0..1000u32).all(|i| f.contains(&i)));
 /// ```
-impl<T: Hash> FromIterator<T> for AtomicBloom {
+impl<T: Key> FromIterator<T> for AtomicBloom {
     fn from_iter<I: IntoIterator<Item = T>>(keys: I) -> Self {
         match AtomicBloom::builder().build_from_iter(keys) {
             Ok(filter) => filter,

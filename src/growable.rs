@@ -10,14 +10,14 @@ use crate::error::{BuildError, GrowthError};
 use crate::filter::AtomicBloom;
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
-use crate::key::Bytes;
+use crate::key::{Bytes, Key};
 use crate::layout::Layout;
 use crate::sizing::{MAX_BITS, Sizing, hash_floor};
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
 use crate::sync::{AtomicU64, Ordering::Relaxed};
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::BuildHasher;
 
 /// The most sub-filters a growable filter may have.
 pub const MAX_SUB_FILTERS: u32 = 64;
@@ -465,8 +465,8 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn insert<T: Hash + ?Sized>(&self, key: &T) -> Result<bool, GrowthError> {
-        self.insert_hash(self.hasher.hash_one(key))
+    pub fn insert<T: Key + ?Sized>(&self, key: &T) -> Result<bool, GrowthError> {
+        self.insert_hash(key.hash_with(&self.hasher))
     }
 
     /// [`insert`](Self::insert) of a key given as bytes, hashed by the
@@ -578,8 +578,8 @@ impl<S: BuildHasher> AtomicGrowableBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
+    pub fn contains<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(key.hash_with(&self.hasher))
     }
 
     /// [`contains`](Self::contains) of a key given as bytes, hashed by the
@@ -600,8 +600,8 @@ impl<S: BuildHasher> AtomicGrowableBloom<S> {
 
     /// The 64-bit hash of `key`, as [`insert`](Self::insert) and
     /// [`contains`](Self::contains) compute it.
-    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        self.hasher.hash_one(key)
+    pub fn hash<T: Key + ?Sized>(&self, key: &T) -> u64 {
+        key.hash_with(&self.hasher)
     }
 }
 

@@ -17,7 +17,8 @@
 use crate::batch::{Pipeline, Stage};
 use crate::error::GrowthError;
 use crate::growable::AtomicGrowableBloom;
-use std::hash::{BuildHasher, Hash};
+use crate::key::Key;
+use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
 /// Keys between a key's prefetch and its operation in the growable
@@ -93,7 +94,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     pub fn insert_batch<I>(&self, keys: I) -> Result<usize, GrowthError>
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         self.insert_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
     }
@@ -139,7 +140,7 @@ impl<S: BuildHasher> AtomicGrowableBloom<S> {
     pub fn contains_batch<I>(&self, keys: I) -> Vec<bool>
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         self.contains_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
     }
@@ -166,9 +167,10 @@ mod parallel {
     use crate::batch::Pipeline;
     use crate::error::GrowthError;
     use crate::growable::AtomicGrowableBloom;
+    use crate::key::Key;
     use crate::parallel::{par_chunked, par_pipeline_count};
     use rayon::prelude::*;
-    use std::hash::{BuildHasher, Hash};
+    use std::hash::BuildHasher;
     use std::sync::OnceLock;
 
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
@@ -187,7 +189,7 @@ mod parallel {
         pub fn par_insert<I>(&self, keys: I) -> Result<usize, GrowthError>
         where
             I: IntoParallelIterator,
-            I::Item: Hash,
+            I::Item: Key,
         {
             let failed = OnceLock::new();
             let keys = keys
@@ -219,7 +221,7 @@ mod parallel {
         where
             I: IntoParallelIterator,
             I::Iter: IndexedParallelIterator,
-            I::Item: Hash,
+            I::Item: Key,
         {
             par_chunked(keys, |chunk| self.contains_batch(chunk))
         }

@@ -101,7 +101,7 @@ pub use growable::{
     MAX_SUB_FILTERS, SubFilterStats,
 };
 pub use hasher::{WyBuildHasher, WyHasher};
-pub use key::Bytes;
+pub use key::{Bytes, Hashed, Key};
 pub use layout::{Layout, ParseLayoutError};
 pub use persist::{
     FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter, atomic_write,

@@ -27,9 +27,10 @@ use crate::batch::{BloomStage, Op, Pipeline, Stage};
 use crate::bit_array::BitArray;
 use crate::error::{BuildError, IncompatibleError};
 use crate::filter::{AtomicBloom, Builder};
+use crate::key::Key;
 use crate::probe::with_sized_probe;
 use rayon::prelude::*;
-use std::hash::{BuildHasher, Hash};
+use std::hash::BuildHasher;
 use std::ops::Range;
 
 /// Keys per parallel task for slices: large enough to amortize a task,
@@ -100,7 +101,7 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
     pub fn par_insert<I>(&self, keys: I) -> usize
     where
         I: IntoParallelIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         with_sized_probe!(self.sizing(), P => par_pipeline_count(
             keys,
@@ -126,7 +127,7 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
     where
         I: IntoParallelIterator,
         I::Iter: IndexedParallelIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         par_chunked(keys, |chunk| self.contains_batch(chunk))
     }
@@ -231,7 +232,7 @@ impl<S: Sync> AtomicBloom<S> {
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<T: Hash + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S> {
+impl<T: Key + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, keys: I) {
         self.par_insert(keys);
     }
@@ -249,7 +250,7 @@ impl<T: Hash + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S>
 /// assert!(f.par_contains(&[0u64, 99_999]).iter().all(|&hit| hit));
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<T: Hash + Send> FromParallelIterator<T> for AtomicBloom {
+impl<T: Key + Send> FromParallelIterator<T> for AtomicBloom {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(keys: I) -> Self {
         match AtomicBloom::builder().build_from_par_iter(keys) {
             Ok(filter) => filter,
@@ -275,10 +276,10 @@ impl<S: BuildHasher + Sync> Builder<S> {
     pub fn build_from_par_iter<I>(self, keys: I) -> Result<AtomicBloom<S>, BuildError>
     where
         I: IntoParallelIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         let hasher = self.hasher_ref();
-        let hashes: Vec<u64> = keys.into_par_iter().map(|k| hasher.hash_one(&k)).collect();
+        let hashes: Vec<u64> = keys.into_par_iter().map(|k| k.hash_with(hasher)).collect();
         self.build_holding(&hashes, |filter, hashes| {
             hashes.par_chunks(KEYS_PER_TASK).for_each(|chunk| {
                 filter.insert_hash_batch(chunk.iter().copied());

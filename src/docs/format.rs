@@ -102,9 +102,10 @@
 //! fingerprint, the hasher's hash of a fixed string, which is all a file
 //! can say about a custom hasher (its state is not in the file). And keep
 //! the key encoding: the [`keys`](super::keys) chapter fixes one for bytes
-//! and strings (`insert_bytes`, [`Bytes`](crate::Bytes), every CLI line)
-//! and one for integers, both the same on every platform; keys passed
-//! through other `Hash` impls mean what those impls write.
+//! and strings (`insert("x")`, `insert_bytes`, [`Bytes`](crate::Bytes),
+//! every CLI line) and one for integers, both the same on every platform;
+//! keys passed through [`Hashed`](crate::Hashed) mean what their `Hash`
+//! impls write.
 
 //! ## Writing while others insert
 //!

@@ -4,13 +4,30 @@
 //! filter means something only as long as every program that queries it
 //! hashes each key to the same 64 bits. This chapter fixes that mapping.
 //!
-//! ## The byte encoding: for anything saved or shared
+//! ## One encoding per kind of key, whichever call takes it
 //!
-//! [`insert_bytes`](crate::AtomicBloom::insert_bytes) and
-//! [`contains_bytes`](crate::AtomicBloom::contains_bytes) take a key as
-//! bytes, and the [`Bytes`](crate::Bytes) wrapper carries such a key through every other
-//! call (batches, `par_insert`, `insert`). With the default hasher, the
-//! 64-bit hash of a key of `len` bytes is
+//! Every call that takes a key takes a [`Key`](crate::Key), and the key's
+//! type decides how it is hashed:
+//!
+//! - **Strings and byte strings** (`str`, `String`, `[u8]`, `Vec<u8>`,
+//!   `[u8; N]`, and [`Bytes`](crate::Bytes) around any of them) hash by the
+//!   byte encoding below. `insert("x")`, `insert(&String::from("x"))`,
+//!   `insert(b"x")`, `insert(&vec)`, `insert_bytes("x")`, a CLI line `x`
+//!   and a Python `"x"` or `b"x"` are one key.
+//! - **Integers** (and `bool`, `char`) hash as their little-endian bytes in
+//!   one write, with no length (`usize`/`isize` as 64-bit), because
+//!   [`WyHasher`](crate::WyHasher) defines it so: `insert(&7u64)` is a
+//!   Python `7`. The type counts: `7u32` and `7u64` differ.
+//! - **Anything else** that implements `Hash` (a tuple, a struct) is a key
+//!   only through [`Hashed`](crate::Hashed), which hashes what its `Hash`
+//!   impl writes. That is always consistent within one program, but Rust
+//!   does not promise its own `Hash` impls stay the same across versions:
+//!   for anything saved, give the type a canonical byte form and insert
+//!   that, or implement [`Key`](crate::Key) for it.
+//!
+//! ## The byte encoding
+//!
+//! With the default hasher, the 64-bit hash of a key of `len` bytes is
 //!
 //! ```text
 //! h = WyHash::with_seed(seed)        (wyhash v1, the `wyhash` crate 0.6)
@@ -20,38 +37,26 @@
 //! ```
 //!
 //! a fixed function of the bytes and the seed on every platform, pointer
-//! width and Rust version. (It is also what `[u8]`'s `Hash` writes today,
-//! so `insert(b.as_slice())` sees the same key, but only `Bytes` promises
-//! it.) `tests/golden/key-hashes.tsv` pins it with test vectors (seed, key,
-//! hash) for any other implementation to check itself against.
-//!
-//! Integers have an encoding of their own: with the default hasher,
-//! `insert(&n)` hashes `n`'s little-endian bytes in one write, with no
-//! length (`usize`/`isize` as 64-bit), because [`WyHasher`](crate::WyHasher)
-//! defines it so; that is stable too.
+//! width and Rust version. `tests/golden/key-hashes.tsv` pins it with test
+//! vectors (seed, key, hash) for any other implementation to check itself
+//! against.
 //!
 //! | key | what is hashed | calls that see the same key |
 //! |---|---|---|
-//! | a CLI input line | length, then the line without its `\n` or `\r\n` | `contains_bytes(line)` from Rust |
-//! | a `&str` / `String` | length, then its UTF-8 bytes | `insert_bytes(s)`, `insert(&Bytes(s))`, `insert(s.as_bytes())` |
-//! | a `&[u8]` / `Vec<u8>` / `[u8; N]` | length, then the bytes | `insert_bytes(b)`, `insert(&Bytes(b))`, `insert(b.as_slice())` |
-//! | an integer `n` | its little-endian bytes, no length | `insert(&n)` (the same type: `7u32` and `7u64` differ) |
+//! | a CLI input line | length, then the line without its `\n` or `\r\n` | `contains(line)`, `contains_bytes(line)` from Rust |
+//! | a `&str` / `String` | length, then its UTF-8 bytes | `insert(s)`, `insert_bytes(s)`, `insert(s.as_bytes())`, `insert(&Bytes(s))` |
+//! | a `&[u8]` / `Vec<u8>` / `[u8; N]` | length, then the bytes | `insert(b)`, `insert_bytes(b)`, `insert(&Bytes(b))` |
+//! | an integer `n` | its little-endian bytes, no length | `insert(&n)` (the same type) |
+//! | any other `T: Hash` | what `T`'s `Hash` impl writes | `insert(&Hashed(t))` |
 //!
 //! So `insert_bytes(7u64.to_le_bytes())` (with the length) and
 //! `insert(&7u64)` (without) are different keys: pick one per filter.
 //!
-//! ## `insert(&key)`: Rust's `Hash`
+//! ## Files written before strings were byte keys
 //!
-//! [`insert`](crate::AtomicBloom::insert) and
-//! [`contains`](crate::AtomicBloom::contains) accept any `T: Hash` and hash
-//! what `T`'s `Hash` impl writes. That is convenient within one program,
-//! but `Hash` impls are free to change between Rust versions, and they
-//! differ between types that look alike: `str` writes its bytes and then a
-//! `0xff` byte, while `[u8]` writes its length and then its bytes, so
-//! `insert("ls")` and `contains_bytes("ls")` are different keys. Two cases
-//! are stable because this crate's [`WyHasher`](crate::WyHasher) defines
-//! them itself: integers hash as their little-endian bytes with no length
-//! (`insert(&7u64)` hashes the 8 bytes of `7u64.to_le_bytes()`), and
-//! `usize`/`isize` as 64-bit. For anything saved to a file, sent to another
-//! process, or queried from the CLI or another language, use the byte
-//! encoding above.
+//! `insert(&str)` used to hash what `str`'s `Hash` writes (its bytes and a
+//! `0xff` byte). A filter built that way and saved still loads, and its
+//! keys are found through the same encoding: `contains(&Hashed(s))`
+//! (`tests/golden.rs` keeps such files, built in that encoding). The file
+//! format, the byte encoding and the integer encoding did not change; only
+//! which calls use the byte encoding did.
