@@ -61,7 +61,7 @@ use crate::filter::{
 };
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
-use crate::key::{Bytes, Key};
+use crate::key::Key;
 use crate::layout::Layout;
 use crate::probe::{Probe, with_sized_probe};
 use crate::sizing::{MAX_HASHES, Sizing};
@@ -301,53 +301,6 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// ```
     pub fn remove_checked<T: Key + ?Sized>(&self, key: &T) -> bool {
         self.remove_checked_hash(key.hash_with(&self.hasher))
-    }
-
-    /// [`insert`](Self::insert) of a key given as bytes, hashed by the
-    /// crate's stable [byte encoding](crate::docs::keys), as
-    /// [`AtomicBloom::insert_bytes`]: the same key as a CLI line (`atomic-bloom
-    /// remove` takes it out) or a Python `str`.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
-    /// assert!(f.insert_bytes("alice"));
-    /// assert!(f.contains_bytes(b"alice")); // str and bytes: one key
-    /// assert_eq!(f.count_of_bytes("alice"), 1);
-    /// assert!(f.remove_bytes(String::from("alice")));
-    /// assert!(!f.contains_bytes("alice"));
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&self, key: impl AsRef<[u8]>) -> bool {
-        self.insert(&Bytes(key))
-    }
-
-    /// [`contains`](Self::contains) of a key given as bytes
-    /// ([`insert_bytes`](Self::insert_bytes)).
-    #[inline]
-    pub fn contains_bytes(&self, key: impl AsRef<[u8]>) -> bool {
-        self.contains(&Bytes(key))
-    }
-
-    /// [`remove`](Self::remove) of a key given as bytes
-    /// ([`insert_bytes`](Self::insert_bytes)).
-    #[inline]
-    pub fn remove_bytes(&self, key: impl AsRef<[u8]>) -> bool {
-        self.remove(&Bytes(key))
-    }
-
-    /// [`remove_checked`](Self::remove_checked) of a key given as bytes
-    /// ([`insert_bytes`](Self::insert_bytes)).
-    #[inline]
-    pub fn remove_checked_bytes(&self, key: impl AsRef<[u8]>) -> bool {
-        self.remove_checked(&Bytes(key))
-    }
-
-    /// [`count_of`](Self::count_of) of a key given as bytes
-    /// ([`insert_bytes`](Self::insert_bytes)).
-    #[inline]
-    pub fn count_of_bytes(&self, key: impl AsRef<[u8]>) -> u8 {
-        self.count_of(&Bytes(key))
     }
 
     /// The hash [`insert`](Self::insert) and [`contains`](Self::contains)

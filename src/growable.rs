@@ -10,7 +10,7 @@ use crate::error::{BuildError, GrowthError};
 use crate::filter::AtomicBloom;
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
-use crate::key::{Bytes, Key};
+use crate::key::Key;
 use crate::layout::Layout;
 use crate::sizing::{MAX_BITS, Sizing, hash_floor};
 #[cfg(loom)]
@@ -469,18 +469,6 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
         self.insert_hash(key.hash_with(&self.hasher))
     }
 
-    /// [`insert`](Self::insert) of a key given as bytes, hashed by the
-    /// crate's stable [byte encoding](crate::docs::keys)
-    /// ([`contains_bytes`](Self::contains_bytes) finds it).
-    ///
-    /// # Errors
-    ///
-    /// As [`insert`](Self::insert).
-    #[inline]
-    pub fn insert_bytes(&self, key: impl AsRef<[u8]>) -> Result<bool, GrowthError> {
-        self.insert(&Bytes(key))
-    }
-
     /// [`insert`](Self::insert) of a key by its 64-bit hash, as
     /// [`AtomicBloom::insert_hash`].
     pub fn insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
@@ -580,22 +568,6 @@ impl<S: BuildHasher> AtomicGrowableBloom<S> {
     #[inline]
     pub fn contains<T: Key + ?Sized>(&self, key: &T) -> bool {
         self.contains_hash(key.hash_with(&self.hasher))
-    }
-
-    /// [`contains`](Self::contains) of a key given as bytes, hashed by the
-    /// crate's stable [byte encoding](crate::docs::keys), as
-    /// [`AtomicBloom::contains_bytes`]: the same key as a CLI line or a
-    /// Python `str`.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
-    /// f.insert_bytes("apple")?;
-    /// assert!(f.contains_bytes(b"apple")); // str and bytes: one key
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    pub fn contains_bytes(&self, key: impl AsRef<[u8]>) -> bool {
-        self.contains(&Bytes(key))
     }
 
     /// The 64-bit hash of `key`, as [`insert`](Self::insert) and

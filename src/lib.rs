@@ -47,7 +47,7 @@
 //! | query | `contains` | `contains`, `count_of` | `contains` |
 //! | remove | no | `remove`, `remove_checked` | no |
 //! | by hash | `hash`, `*_hash` | `hash`, `*_hash` | `hash`, `*_hash` |
-//! | stable byte keys | `*_bytes` | `*_bytes` | `insert_bytes`, `contains_bytes` |
+//! | keys | any [`Key`]: strings and bytes by the byte encoding, integers, [`Hashed`] | the same | the same |
 //! | batches | `*_batch`, `*_hash_batch` | `*_batch`, `*_hash_batch` | `*_batch`, `*_hash_batch` |
 //! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_intersect`, `par_clear`, `par_count_ones` | `par_insert`, `par_remove`, `par_remove_checked`, `par_contains`, `par_merge` | `par_insert`, `par_contains` |
 //! | combine | `union`, `intersect` | `merge` (counts added) | no |
