@@ -34,9 +34,53 @@ pub struct GrowableBloomFilter {
     inner: AtomicGrowableBloom,
 }
 
+/// A read filter with `memory_limit` (bytes) in place of the limit its
+/// file records, if one is given: growth from a file is then bounded by
+/// the reader, whatever the file says.
+fn with_memory_limit(
+    mut filter: AtomicGrowableBloom,
+    memory_limit: Option<i128>,
+) -> PyResult<GrowableBloomFilter> {
+    if let Some(limit) = memory_limit {
+        let limit = within("memory_limit", limit, 0, u64::MAX.into())?;
+        filter.set_memory_limit(Some(limit));
+    }
+    Ok(GrowableBloomFilter::wrap(filter))
+}
+
 filter_methods!(
     GrowableBloomFilter(AtomicGrowableBloom),
     "a growable filter",
+    readers: {
+        /// Reads a growable filter written by `save`, the CLI or Rust, from a
+        /// path or from a binary file object (read to its end). With
+        /// `memory_limit` (bytes), growth from then on stops there, in place
+        /// of the limit the file records: a file from elsewhere cannot make
+        /// the first new key allocate more.
+        #[classmethod]
+        #[pyo3(signature = (path, *, memory_limit = None))]
+        fn load(
+            _cls: &Bound<'_, pyo3::types::PyType>,
+            py: Python<'_>,
+            path: crate::saved::File<'_>,
+            memory_limit: Option<i128>,
+        ) -> PyResult<Self> {
+            with_memory_limit(crate::saved::load(py, path)?, memory_limit)
+        }
+
+        /// Reads a growable filter from `to_bytes`'s output (or a file's
+        /// bytes); `memory_limit` as for `load`.
+        #[classmethod]
+        #[pyo3(signature = (data, *, memory_limit = None))]
+        fn from_bytes(
+            _cls: &Bound<'_, pyo3::types::PyType>,
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+            memory_limit: Option<i128>,
+        ) -> PyResult<Self> {
+            with_memory_limit(crate::saved::from_bytes(py, data)?, memory_limit)
+        }
+    },
     {
         #[new]
         #[pyo3(signature = (

@@ -47,9 +47,39 @@ pub(crate) fn py_float(py: pyo3::Python<'_>, x: f64) -> pyo3::PyResult<String> {
 
 /// The `#[pymethods]` block of `$class`, which wraps an `$inner` in its
 /// field `inner`: the methods given, then the shared ones. `$what` names
-/// the class's filters in docstrings ("a counting filter").
+/// the class's filters in docstrings ("a counting filter"). A class whose
+/// readers take options of their own (the growable filter's
+/// `memory_limit`) gives its `load` and `from_bytes` as `readers: { ... }`;
+/// the others get the shared ones.
 macro_rules! filter_methods {
     ($class:ident($inner:ty), $what:literal, { $($own:tt)* }) => {
+        filter_methods!(@block $class($inner), $what, { $($own)* }, {
+            #[doc = concat!("Reads ", $what, " written by `save`, the CLI or Rust, from a path \
+                             or from a binary file object (read to its end).")]
+            #[classmethod]
+            fn load(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                py: Python<'_>,
+                path: $crate::saved::File<'_>,
+            ) -> PyResult<Self> {
+                $crate::saved::load::<$inner>(py, path).map(Self::wrap)
+            }
+
+            #[doc = concat!("Reads ", $what, " from `to_bytes`'s output (or a file's bytes).")]
+            #[classmethod]
+            fn from_bytes(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                py: Python<'_>,
+                data: &Bound<'_, PyAny>,
+            ) -> PyResult<Self> {
+                $crate::saved::from_bytes(py, data).map(Self::wrap)
+            }
+        });
+    };
+    ($class:ident($inner:ty), $what:literal, readers: { $($readers:tt)* }, { $($own:tt)* }) => {
+        filter_methods!(@block $class($inner), $what, { $($own)* }, { $($readers)* });
+    };
+    (@block $class:ident($inner:ty), $what:literal, { $($own:tt)* }, { $($readers:tt)* }) => {
         impl $class {
             pub(crate) fn wrap(inner: $inner) -> Self {
                 $class { inner }
@@ -145,17 +175,6 @@ macro_rules! filter_methods {
                 $crate::saved::save(py, &self.inner, path)
             }
 
-            #[doc = concat!("Reads ", $what, " written by `save`, the CLI or Rust, from a path \
-                             or from a binary file object (read to its end).")]
-            #[classmethod]
-            fn load(
-                _cls: &Bound<'_, pyo3::types::PyType>,
-                py: Python<'_>,
-                path: $crate::saved::File<'_>,
-            ) -> PyResult<Self> {
-                $crate::saved::load::<$inner>(py, path).map(Self::wrap)
-            }
-
             /// The filter in the library's format.
             fn to_bytes<'py>(
                 &self,
@@ -164,15 +183,7 @@ macro_rules! filter_methods {
                 $crate::saved::to_bytes(py, &self.inner)
             }
 
-            #[doc = concat!("Reads ", $what, " from `to_bytes`'s output (or a file's bytes).")]
-            #[classmethod]
-            fn from_bytes(
-                _cls: &Bound<'_, pyo3::types::PyType>,
-                py: Python<'_>,
-                data: &Bound<'_, PyAny>,
-            ) -> PyResult<Self> {
-                $crate::saved::from_bytes(py, data).map(Self::wrap)
-            }
+            $($readers)*
 
             /// Pickles as `from_bytes(to_bytes())`: the validated format.
             fn __reduce__<'py>(

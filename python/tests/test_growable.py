@@ -1,6 +1,7 @@
 """GrowableBloomFilter: growing as keys arrive, its limits, and its files."""
 
 import copy
+import io
 import pickle
 import subprocess
 import threading
@@ -148,6 +149,26 @@ class TestLimits:
             f.add_many(keys())
         assert taken == 100_000
         assert all(f.contains_many(range(10)))
+
+    def test_a_memory_limit_given_on_load_bounds_growth(self):
+        # A file records its own limit (here none); the reader's replaces it.
+        f = GrowableBloomFilter(1000)
+        f.add_many(range(1000))
+        held = f.memory_bytes
+        for loaded in (
+            GrowableBloomFilter.from_bytes(f.to_bytes(), memory_limit=held),
+            GrowableBloomFilter.load(io.BytesIO(f.to_bytes()), memory_limit=held),
+        ):
+            assert loaded.memory_limit == held
+            with pytest.raises(FilterFullError, match="memory limit"):
+                loaded.add_many(range(1000, 10_000))
+            assert loaded.memory_bytes == held
+        unbounded = GrowableBloomFilter.from_bytes(f.to_bytes())
+        assert unbounded.memory_limit is None
+        unbounded.add_many(range(1000, 10_000))
+        assert unbounded.memory_bytes > held
+        with pytest.raises(ValueError):
+            GrowableBloomFilter.from_bytes(f.to_bytes(), memory_limit=-1)
 
     def test_the_memory_limit_refuses_growth_past_it(self):
         first = GrowableBloomFilter(1000).memory_bytes
