@@ -227,8 +227,8 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
 pub(crate) struct KeyTasks {
     /// The hashes, grouped by task.
     hashes: Vec<u64>,
-    /// Where each task's hashes end in `hashes`.
-    ends: Vec<usize>,
+    /// Where each task's hashes start in `hashes`, and where the last ends.
+    bounds: Vec<usize>,
 }
 
 #[cfg(feature = "rayon")]
@@ -241,19 +241,17 @@ impl KeyTasks {
         let tasks = (4 * threads.max(1)).next_power_of_two() as u64;
         let task_of = |hash: u64| ((u128::from(hash) * u128::from(tasks)) >> 64) as u64;
         hashes.par_sort_by_key(|&hash| task_of(hash));
-        let ends = (0..tasks)
-            .map(|task| hashes.partition_point(|&h| task_of(h) <= task))
+        let bounds = (0..=tasks)
+            .map(|task| hashes.partition_point(|&h| task_of(h) < task))
             .collect();
-        KeyTasks { hashes, ends }
+        KeyTasks { hashes, bounds }
     }
 
     /// Each task's hashes, for rayon's threads.
     pub(crate) fn par_iter(&self) -> impl rayon::iter::IndexedParallelIterator<Item = &[u64]> {
-        use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
-        self.ends
-            .par_iter()
-            .enumerate()
-            .map(|(i, &end)| &self.hashes[if i == 0 { 0 } else { self.ends[i - 1] }..end])
+        use rayon::iter::ParallelIterator;
+        use rayon::slice::ParallelSlice;
+        self.bounds.par_windows(2).map(|w| &self.hashes[w[0]..w[1]])
     }
 }
 

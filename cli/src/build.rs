@@ -41,16 +41,16 @@ pub struct Args {
     /// keys of the one before at 0.9 times its rate, that keeps the
     /// false-positive rate below --fpp however many keys arrive. The input
     /// is read once and never counted first. It costs about twice the bits
-    /// per key of a filter sized for the count (at --fpp 0.01, 19 to 26
-    /// bits per key against 10 from 1M to 100M keys, the newest sub-filter
-    /// being partly empty), and queries probe every sub-filter: when the
-    /// count can be known, leave --growable out (the input is counted
-    /// first).
+    /// per key of a filter sized for the count (at --fpp 0.01, 25 bits per
+    /// key at 1M keys and 19 at 100M, against 10, the newest sub-filter
+    /// being partly empty: `cargo run --release --example growable_memory`),
+    /// and queries probe every sub-filter: when the count can be known,
+    /// leave --growable out (the input is counted first).
     #[arg(long)]
     growable: bool,
     /// With --growable: keys the first sub-filter holds. Fewer sub-filters
     /// to probe and fewer bits per key at scale; a small input still pays
-    /// for the first sub-filter (about 190 kB at the defaults).
+    /// for the first sub-filter (about 200 kB at the defaults).
     #[arg(long, requires = "growable", default_value_t = 100_000)]
     initial_capacity: usize,
     /// With --growable: the most bytes the sub-filters may take, as a
@@ -70,7 +70,7 @@ fn bytes(size: &str) -> Result<u64, String> {
 
 pub fn run(args: Args) -> Result<()> {
     let start = Instant::now();
-    output::refuse_output_among_inputs(&args.output, &args.inputs, "key input")?;
+    output::refuse_output_among_inputs(&args.output, &args.inputs)?;
     let mut inputs = Inputs::new(&args.inputs);
     // The keys a fixed-size filter is sized for; none for a growable one,
     // whose input is read once.

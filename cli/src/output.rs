@@ -73,7 +73,6 @@ pub fn handle_signals() -> Result<()> {
 pub fn refuse_output_among_inputs<'a>(
     output: &Path,
     inputs: impl IntoIterator<Item = &'a PathBuf>,
-    what: &str,
 ) -> Result<()> {
     // Only a regular file can be replaced, and only one can be compared
     // by opening it: opening a FIFO to compare it would block until a
@@ -89,8 +88,8 @@ pub fn refuse_output_among_inputs<'a>(
         }
         if same_file::is_same_file(output, input).unwrap_or(false) {
             anyhow::bail!(
-                "the output {} is the same file as the {what} {}: writing it would destroy an \
-                 input; choose another --output",
+                "the output {} is the same file as the key input {}: writing it would destroy \
+                 an input; choose another --output",
                 output.display(),
                 input.display()
             );

@@ -60,7 +60,7 @@ pub fn run(args: Args) -> Result<()> {
     // The filter itself is the output by design (an in-place update); a
     // key input is never.
     let output = args.output.as_ref().unwrap_or(&args.filter);
-    output::refuse_output_among_inputs(output, &args.inputs, "key input")?;
+    output::refuse_output_among_inputs(output, &args.inputs)?;
     let inputs = Inputs::new(&args.inputs);
     let filter = match Filter::load_beside(&args.filter, &inputs)? {
         Filter::Counting(filter) => filter,
@@ -83,21 +83,7 @@ pub fn run(args: Args) -> Result<()> {
     // Every occurrence of a key side by side: one task checks or removes
     // them all, so no two threads ever remove the same key at once.
     hashes.par_sort_unstable();
-    let removed = if args.unchecked_risking_false_negatives {
-        hashes
-            .par_chunks(1 << 16)
-            .map(|chunk| filter.remove_hash_batch(chunk.iter().copied()))
-            .sum::<usize>() as u64
-    } else if args.skip_absent_risking_false_negatives {
-        hashes
-            .par_chunk_by(|a, b| a == b)
-            .map(|same| {
-                same.iter()
-                    .filter(|&&h| filter.remove_checked_hash(h))
-                    .count()
-            })
-            .sum::<usize>() as u64
-    } else {
+    if !args.unchecked_risking_false_negatives && !args.skip_absent_risking_false_negatives {
         let check = check(&filter, &hashes);
         if check.absent + check.over_listed > 0 {
             bail!(
@@ -112,6 +98,19 @@ pub fn run(args: Args) -> Result<()> {
                 output::counted(check.over_listed, "key"),
             );
         }
+    }
+    // Checked (skipping absent keys) only with the risky flag: after the
+    // whole list passed its check, every key is known present.
+    let removed = if args.skip_absent_risking_false_negatives {
+        hashes
+            .par_chunk_by(|a, b| a == b)
+            .map(|same| {
+                same.iter()
+                    .filter(|&&h| filter.remove_checked_hash(h))
+                    .count()
+            })
+            .sum::<usize>() as u64
+    } else {
         hashes
             .par_chunks(1 << 16)
             .map(|chunk| filter.remove_hash_batch(chunk.iter().copied()))
