@@ -29,7 +29,7 @@
 use crate::filter::AtomicBloom;
 use crate::hints::Access;
 use crate::key::Key;
-use crate::probe::{Probe, with_sized_probe};
+use crate::layout::{Probe, with_sized_probe};
 use std::hash::BuildHasher;
 use std::marker::PhantomData;
 
@@ -113,7 +113,7 @@ impl<'a, S, P: Probe> BloomStage<'a, S, P> {
     /// twice (a multiply for the line).
     #[inline(always)]
     fn probe(&self, hash: u64) -> P {
-        P::new(&self.filter.sizing(), hash)
+        self.filter.sizing().probe::<P>(hash)
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! [`BitArray`] owns the filter's bits: one zeroed allocation of
 //! [`AtomicU64`] words whose lines of eight start on 64-byte boundaries. It knows
-//! nothing of keys or hashes; the layouts (`layout.rs`) say which words and
+//! nothing of keys or hashes; the layouts (`src/layout/`) say which words and
 //! masks a key touches, and this file turns those into atomic operations.
 //! Every atomic operation on bits is in this file (the counting filter's
 //! counters, which live in the same kind of array, are updated in
@@ -249,7 +249,7 @@ impl BitArray {
     /// The test keeps the bits it computed for the sets, up to
     /// [`KEPT_BITS`] of them; beyond that (`k` over 16, rates below about
     /// 1e-5) the sets ask `bit` again. A `Standard` bit costs about twenty
-    /// instructions (`src/layout.rs`), and asking twice made a new key's
+    /// instructions (`src/layout/`), and asking twice made a new key's
     /// insert that much longer, duplicates unchanged. An array of 64,
     /// zeroed whatever `k`, cost duplicates at 100M keys the zeroing.
     #[inline]

@@ -63,8 +63,9 @@ use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::key::Key;
 use crate::layout::Layout;
-use crate::probe::{Probe, with_sized_probe};
-use crate::sizing::{MAX_HASHES, Sizing};
+use crate::layout::MAX_HASHES;
+use crate::layout::{Probe, with_sized_probe};
+use crate::sizing::Sizing;
 use std::fmt;
 use std::hash::BuildHasher;
 
@@ -385,7 +386,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// alone, so nothing is grouped, sorted or buffered.
     #[inline]
     fn for_each_counter(&self, hash: u64, mut f: impl FnMut(u64, u64)) {
-        with_sized_probe!(self.sizing, P => P::new(&self.sizing, hash).bits(|counter| {
+        with_sized_probe!(self.sizing, P => self.sizing.probe::<P>(hash).bits(|counter| {
             let word = self.counters.load((counter / COUNTERS_PER_WORD) as usize);
             f(word, counter % COUNTERS_PER_WORD);
         }));
@@ -395,7 +396,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
     /// the batch pipeline, `counting_bulk.rs`).
     #[inline]
     pub(crate) fn prefetch_hash(&self, hash: u64, access: Access) {
-        with_sized_probe!(self.sizing, P => P::new(&self.sizing, hash).bits(|counter| {
+        with_sized_probe!(self.sizing, P => self.sizing.probe::<P>(hash).bits(|counter| {
             self.counters.prefetch((counter / COUNTERS_PER_WORD) as usize, access);
         }));
     }
@@ -434,7 +435,7 @@ impl<S: BuildHasher> AtomicCountingBloom<S> {
         // a per-key update the check is lost in the compare-and-swaps (one
         // check per key or three measured alike).
         let access = Access::write();
-        with_sized_probe!(self.sizing, P => P::new(&self.sizing, hash).bits(|counter| {
+        with_sized_probe!(self.sizing, P => self.sizing.probe::<P>(hash).bits(|counter| {
             let word = counter / COUNTERS_PER_WORD;
             // Ask for the line now: the compare-and-swaps below are locked
             // instructions, which take their lines one after another, so a
@@ -785,7 +786,7 @@ mod tests {
                     let case = format!("{layout}, k = {k}, key {key}");
                     let hash = f.hasher().hash_one(key);
                     let mut counters = BTreeSet::new();
-                    with_sized_probe!(f.sizing, P => P::new(&f.sizing, hash).bits(|c| {
+                    with_sized_probe!(f.sizing, P => f.sizing.probe::<P>(hash).bits(|c| {
                         counters.insert(c);
                     }));
                     let mut expected = BTreeMap::new();

@@ -4,13 +4,13 @@
 //! layout, `k`, and the hasher. Every operation takes `&self`; share it
 //! between threads by reference (scoped threads), `Arc`, or a `static`.
 
-use crate::bit_array::{BitArray, WORDS_PER_LINE};
+use crate::bit_array::BitArray;
 use crate::error::{BuildError, IncompatibleError};
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::key::{Bytes, Key};
 use crate::layout::Layout;
-use crate::probe::{Probe, with_probe};
+use crate::layout::{Probe, with_probe};
 use crate::sizing::Sizing;
 use std::fmt;
 use std::hash::BuildHasher;
@@ -541,7 +541,7 @@ impl<S> AtomicBloom<S> {
     #[inline(always)]
     pub fn insert_hash(&self, hash: u64) -> bool {
         with_probe!(self.sizing.layout(), P => {
-            let probe = P::new(&self.sizing, hash);
+            let probe = self.sizing.probe::<P>(hash);
             // Ask for the key's lines before testing them. The test's loads
             // wait for the previous insert's locked instructions to complete
             // (a locked instruction orders every load after it), so one
@@ -568,7 +568,7 @@ impl<S> AtomicBloom<S> {
     // --release -p atomic-bloom-harness -- bench`, hits and misses at 1M).
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).contains(&self.bits))
+        with_probe!(self.sizing.layout(), P => self.sizing.probe::<P>(hash).contains(&self.bits))
     }
 
     /// Asks the CPU to start loading the lines a key with this hash
@@ -577,7 +577,7 @@ impl<S> AtomicBloom<S> {
     /// their misses overlap.
     #[inline]
     pub(crate) fn prefetch_hash(&self, hash: u64, access: Access) {
-        with_probe!(self.sizing.layout(), P => P::new(&self.sizing, hash).prefetch(&self.bits, access))
+        with_probe!(self.sizing.layout(), P => self.sizing.probe::<P>(hash).prefetch(&self.bits, access))
     }
 
     /// Removes every key. Keys inserted before the call began are gone when
@@ -979,52 +979,8 @@ pub(crate) fn estimate_len(sizing: &Sizing, ones: u64) -> Option<u64> {
 }
 
 /// The false-positive rate of a filter of `sizing` whose words, in order,
-/// are `words` (see [`AtomicBloom::estimated_false_positive_rate`]): the
-/// mean over blocks of (fill of the block)^k, the whole array being one
-/// block for `Standard`.
+/// are `words` (see [`AtomicBloom::estimated_false_positive_rate`]).
 pub(crate) fn rate_of_words(sizing: &Sizing, words: impl Iterator<Item = u64>) -> f64 {
-    let k = sizing.num_hashes() as i32;
-    // The rate of one block of `bits` bits with `ones` of them set.
-    let rate = |ones: u64, bits: u64, k: i32| (ones as f64 / bits as f64).powi(k);
-    let ones = |words: &[u64]| words.iter().map(|w| u64::from(w.count_ones())).sum();
-    match sizing.layout() {
-        Layout::Standard => rate(
-            words.map(|w| u64::from(w.count_ones())).sum(),
-            sizing.num_bits(),
-            k,
-        ),
-        Layout::Word => mean(words.map(|w| rate(u64::from(w.count_ones()), 64, k))),
-        Layout::Blocked => mean(lines(words).map(|line| rate(ones(&line), 512, k))),
-        // A key tests `ceil(k/2)` bits of one of the block's first four
-        // words and `floor(k/2)` of one of its last four: per block, the
-        // product of the mean rates of the two halves.
-        Layout::Sectorized => mean(lines(words).map(|line| {
-            let half = |words: &[u64], k| {
-                mean(words.iter().map(|w| rate(u64::from(w.count_ones()), 64, k)))
-            };
-            let (first, second) = line.split_at(WORDS_PER_LINE / 2);
-            half(first, (k + 1) / 2) * half(second, k / 2)
-        })),
-    }
-}
-
-/// `words` in lines of eight (the sizes of `Blocked` and `Sectorized` are
-/// whole lines).
-fn lines(mut words: impl Iterator<Item = u64>) -> impl Iterator<Item = [u64; WORDS_PER_LINE]> {
-    std::iter::from_fn(move || {
-        let first = words.next()?;
-        Some(std::array::from_fn(|i| {
-            if i == 0 {
-                first
-            } else {
-                words.next().unwrap_or(0)
-            }
-        }))
-    })
-}
-
-/// The mean of `values` (0 for none).
-fn mean(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = values.fold((0.0, 0u64), |(sum, n), v| (sum + v, n + 1));
-    if n == 0 { 0.0 } else { sum / n as f64 }
+    let layout = sizing.layout();
+    layout.rate_of_words(sizing.num_bits(), sizing.num_hashes(), words)
 }

@@ -89,7 +89,6 @@ mod layout;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod persist;
-mod probe;
 mod sizing;
 mod sync;
 
@@ -102,11 +101,11 @@ pub use growable::{
 };
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::{Bytes, Hashed, Key};
-pub use layout::{Layout, ParseLayoutError};
+pub use layout::{Layout, MAX_HASHES, ParseLayoutError};
 pub use persist::{
     FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter, atomic_write,
 };
-pub use sizing::{MAX_BITS, MAX_HASHES, Sizing, hash_floor};
+pub use sizing::{MAX_BITS, Sizing, hash_floor};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use sync::fault;

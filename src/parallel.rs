@@ -28,7 +28,7 @@ use crate::bit_array::BitArray;
 use crate::error::{BuildError, IncompatibleError};
 use crate::filter::{AtomicBloom, Builder};
 use crate::key::Key;
-use crate::probe::with_sized_probe;
+use crate::layout::with_sized_probe;
 use rayon::prelude::*;
 use std::hash::BuildHasher;
 use std::ops::Range;

@@ -91,6 +91,6 @@
 //! per-key calls are always inlined (`contains_hash` and `insert_hash`
 //! say what that gained).
 //!
-//! How a key's hash becomes its positions in each layout is in the source,
-//! `src/layout.rs`; how those positions become atomic operations,
-//! `src/probe.rs`.
+//! Each layout is one file of the source, `src/layout/`: how a key's hash
+//! becomes its positions, how those become atomic operations, and its
+//! false-positive model.

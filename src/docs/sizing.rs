@@ -66,8 +66,7 @@
 //! for `floor(k/2)`. For `k = 1` it is one word's rate with `s + x ~
 //! Poisson(λ/4)` keys. Both words' rates grow with `s`, so they are
 //! positively associated and the rate is at least the product of the two
-//! words' own rates: with the mean fill in each word, that product is the
-//! layout's cheap lower bound below.
+//! words' own rates.
 //!
 //! The often-quoted shortcut `(1 - (1 - 1/B)^(ik))^k` plugs in the mean fill
 //! and, by Jensen's inequality, underestimates: by 1-4% for `B = 512` and
@@ -92,50 +91,30 @@
 //!
 //! ## Choosing `k`
 //!
-//! Sizes are unimodal in `k`, with runs of equal sizes in small filters
-//! (whose sizes are a few blocks), and the search walks out from a
-//! starting `k` until they grow: for `Standard` from `round(log2(1/p))`,
-//! the textbook optimum; for the blocked layouts from the best `k` of the
-//! mean-fill shortcut above, which is cheap and whose rate never exceeds
-//! the exact model's (Jensen's inequality; for `Sectorized`, the product of
-//! its words' mean-fill rates, below the joint rate since both grow with
-//! the keys the words share), so its size for a `k` is where the exact
-//! search for that `k` starts, and a `k` whose mean-fill rate misses the
-//! target at the best size so far needs no exact model. Of several `k`
-//! with the fewest bits, the one nearest `round(log2(1/p))` is chosen; so
-//! a `k` farther from it than the best so far needs an exact model only if
-//! its mean-fill rate meets the target one granule below the best size (it
-//! could then be smaller). In a run of equal sizes, whether any `k` meets
-//! the target one granule smaller is asked once, of the `k` with the lowest
-//! rate there, rather than of each `k`; once none does, the walk stops at
-//! the first `k` that cannot win a tie, since every `k` past it is farther
-//! from `round(log2(1/p))` still and none can be smaller (a filter of a few
-//! granules has runs of a dozen `k` or more, which it no longer asks one by
-//! one). Where the exact rates have not been asked, the lowest mean-fill
-//! rate one granule smaller can show it too, asked from the second such
-//! `k` on: most walks end at the first, and the exact rates would cost
-//! more than the run (`cargo bench --bench throughput -- sizing/` times
-//! such cases). If the
-//! lowest mean-fill rate at the largest size misses the target, no `k`
-//! reaches it and the search stops at once. For one `k`,
-//! the size is found on the log-log line, where the rate is nearly
-//! straight: a gallop that jumps to where the secant through its last two
-//! sizes meets the target, then the secant through the last two sizes
-//! tried, each size one exact rate. The gallop starts from the mean-fill
-//! size, or, once a `k` has an exact size, from a guess: the mean-fill
-//! size times the ratio of exact to mean-fill size of the last `k`
-//! searched, extrapolated linearly in `k` once two have been (it moves
-//! slowly: from 1.574 to 1.521 over five `k` for `Sectorized` at
-//! p = 1e-9, whose mean-fill bound is a third short), bracketed by sizes
-//! a 1024th below and above it. Rates fall as sizes grow, so a guess
-//! decides only where the search starts, not what it finds
-//! (`a_guess_decides_where_a_search_starts_not_what_it_finds`). Tests
-//! check the search, its early stops included, against trying every `k`
+//! Two facts about the models carry the search: at one size, rates are
+//! unimodal in `k`, so a walk out from any `k` while they fall finds the
+//! lowest; and for one `k`, rates fall as sizes grow, so a bisection finds
+//! its fewest bits. The `Standard` size bounds every layout's from below
+//! (blocks only ever raise the rate), so a `k`'s search gallops up from it
+//! by doubling steps and then bisects, each step one exact rate.
+//!
+//! The search takes the `k` with the lowest rate at the `Standard` size of
+//! `round(log2(1/p))`, the textbook optimum, and finds its fewest bits.
+//! Then, while the `k` with the lowest rate one granule smaller meets the
+//! target there, it moves to that `k` and its fewest bits. When none does,
+//! no `k` has fewer bits; the `k` that meet the target at that size are a
+//! run (small filters, whose sizes are a few blocks, have runs of a dozen
+//! `k` or more), and of them the search takes the one nearest
+//! `round(log2(1/p))`, walking towards it. If no `k` meets the target at
+//! the largest size, the search says so. The exact block models are built
+//! once per search and serve every `k` it asks (`src/layout/block_model.rs`
+//! says how).
+//!
+//! The tests check the choice against trying every `k`
 //! (`the_search_finds_what_trying_every_k_finds`, filters of 1 to 10^6
-//! keys), across a run of equal sizes
-//! (`a_run_of_equal_sizes_does_not_stop_the_search`) and for targets no
-//! size reaches (`unreachable_targets_are_those_no_k_reaches`).
-//! `cargo run --release -p atomic-bloom-harness -- bench` times it (the
+//! keys), that each size meets its target and is minimal, and the targets
+//! no size reaches (`unreachable_targets_are_those_no_k_reaches`). `cargo
+//! run --release -p atomic-bloom-harness -- bench` times the search (the
 //! "sizing" lines) over n from 1 to 10^10 and p from 0.5 to 1e-12, each
 //! layout's mean and worst case; BENCHMARKS.md has the runs.
 //!
@@ -174,17 +153,10 @@
 //!
 //! After the search for the fewest bits, the walk goes down from their
 //! `k` while the next `k` meets the target at the tolerated size (at one
-//! size, rates rise as `k` falls below the best), asking each `k` its
-//! mean-fill rate first, and the chosen `k`'s size is found between the
-//! fewest bits and the tolerated size by the secant search of any `k`. A
-//! search that can go that way makes its passes over the draws reach a
-//! quarter of `k` below the `k` that starts them and one above, where
-//! they otherwise reach a sixth either side, so that the walk finds its
-//! models made; a `k` outside every pass would cost a pass of its own. The test
+//! size, rates rise as `k` falls below the best), and the last such `k`
+//! gets its own fewest bits. The test
 //! `the_search_finds_what_trying_every_k_finds` checks the choice against
-//! the fewest bits of every `k`. Over the bench's grid of n and p the walk
-//! down costs the searches a few percent, and the slowest (100 keys at
-//! p = 1e-12, where the walk does not go) nothing.
+//! the fewest bits of every `k`.
 //!
 //! ## Limits
 //!

@@ -1,0 +1,331 @@
+//! # Layouts: where a key's bits go
+//!
+//! A key is hashed once to 64 bits; its layout turns that hash into the
+//! positions of its `k` bits. Each layout is one file, which holds all
+//! there is to it: its positions, its [`Probe`] (test and set), and its
+//! false-positive model.
+//!
+//! - [`Layout::Standard`] (`standard.rs`) spreads them over the whole
+//!   array: space-optimal, but a new key costs up to `k` cache misses.
+//! - [`Layout::Blocked`] (`blocked.rs`) puts all `k` in one 512-bit,
+//!   cache-line-aligned block: one cache miss per operation.
+//! - [`Layout::Word`] (`word.rs`) puts all `k` in one 64-bit word: an insert
+//!   is a single `fetch_or`, an atomic test-and-set.
+//! - [`Layout::Sectorized`] (`sectorized.rs`) puts half in one word of a
+//!   block's first half and half in one of its second: two `fetch_or`s.
+//!
+//! They share the position math of `positions.rs` and the exact block
+//! model of `block_model.rs`. This file is the one `match` from a
+//! [`Layout`] to its probe type ([`with_probe!`]), through which every
+//! operation reaches a layout: a caller writes its code once, generic over
+//! the probe type, and the macro instantiates it per layout. Adding a
+//! layout means a file of its own, a variant below, and a branch there.
+//!
+//! Probes are drawn with replacement: two probes of one key may hit the
+//! same bit. The models assume exactly that, so the rate they promise is
+//! the rate this code delivers (`tests/false_positive_rate.rs` checks it
+//! for every layout). Plain double hashing (`h1 + i * h2`, Kirsch and
+//! Mitzenmacher, "Less Hashing, Same Performance", 2006) is not fed
+//! straight into a multiply-shift: its probes form an arithmetic
+//! progression, which the reduction maps to evenly spaced positions, and
+//! on small filters that structure raises the rate; the splitmix64 stream
+//! of `positions.rs` is nonlinear, which breaks it.
+
+mod block_model;
+mod blocked;
+mod positions;
+mod probe;
+mod sectorized;
+mod standard;
+mod word;
+
+pub(crate) use block_model::BlockModel;
+pub(crate) use blocked::{BlockedProbe, DEFAULT_RATE_KS};
+pub(crate) use probe::Probe;
+pub(crate) use sectorized::SectorizedProbe;
+pub(crate) use standard::{StandardProbe, standard_bits};
+pub(crate) use word::WordProbe;
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The most bits a key may set (`k`).
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, BuildError, MAX_HASHES};
+/// assert!(matches!(
+///     AtomicBloom::with_bits(1024, MAX_HASHES + 1),
+///     Err(BuildError::InvalidNumHashes { .. })
+/// ));
+/// ```
+pub const MAX_HASHES: u32 = 64;
+
+/// Where a key's bits go in the array; chosen when the filter is built.
+///
+/// Every layout has the same API and the same guarantees (no false
+/// negatives, requested false-positive rate at the expected number of
+/// items); they trade memory, speed and the meaning of `insert`'s result.
+/// [`docs::layouts`](crate::docs::layouts) has a table of bits per key for
+/// each.
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, Layout};
+///
+/// let urls = AtomicBloom::builder()
+///     .capacity(10_000, 0.001)
+///     .layout(Layout::Word)
+///     .build()?;
+/// assert!(urls.insert("https://example.com/")); // this thread claimed it
+/// assert!(!urls.insert("https://example.com/")); // already claimed
+/// assert_eq!(urls.layout(), Layout::Word);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum Layout {
+    /// `k` bits anywhere in the array: the least memory for a given rate, up
+    /// to `k` cache misses per operation. Its false-positive rate is the
+    /// textbook `(1 - e^(-kn/m))^k`.
+    Standard = 0,
+    /// All `k` bits in one 512-bit, 64-byte-aligned block: one cache line per
+    /// operation. The default.
+    #[default]
+    Blocked = 1,
+    /// All `k` bits in one 64-bit word: one atomic `fetch_or` per insert, so
+    /// `insert` is an atomic test-and-set. Sensible for rates down to about
+    /// 1e-3; below that its memory grows fast (45 bits per key at 1e-4).
+    Word = 2,
+    /// Half of the `k` bits in one word of a 512-bit block's first half,
+    /// half in one word of its second half: two `fetch_or`s per insert, two
+    /// loads per query, one cache line, for slightly more memory than
+    /// `Blocked` (10.3 bits per key at 1% against 9.9).
+    Sectorized = 3,
+}
+
+impl Layout {
+    /// Every layout, in the order of their ids (the number a saved file
+    /// records, which never changes: a new layout gets the next one).
+    ///
+    /// ```
+    /// use atomic_bloom::Layout;
+    /// assert_eq!(Layout::ALL.len(), 4);
+    /// ```
+    pub const ALL: [Layout; 4] = [
+        Layout::Standard,
+        Layout::Blocked,
+        Layout::Word,
+        Layout::Sectorized,
+    ];
+
+    /// The layout's name, as [`Display`](fmt::Display) prints it and
+    /// [`FromStr`] reads it (and the CLI's `--layout` takes it).
+    ///
+    /// ```
+    /// use atomic_bloom::Layout;
+    /// assert_eq!(Layout::Word.name(), "word");
+    /// assert_eq!("blocked".parse::<Layout>(), Ok(Layout::Blocked));
+    /// assert!("fancy".parse::<Layout>().unwrap_err().to_string().contains("standard, blocked, word, sectorized"));
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layout::Standard => "standard",
+            Layout::Blocked => "blocked",
+            Layout::Word => "word",
+            Layout::Sectorized => "sectorized",
+        }
+    }
+
+    /// The id a saved file records for this layout.
+    pub(crate) const fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// The layout a saved file's id names, if any.
+    pub(crate) fn from_id(id: u8) -> Option<Layout> {
+        Layout::ALL.get(usize::from(id)).copied()
+    }
+
+    /// Bits in the unit a key's bits are confined to: `None` for `Standard`
+    /// (the whole array), 512 for `Blocked` and `Sectorized`, 64 for `Word`.
+    ///
+    /// ```
+    /// use atomic_bloom::Layout;
+    /// assert_eq!(Layout::Blocked.block_bits(), Some(512));
+    /// assert_eq!(Layout::Standard.block_bits(), None);
+    /// ```
+    pub const fn block_bits(self) -> Option<u64> {
+        match self {
+            Layout::Standard => None,
+            Layout::Blocked | Layout::Sectorized => Some(512),
+            Layout::Word => Some(64),
+        }
+    }
+
+    /// The expected number of distinct bits one key sets with `k` hashes in
+    /// an array of `num_bits`.
+    pub(crate) fn expected_distinct_bits(self, k: u32, num_bits: u64) -> f64 {
+        with_probe!(self, P => P::distinct_bits(k, num_bits))
+    }
+
+    /// The model's false-positive rate of a filter of this layout with
+    /// `num_bits` bits, `k` bits per key and `items` keys; `model` is a
+    /// [`BlockModel`] made by [`block_model`](Self::block_model), which
+    /// keeps what it computed for the next rate.
+    pub(crate) fn model_rate(
+        self,
+        model: &mut BlockModel,
+        num_bits: u64,
+        k: u32,
+        items: f64,
+    ) -> f64 {
+        with_probe!(self, P => P::model_rate(model, num_bits, k, items))
+    }
+
+    /// An empty model of this layout's blocks, for [`model_rate`](Self::model_rate).
+    pub(crate) fn block_model(self) -> BlockModel {
+        BlockModel::new(with_probe!(self, P => P::MODEL_BLOCK_BITS))
+    }
+
+    /// The rate of a filter of this layout whose words, in order, are
+    /// `words`, from how full its blocks are.
+    pub(crate) fn rate_of_words(
+        self,
+        num_bits: u64,
+        k: u32,
+        words: impl Iterator<Item = u64>,
+    ) -> f64 {
+        with_probe!(self, P => P::rate_of_words(num_bits, k, words))
+    }
+
+    /// The granularity of the array's size in bits: sizes are rounded up to
+    /// a multiple of this.
+    pub(crate) const fn granule_bits(self) -> u64 {
+        match self {
+            Layout::Standard | Layout::Word => 64,
+            Layout::Blocked | Layout::Sectorized => 512,
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads a layout by its [`name`](Layout::name).
+impl FromStr for Layout {
+    type Err = ParseLayoutError;
+
+    fn from_str(name: &str) -> Result<Layout, ParseLayoutError> {
+        Layout::ALL
+            .into_iter()
+            .find(|layout| layout.name() == name)
+            .ok_or_else(|| ParseLayoutError {
+                name: name.to_string(),
+            })
+    }
+}
+
+/// A name that is no [`Layout`]'s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseLayoutError {
+    name: String,
+}
+
+impl fmt::Display for ParseLayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown layout {:?}: expected one of ", self.name)?;
+        for (i, layout) in Layout::ALL.into_iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{layout}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseLayoutError {}
+
+/// Runs `$body` with `$P` naming the probe type of `$layout`: the one
+/// place a layout is mapped to its probe type (which
+/// [`with_sized_probe!`] narrows by `k` for `Blocked`).
+///
+/// The choice is two tests of the layout's id, not a `match`: LLVM lowers a
+/// `match` of four layouts to a jump table, an indirect jump per key, which
+/// slowed `Blocked` inserts of new keys at 100M keys (compare a build with
+/// `-C llvm-args=-min-jump-table-entries=8` under `cargo run --release -p
+/// atomic-bloom-harness -- bench`). Tests of two bits stay direct branches;
+/// `probe.rs`'s test `with_probe_maps_every_layout` checks the mapping.
+macro_rules! with_probe {
+    ($layout:expr, $P:ident => $body:expr) => {{
+        let layout: $crate::layout::Layout = $layout;
+        let id = layout.id();
+        // Ids: Standard 0, Blocked 1, Word 2, Sectorized 3.
+        if id & 1 == 1 {
+            if id & 2 == 0 {
+                type $P = $crate::layout::BlockedProbe;
+                $body
+            } else {
+                type $P = $crate::layout::SectorizedProbe;
+                $body
+            }
+        } else if id & 2 == 0 {
+            type $P = $crate::layout::StandardProbe;
+            $body
+        } else {
+            type $P = $crate::layout::WordProbe;
+            $body
+        }
+    }};
+}
+pub(crate) use with_probe;
+
+/// Runs `$body` with `$P` naming the probe type of a filter of sizing
+/// `$sizing`: [`with_probe!`]'s, except that for `Blocked` with `k` one of
+/// [`DEFAULT_RATE_KS`] it is a probe whose `k` is that constant, so that
+/// nothing asks which `k` it is per key. For code that chooses once for
+/// many keys (the batches), or whose calls cost far more than the choice
+/// (the counting filter's, each a loop of compare-and-swaps).
+///
+/// In a batch loop, `with_probe!`'s probe asking per key costs more than
+/// its two compares: with `k` a constant LLVM compiles the loop without
+/// the other `k`'s code in it, fewer instructions for each key of every
+/// batch call. The plain filter's per-key calls keep `with_probe!`:
+/// inlined into a caller's loop, a per-key call made by this macro takes
+/// more, the other `k`'s code and all. `examples/insert_loop.rs` and
+/// `examples/query_loop.rs` say how to count them (BENCHMARKS.md has the
+/// counts).
+macro_rules! with_sized_probe {
+    ($sizing:expr, $P:ident => $body:expr) => {{
+        let sizing = $sizing;
+        let (layout, k): ($crate::layout::Layout, u32) = (sizing.layout(), sizing.num_hashes());
+        const KS: [u32; 2] = $crate::layout::DEFAULT_RATE_KS;
+        if layout == $crate::layout::Layout::Blocked && k == KS[0] {
+            type $P = $crate::layout::BlockedProbe<{ KS[0] }>;
+            $body
+        } else if layout == $crate::layout::Layout::Blocked && k == KS[1] {
+            type $P = $crate::layout::BlockedProbe<{ KS[1] }>;
+            $body
+        } else {
+            $crate::layout::with_probe!(layout, $P => $body)
+        }
+    }};
+}
+pub(crate) use with_sized_probe;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ALL` is in id order, and every layout's name reads back as it.
+    #[test]
+    fn ids_and_names_have_one_source() {
+        for (i, layout) in Layout::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(layout.id()), i);
+            assert_eq!(Layout::from_id(layout.id()), Some(layout));
+            assert_eq!(layout.to_string().parse(), Ok(layout));
+        }
+        assert_eq!(Layout::from_id(Layout::ALL.len() as u8), None);
+    }
+}
