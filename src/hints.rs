@@ -6,7 +6,7 @@
 //!
 //! ## Prefetch
 //!
-//! The batch operations (`batch.rs`) ask the CPU to start loading a key's
+//! The batch operations (`core/batch.rs`) ask the CPU to start loading a key's
 //! cache line a few keys before they use it, so that a filter far larger
 //! than the cache overlaps its memory misses instead of taking them one at a
 //! time. Prefetching matters most for inserts: `fetch_or` is a locked

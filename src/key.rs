@@ -30,7 +30,6 @@ use std::hash::{BuildHasher, Hash, Hasher};
 /// f.insert("/usr/bin/ls");
 /// assert!(f.contains(b"/usr/bin/ls")); // the same key as bytes
 /// assert!(f.contains(&String::from("/usr/bin/ls")));
-/// assert!(f.contains_bytes("/usr/bin/ls"));
 /// f.insert(&Hashed(("user", 7u32))); // a tuple, by its Hash impl
 /// assert!(f.contains(&Hashed(("user", 7u32))));
 /// # Ok::<(), atomic_bloom::BuildError>(())
@@ -125,7 +124,7 @@ impl<T: Hash> Key for Hashed<T> {
 ///
 /// let f = AtomicBloom::new(1000, 0.01)?;
 /// f.insert_batch(["/usr/bin/ls", "/usr/bin/cat"].map(Bytes));
-/// assert!(f.contains_bytes(b"/usr/bin/ls"));
+/// assert!(f.contains(b"/usr/bin/ls"));
 /// assert!(f.contains(&Bytes(String::from("/usr/bin/cat"))));
 /// assert!(f.contains("/usr/bin/ls")); // a `&str` is the same key
 /// # Ok::<(), atomic_bloom::BuildError>(())

@@ -40,20 +40,28 @@
 //!
 //! # The three kinds at a glance
 //!
+//! The plain and counting filters are one type, [`Filter`], over their
+//! cells (a bit, or a 4-bit counter, per position): every operation they
+//! share is written once and has one name, argument shape and return type.
+//! The growable filter is a chain of plain filters with the same surface
+//! where it applies; its inserts can fail (a memory or sub-filter limit),
+//! so they return a `Result`.
+//!
 //! | operation | [`AtomicBloom`] | [`AtomicCountingBloom`] | [`AtomicGrowableBloom`] |
 //! |---|---|---|---|
-//! | build | `new`, `with_bits`, `with_sizing`, `builder()` | `new`, `with_counters`, `with_sizing`, `builder()` | `new`, `builder(n0, p)` |
+//! | build | `new`, `with_bits`, `with_sizing`, `builder()` | the same | `new`, `builder(n0, p)` |
 //! | insert | `insert` -> `bool` | `insert` -> `bool` | `insert` -> `Result<bool, GrowthError>` |
 //! | query | `contains` | `contains`, `count_of` | `contains` |
 //! | remove | no | `remove`, `remove_checked` | no |
-//! | by hash | `hash`, `*_hash` | `hash`, `*_hash` | `hash`, `*_hash` |
+//! | by hash | `hash`, `*_hash` | the same | the same |
 //! | keys | any [`Key`]: strings and bytes by the byte encoding, integers, [`Hashed`] | the same | the same |
-//! | batches | `*_batch`, `*_hash_batch` | `*_batch`, `*_hash_batch` | `*_batch`, `*_hash_batch` |
-//! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_intersect`, `par_clear`, `par_count_ones` | `par_insert`, `par_remove`, `par_remove_checked`, `par_contains`, `par_merge` | `par_insert`, `par_contains` |
-//! | combine | `union`, `intersect` | `merge` (counts added) | no |
-//! | empty it | `clear(&self)` | `clear(&self)` | `clear(&mut self)` (drops sub-filters) |
-//! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` -> `u64`, `false_positive_rate_bound`, `sub_filter_stats` |
-//! | copy | `try_clone`, `Clone` | `try_clone`, `Clone`, `to_bloom` | `try_clone`, `Clone` |
+//! | batches | `*_batch`, `*_hash_batch` | the same, and `remove_*_batch` | `*_batch`, `*_hash_batch` |
+//! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_remove`, `par_remove_checked` | `par_insert`, `par_contains` |
+//! | combine | `union` (bits OR-ed), `intersect` | `union` (counts added) | no |
+//! | empty it | `clear(&self)`, `is_empty` | the same | `clear(&mut self)` (drops sub-filters), `is_empty` |
+//! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` -> `u64`, `false_positive_rate_bound`, `sub_filter_stats` |
+//! | size | `num_bits`, `num_hashes`, `layout`, `sizing`, `memory_bytes` | the same (a counter per bit) | `layout`, `memory_bytes`, `sub_filters` |
+//! | copy | `try_clone`, `Clone` | the same, and `to_bloom` | `try_clone`, `Clone` |
 //! | files | `save`, `load`, `to_bytes`, `from_bytes`, `write_to`, `read_from`, the `_with_hasher` readers | the same | the same |
 //!
 //! [`SavedFilter`] reads a file of any kind.
@@ -71,41 +79,33 @@
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod batch;
-mod bit_array;
-mod chain;
-mod counter_array;
-mod counting;
-mod counting_bulk;
+mod core;
 pub mod docs;
 mod error;
-mod filter;
-mod growable;
-mod growable_bulk;
 mod hasher;
 mod hints;
 mod key;
+mod kinds;
 mod layout;
-#[cfg(feature = "rayon")]
-mod parallel;
 mod persist;
 mod sizing;
+mod storage;
 mod sync;
 
-pub use counting::AtomicCountingBloom;
+pub use crate::core::{Builder, Cells, DEFAULT_FALSE_POSITIVE_RATE, Filter};
 pub use error::{BuildError, GrowthError, IncompatibleError};
-pub use filter::{AtomicBloom, Builder, DEFAULT_FALSE_POSITIVE_RATE};
-pub use growable::{
-    AtomicGrowableBloom, DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, GrowableBuilder,
-    MAX_SUB_FILTERS, SubFilterStats,
-};
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::{Bytes, Hashed, Key};
+pub use kinds::{
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, DEFAULT_GROWTH_FACTOR,
+    DEFAULT_TIGHTENING_RATIO, GrowableBuilder, MAX_SUB_FILTERS, SubFilterStats,
+};
 pub use layout::{Layout, MAX_HASHES, ParseLayoutError};
 pub use persist::{
     FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter, atomic_write,
 };
 pub use sizing::{MAX_BITS, Sizing, hash_floor};
+pub use storage::{BitArray, CounterArray};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use sync::fault;

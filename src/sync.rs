@@ -11,7 +11,7 @@
 //! words whose bits only ever go from 0 to 1 (except by `clear` and
 //! `intersect`), and every operation on them is a load, `fetch_or`,
 //! `fetch_and`, `swap` or compare-and-swap of one word, all `Relaxed`.
-//! [`AtomicPtr`]: the growable filter's chain of sub-filters (`chain.rs`)
+//! [`AtomicPtr`]: the growable filter's chain of sub-filters (`kinds/growable/chain.rs`)
 //! publishes each new sub-filter through one, with the crate's only
 //! `Release`/`Acquire` pair. Why each ordering is enough is argued where it
 //! is used and collected in the `docs::memory_ordering` chapter.

@@ -87,9 +87,9 @@ proptest! {
         b.insert_batch(&right);
         both.insert_batch(left.iter().chain(&right));
         let in_parallel = a.clone();
-        a.merge(&b).unwrap();
+        a.union(&b).unwrap();
         prop_assert!(a == both);
-        in_parallel.par_merge(&b).unwrap();
+        in_parallel.par_union(&b).unwrap();
         prop_assert!(in_parallel == both);
         // Removing the right list's keys leaves the left list's filter.
         a.remove_batch(&right);
@@ -113,9 +113,9 @@ fn filters_that_map_keys_differently_do_not_merge() {
             .build()
             .unwrap(),
     ] {
-        assert!(a.merge(&other).is_err());
+        assert!(a.union(&other).is_err());
     }
-    assert!(a.merge(&counting(Layout::Blocked, 1_000, 0.01)).is_ok());
+    assert!(a.union(&counting(Layout::Blocked, 1_000, 0.01)).is_ok());
 }
 
 /// A merge racing inserts and removes of other keys on other threads: every
@@ -129,7 +129,7 @@ fn a_merge_racing_updates_loses_no_count() {
     std::thread::scope(|s| {
         s.spawn(|| f.insert_batch(50_000..100_000u64));
         s.spawn(|| f.remove_batch(100_000..110_000u64));
-        f.merge(&other).unwrap();
+        f.union(&other).unwrap();
     });
     let expected = counting(Layout::Blocked, 100_000, 0.01);
     expected.insert_batch((0..100_000u64).chain(110_000..120_000));

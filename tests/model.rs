@@ -190,7 +190,7 @@ fn filters_are_send_and_sync_and_debug() {
     fn shared_across_threads<T: Send + Sync + std::fmt::Debug>() {}
     shared_across_threads::<AtomicBloom>();
     shared_across_threads::<AtomicBloom<std::hash::RandomState>>();
-    shared_across_threads::<atomic_bloom::Builder>();
+    shared_across_threads::<atomic_bloom::Builder<atomic_bloom::BitArray>>();
     shared_across_threads::<atomic_bloom::Sizing>();
     shared_across_threads::<atomic_bloom::ReadError>();
 }

@@ -52,7 +52,7 @@ fn counting_filters_round_trip_with_their_counts_through_every_reader() {
             assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2, "version");
             assert_eq!(bytes[40], 1, "filter kind: counting");
             assert_eq!(bytes[41..48], [0; 7], "reserved");
-            assert_eq!(bytes.len() as u64, 48 + f.num_counters() / 2 + 8);
+            assert_eq!(bytes.len() as u64, 48 + f.num_bits() / 2 + 8);
             let path = dir.path().join(format!("{layout}-{seed}.bloom"));
             f.save(&path).unwrap();
             assert_eq!(std::fs::read(&path).unwrap(), bytes);

@@ -4,7 +4,7 @@ use crate::filter_file::Filter;
 use crate::keys::Inputs;
 use crate::{keys, output};
 use anyhow::{Context, Result};
-use atomic_bloom::{AtomicBloom, AtomicGrowableBloom, Layout};
+use atomic_bloom::{AtomicGrowableBloom, Builder, Cells, Layout};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -94,14 +94,16 @@ pub fn run(args: Args) -> Result<()> {
             builder.build().map(Filter::Growable)
         }
         Some(expected) => {
-            let builder = AtomicBloom::builder()
-                .capacity(expected, args.fpp)
-                .layout(args.layout)
-                .seed(args.seed);
+            fn sized<C: Cells>(args: &Args, expected: usize) -> Builder<C> {
+                Builder::default()
+                    .capacity(expected, args.fpp)
+                    .layout(args.layout)
+                    .seed(args.seed)
+            }
             if args.counting {
-                builder.build_counting().map(Filter::Counting)
+                sized(&args, expected).build().map(Filter::Counting)
             } else {
-                builder.build().map(Filter::Plain)
+                sized(&args, expected).build().map(Filter::Plain)
             }
         }
     }

@@ -41,12 +41,12 @@ pub fn run(args: Args) -> Result<()> {
         Filter::Counting(f) => {
             say!("kind:               counting (4-bit counters)");
             say!("layout:             {}", f.layout());
-            say!("counters (m):       {}", f.num_counters());
+            say!("counters (m):       {}", f.num_bits());
             say!("counters per key:   {}", f.num_hashes());
             say!("hasher:             wyhash, seed {}", f.hasher().seed());
             say!("memory:             {} bytes", f.memory_bytes());
             let ones = f.nonzero_counters();
-            let fill = ones as f64 / f.num_counters() as f64;
+            let fill = ones as f64 / f.num_bits() as f64;
             say!("counters above 0:   {ones} ({:.2}%)", 100.0 * fill);
             let saturated = f.saturated_counters();
             say!(
@@ -91,7 +91,7 @@ fn describe_growable(f: &AtomicGrowableBloom) {
     );
     say!("layout:             {}", f.layout());
     say!("hasher:             wyhash, seed {}", f.hasher().seed());
-    say!("target fpr:         {}", f.false_positive_rate());
+    say!("target fpr:         {}", f.target_false_positive_rate());
     say!(
         "initial capacity:   {}",
         counted(f.initial_capacity(), "key")
@@ -110,7 +110,7 @@ fn describe_growable(f: &AtomicGrowableBloom) {
     }
     say!(
         "estimated keys:     about {}",
-        counted(f.estimated_len(), "key")
+        counted(f.estimated_len().unwrap_or(u64::MAX), "key")
     );
     say!("fpr bound:          {:.3e}", f.false_positive_rate_bound());
     say!("sub-filters:");

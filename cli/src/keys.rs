@@ -2,7 +2,7 @@
 //! so a 10 GB input never sits in memory.
 //!
 //! A key is one line without its `\n` or `\r\n`, hashed by the library's
-//! byte encoding ([`Bytes`]): the same key as `contains_bytes(line)` from
+//! byte encoding ([`Bytes`]): the same key as `contains(line)` from
 //! Rust. Empty lines are skipped.
 //!
 //! Sizing a filter from its input needs two passes, one to count the keys

@@ -27,7 +27,7 @@ use std::process::ExitCode;
 /// (`build --counting`) can have keys removed.
 ///
 /// A key is one line of input, without its line ending (`\n` or `\r\n`),
-/// hashed by the library's byte encoding (`contains_bytes(line)` from Rust
+/// hashed by the library's byte encoding (`contains(line)` from Rust
 /// finds it); empty lines are skipped. Filter files use the versioned format
 /// of the atomic-bloom library and are written atomically (temporary file,
 /// fsync, rename); Ctrl-C or SIGTERM leaves nothing behind, and says

@@ -77,7 +77,7 @@ pub fn run(args: Args) -> Result<()> {
         input_rate = input_rate.max(other.estimated_false_positive_rate());
         let combined = match (&merged, &other) {
             (Mergeable::Plain(into), Mergeable::Plain(from)) => into.par_union(from),
-            (Mergeable::Counting(into), Mergeable::Counting(from)) => into.par_merge(from),
+            (Mergeable::Counting(into), Mergeable::Counting(from)) => into.par_union(from),
             _ => bail!(
                 "{} holds a {} filter and {} a {} one; merge takes filters of one kind",
                 name(first),

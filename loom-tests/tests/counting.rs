@@ -238,7 +238,7 @@ fn merge_racing_insert() {
         let (f, _, ()) = race(
             filter(),
             |f| f.insert_hash(B),
-            move |f| f.merge(&other).unwrap(),
+            move |f| f.union(&other).unwrap(),
         );
         assert!(
             f.count_of_hash(A) == 1 && f.count_of_hash(B) == 1,

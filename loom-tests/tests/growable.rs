@@ -258,7 +258,7 @@ fn counted_inserts_into_one_sub_filter() {
             2,
             "lost a count of new keys"
         );
-        assert_eq!(filter.estimated_len(), 2);
+        assert_eq!(filter.estimated_len(), Some(2));
     });
 }
 

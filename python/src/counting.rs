@@ -36,7 +36,7 @@ filter_methods!(
             seed: i128,
         ) -> PyResult<Self> {
             builder(expected_items, false_positive_rate, layout, seed)?
-                .build_counting()
+                .build()
                 .map(Self::wrap)
                 .map_err(build_error)
         }
@@ -119,7 +119,7 @@ filter_methods!(
         /// counter's sum stopping at 15; the filters of a partitioned build
         /// add up to the filter of all of it.
         fn __iadd__(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
-            py.detach(|| self.inner.merge(&other.inner))
+            py.detach(|| self.inner.union(&other.inner))
                 .map_err(incompatible)
         }
 
@@ -157,7 +157,7 @@ filter_methods!(
         /// Counters in the filter.
         #[getter]
         fn num_counters(&self) -> u64 {
-            self.inner.num_counters()
+            self.inner.num_bits()
         }
 
         /// Counters per key.
@@ -176,7 +176,7 @@ filter_methods!(
             crate::methods::repr(
                 "CountingBloomFilter",
                 &[
-                    ("num_counters", self.inner.num_counters().to_string()),
+                    ("num_counters", self.inner.num_bits().to_string()),
                     ("num_hashes", self.inner.num_hashes().to_string()),
                 ],
                 self.inner.layout(),

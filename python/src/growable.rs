@@ -146,8 +146,9 @@ filter_methods!(
             Ok(counts.into_iter().sum())
         }
 
-        /// How many keys were added: the adds each sub-filter reported new.
-        fn estimated_len(&self) -> u64 {
+        /// How many keys were added: the adds each sub-filter reported new
+        /// (never `None`, unlike the fixed-size filters' estimate).
+        fn estimated_len(&self) -> Option<u64> {
             self.inner.estimated_len()
         }
 
@@ -191,7 +192,7 @@ filter_methods!(
         /// The target rate: the compound rate stays below it.
         #[getter]
         fn false_positive_rate(&self) -> f64 {
-            self.inner.false_positive_rate()
+            self.inner.target_false_positive_rate()
         }
 
         /// How much larger each sub-filter is than the last.
@@ -233,7 +234,7 @@ filter_methods!(
                     ("initial_capacity", inner.initial_capacity().to_string()),
                     (
                         "false_positive_rate",
-                        py_float(py, inner.false_positive_rate())?,
+                        py_float(py, inner.target_false_positive_rate())?,
                     ),
                     ("growth_factor", py_float(py, inner.growth_factor())?),
                     ("tightening_ratio", py_float(py, inner.tightening_ratio())?),

@@ -6,8 +6,8 @@
 //!
 //! | Python key | hashed as | same key as, in Rust |
 //! |---|---|---|
-//! | `str` | its UTF-8 bytes, by the byte encoding | `insert(s)`, `insert_bytes(s)`; a CLI line |
-//! | `bytes`, `bytearray`, `memoryview` | the bytes, by the byte encoding | `insert(b)`, `insert_bytes(b)` |
+//! | `str` | its UTF-8 bytes, by the byte encoding | `insert(s)`; a CLI line |
+//! | `bytes`, `bytearray`, `memoryview` | the bytes, by the byte encoding | `insert(b)` |
 //! | `int` in `-2**63 .. 2**64 - 1` | its 64-bit two's complement, little-endian, no length | `insert(&(n as u64))`, `insert(&(n as i64))` |
 //! | another integer type (`numpy.int64`, anything with `__index__`) | as the `int` it converts to | as that `int` |
 //!

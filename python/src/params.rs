@@ -5,17 +5,18 @@
 //! negative count, a seed past 64 bits). The rates, growth factor and
 //! tightening ratio are checked by the library, whose errors name them.
 
-use atomic_bloom::{Builder, Layout};
+use atomic_bloom::{Builder, Cells, Layout};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-/// A builder sized for `expected_items` at `false_positive_rate`.
-pub fn builder(
+/// A builder of filters of cells `C` sized for `expected_items` at
+/// `false_positive_rate`.
+pub fn builder<C: Cells>(
     expected_items: i128,
     false_positive_rate: f64,
     layout: Option<&str>,
     seed: i128,
-) -> PyResult<Builder> {
+) -> PyResult<Builder<C>> {
     Ok(Builder::default()
         .capacity(
             count("expected_items", expected_items)?,

@@ -102,7 +102,7 @@
 //! fingerprint, the hasher's hash of a fixed string, which is all a file
 //! can say about a custom hasher (its state is not in the file). And keep
 //! the key encoding: the [`keys`](super::keys) chapter fixes one for bytes
-//! and strings (`insert("x")`, `insert_bytes`, [`Bytes`](crate::Bytes),
+//! and strings (`insert("x")`, `insert(b"x")`, [`Bytes`](crate::Bytes),
 //! every CLI line) and one for integers, both the same on every platform;
 //! keys passed through [`Hashed`](crate::Hashed) mean what their `Hash`
 //! impls write.

@@ -12,7 +12,7 @@
 //! - **Strings and byte strings** (`str`, `String`, `[u8]`, `Vec<u8>`,
 //!   `[u8; N]`, and [`Bytes`](crate::Bytes) around any of them) hash by the
 //!   byte encoding below. `insert("x")`, `insert(&String::from("x"))`,
-//!   `insert(b"x")`, `insert(&vec)`, `insert_bytes("x")`, a CLI line `x`
+//!   `insert(b"x")`, `insert(&vec)`, `insert(&Bytes("x"))`, a CLI line `x`
 //!   and a Python `"x"` or `b"x"` are one key.
 //! - **Integers** (and `bool`, `char`) hash as their little-endian bytes in
 //!   one write, with no length (`usize`/`isize` as 64-bit), because
@@ -43,13 +43,13 @@
 //!
 //! | key | what is hashed | calls that see the same key |
 //! |---|---|---|
-//! | a CLI input line | length, then the line without its `\n` or `\r\n` | `contains(line)`, `contains_bytes(line)` from Rust |
-//! | a `&str` / `String` | length, then its UTF-8 bytes | `insert(s)`, `insert_bytes(s)`, `insert(s.as_bytes())`, `insert(&Bytes(s))` |
-//! | a `&[u8]` / `Vec<u8>` / `[u8; N]` | length, then the bytes | `insert(b)`, `insert_bytes(b)`, `insert(&Bytes(b))` |
+//! | a CLI input line | length, then the line without its `\n` or `\r\n` | `contains(line)` from Rust |
+//! | a `&str` / `String` | length, then its UTF-8 bytes | `insert(s)`, `insert(s.as_bytes())`, `insert(&Bytes(s))` |
+//! | a `&[u8]` / `Vec<u8>` / `[u8; N]` | length, then the bytes | `insert(b)`, `insert(&Bytes(b))` |
 //! | an integer `n` | its little-endian bytes, no length | `insert(&n)` (the same type) |
 //! | any other `T: Hash` | what `T`'s `Hash` impl writes | `insert(&Hashed(t))` |
 //!
-//! So `insert_bytes(7u64.to_le_bytes())` (with the length) and
+//! So `insert(&7u64.to_le_bytes())` (bytes, with the length) and
 //! `insert(&7u64)` (without) are different keys: pick one per filter.
 //!
 //! ## Files written before strings were byte keys

@@ -28,7 +28,7 @@
 //! against the chain over the block's set bits that it replaces.
 
 use super::MAX_HASHES;
-use crate::bit_array::WORDS_PER_LINE;
+use crate::storage::bit_array::WORDS_PER_LINE;
 use std::ops::RangeInclusive;
 
 /// The rates of blocks of one size, for every `k`, built as far as asked.

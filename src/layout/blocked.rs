@@ -16,8 +16,8 @@ use super::Layout;
 use super::block_model::{BlockModel, expected_distinct, mean_fill_rate};
 use super::positions::{for_each_offset, reduce};
 use super::probe::Probe;
-use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::hints::Access;
+use crate::storage::bit_array::{BitArray, WORDS_PER_LINE};
 
 /// Bits in one block, a cache line.
 pub(crate) const LINE_BITS: u64 = 64 * WORDS_PER_LINE as u64;

@@ -26,8 +26,8 @@
 #[cfg(test)]
 use super::Layout;
 use super::block_model::BlockModel;
-use crate::bit_array::BitArray;
 use crate::hints::Access;
+use crate::storage::bit_array::BitArray;
 
 /// Where one key's bits are in one filter, for one layout.
 pub(crate) trait Probe: Copy {
@@ -125,12 +125,9 @@ mod tests {
             let Ok(items) = usize::try_from(10u64.pow(exponent)) else {
                 continue;
             };
-            let sizing = Sizing::for_rate(
-                Layout::Blocked,
-                items,
-                crate::filter::DEFAULT_FALSE_POSITIVE_RATE,
-            )
-            .unwrap();
+            let sizing =
+                Sizing::for_rate(Layout::Blocked, items, crate::DEFAULT_FALSE_POSITIVE_RATE)
+                    .unwrap();
             let k = sizing.num_hashes();
             assert!(DEFAULT_RATE_KS.contains(&k), "{items} keys: k = {k}");
         }
@@ -190,7 +187,7 @@ mod tests {
     #[test]
     #[cfg(not(loom))] // The count is kept outside loom's model.
     fn inserting_a_present_key_writes_nothing() {
-        use crate::bit_array::READ_MODIFY_WRITES;
+        use crate::storage::bit_array::READ_MODIFY_WRITES;
         let writes = || READ_MODIFY_WRITES.with(|count| count.get());
         for layout in Layout::ALL {
             for k in KS {

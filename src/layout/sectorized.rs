@@ -19,8 +19,8 @@ use super::block_model::{
 use super::blocked::{LINE_BITS, block_line};
 use super::positions::{for_each_bit, stream};
 use super::probe::Probe;
-use crate::bit_array::{BitArray, WORDS_PER_LINE};
 use crate::hints::Access;
+use crate::storage::bit_array::{BitArray, WORDS_PER_LINE};
 
 /// Words a key picks each of its two words from.
 const SECTOR_CHOICES: f64 = 4.0;

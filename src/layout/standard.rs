@@ -13,8 +13,8 @@ use super::Layout;
 use super::block_model::BlockModel;
 use super::positions::{reduce, stream};
 use super::probe::Probe;
-use crate::bit_array::BitArray;
 use crate::hints::Access;
+use crate::storage::bit_array::BitArray;
 
 /// The probe, re-derived from the hash when used (keeping `k` positions
 /// would make the probe 64 words long).

@@ -12,8 +12,8 @@ use super::Layout;
 use super::block_model::{BlockModel, expected_distinct, mean_fill_rate};
 use super::positions::{for_each_bit, for_each_offset, reduce};
 use super::probe::Probe;
-use crate::bit_array::BitArray;
 use crate::hints::Access;
+use crate::storage::bit_array::BitArray;
 
 /// The probe: `k` bits in word `word`, their mask re-derived from the hash
 /// (so that a probe made only to prefetch costs one multiply).

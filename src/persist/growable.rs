@@ -16,13 +16,14 @@ use super::{
     CHECKSUM_LEN, FilterKind, Frame, HasherId, MAGIC, ReadError, V1_HEADER_LEN, V2_HEADER_LEN,
     atomic_write, check_hasher, check_num_bits, check_sum, read_growing, short_header,
 };
-use crate::bit_array::BitArray;
+use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
-use crate::filter::{AtomicBloom, FINGERPRINT_KEY};
-use crate::growable::{AtomicGrowableBloom, Config, MAX_SUB_FILTERS, SubFilter};
 use crate::hasher::WyBuildHasher;
+use crate::kinds::bloom::AtomicBloom;
+use crate::kinds::growable::{AtomicGrowableBloom, Config, MAX_SUB_FILTERS, SubFilter};
 use crate::layout::Layout;
 use crate::sizing::Sizing;
+use crate::storage::bit_array::BitArray;
 use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};

@@ -3,27 +3,27 @@
 //! The format, byte by byte, and the order in which readers check it, are
 //! the [`format`](crate::docs::format) chapter. Here: the header and its
 //! frame, and the three readers (bytes, stream, file) and the writer, each
-//! written once for every filter kind ([`Stored`]). The kinds' public
-//! methods are in `bloom.rs`, `counting.rs` and `growable.rs`; a file of
+//! written once for every filter kind ([`Stored`]). The public methods
+//! are in `filter.rs` (plain and counting filters, once for both) and
+//! `growable.rs`; a file of
 //! whichever kind its header names is read as a [`SavedFilter`]
 //! (`saved_filter.rs`); [`atomic_write`], the atomic save under every
 //! `save`, is in `atomic_write.rs`.
 
 mod atomic_write;
-mod bloom;
-mod counting;
+mod filter;
 mod growable;
 mod saved_filter;
 
 pub use atomic_write::atomic_write;
 pub use saved_filter::SavedFilter;
 
-use crate::bit_array::BitArray;
+use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
-use crate::filter::FINGERPRINT_KEY;
 use crate::hasher::WyBuildHasher;
 use crate::layout::Layout;
 use crate::sizing::Sizing;
+use crate::storage::bit_array::BitArray;
 use std::any::Any;
 use std::fs::File;
 use std::hash::BuildHasher;

@@ -1,9 +1,9 @@
 //! [`SavedFilter`]: a saved filter of whichever kind its header names.
 
 use super::{FilterKind, ReadError, V2_HEADER_LEN};
-use crate::counting::AtomicCountingBloom;
-use crate::filter::AtomicBloom;
-use crate::growable::AtomicGrowableBloom;
+use crate::kinds::bloom::AtomicBloom;
+use crate::kinds::counting::AtomicCountingBloom;
+use crate::kinds::growable::AtomicGrowableBloom;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;

@@ -32,7 +32,7 @@ fn ok(args: &[&str], stdin: &[u8]) -> Output {
 /// The filter at `path` holds every one of `keys`, as the library sees it.
 fn assert_holds(path: &Path, keys: &[String], context: &str) {
     let filter = AtomicBloom::load(path).unwrap();
-    let missing = keys.iter().filter(|k| !filter.contains_bytes(k)).count();
+    let missing = keys.iter().filter(|k| !filter.contains(k)).count();
     assert_eq!(
         missing,
         0,
@@ -559,11 +559,11 @@ fn cli_lines_are_the_library_byte_encoding() {
         .build()
         .unwrap();
     for key in &keys {
-        library.insert_bytes(key);
+        library.insert(key);
     }
     assert_eq!(library.to_bytes().unwrap(), golden);
     let loaded = AtomicBloom::from_bytes(&golden).unwrap();
-    assert!(keys.iter().all(|k| loaded.contains_bytes(k.as_bytes())));
+    assert!(keys.iter().all(|k| loaded.contains(k.as_bytes())));
     // The natural call sees the same key: a `&str`, a `String` and bytes
     // all hash by the byte encoding. Only `str`'s own `Hash`, through the
     // explicit `Hashed`, is another key.

@@ -17,7 +17,7 @@
 
 use super::{FPP, Ratio, Session, Table, Work, paired, ratio, two_threads};
 use crate::say;
-use atomic_bloom::{AtomicBloom, Layout};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Builder, Cells, Layout};
 use baselines::{MutexCounting, PlainCounting};
 
 const C_INSERT_1T: &str = "counting insert, per key, 1 thread";
@@ -156,17 +156,17 @@ pub fn run() -> anyhow::Result<()> {
     ] {
         let capacity = items as usize; // at most 100M: no truncation
         let slow = per_key / 10;
-        let builder = || {
-            AtomicBloom::builder()
+        fn builder<C: Cells>(capacity: usize) -> Builder<C> {
+            Builder::default()
                 .capacity(capacity, FPP)
                 .layout(Layout::Blocked)
-        };
-        let counting = builder().build_counting()?;
-        let plain = builder().build()?;
+        }
+        let counting: AtomicCountingBloom = builder(capacity).build()?;
+        let plain: AtomicBloom = builder(capacity).build()?;
         let mutex = MutexCounting::new(PlainCounting::new(capacity, FPP));
         // Filled filters, for queries: the same keys in each.
-        let filled_counting = builder().build_counting()?;
-        let filled_plain = builder().build()?;
+        let filled_counting: AtomicCountingBloom = builder(capacity).build()?;
+        let filled_plain: AtomicBloom = builder(capacity).build()?;
         let fill = bulk.max(per_key);
         filled_counting.par_insert(0..fill);
         filled_plain.par_insert(0..fill);

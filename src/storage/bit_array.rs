@@ -43,8 +43,10 @@ use std::ops::Range;
 /// Words in one 64-byte cache line.
 pub(crate) const WORDS_PER_LINE: usize = 8;
 
-/// A fixed-size array of atomically updated bits.
-pub(crate) struct BitArray {
+/// A fixed-size array of atomically updated bits: the cells of a plain
+/// filter, [`AtomicBloom`](crate::AtomicBloom) (`Filter<BitArray, S>`).
+/// It has no public methods; the filter is its interface.
+pub struct BitArray {
     /// `offset` words of padding, then `num_words` words in use starting on a
     /// 64-byte boundary, then padding to the end of the last line.
     words: Box<[AtomicU64]>,

@@ -1,20 +1,24 @@
-//! # `AtomicBloom`: the filter
+//! # The filter, written once
 //!
-//! The filter is a [`BitArray`] plus the parameters that map a key to bits:
-//! layout, `k`, and the hasher. Every operation takes `&self`; share it
-//! between threads by reference (scoped threads), `Arc`, or a `static`.
+//! [`Filter`] is every filter of fixed size: its cells (bits or counters,
+//! `cells.rs`) plus what maps a key to them (layout, `k`, hasher). Every
+//! operation takes `&self`; share a filter between threads by reference
+//! (scoped threads), `Arc`, or a `static`. The plain filter,
+//! [`AtomicBloom`](crate::AtomicBloom), is `Filter<BitArray>`; the counting
+//! filter, [`AtomicCountingBloom`](crate::AtomicCountingBloom), is
+//! `Filter<CounterArray>`. What only one of them does is in its own file
+//! under `kinds/`.
 
-use crate::bit_array::BitArray;
+use crate::core::builder::Builder;
+use crate::core::cells::Cells;
 use crate::error::{BuildError, IncompatibleError};
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
-use crate::key::{Bytes, Key};
+use crate::key::Key;
 use crate::layout::Layout;
-use crate::layout::{Probe, with_probe};
 use crate::sizing::Sizing;
 use std::fmt;
 use std::hash::BuildHasher;
-use std::marker::PhantomData;
 
 /// Hashed by every filter's hasher when it is built; two filters whose
 /// hashers give different values here hash keys differently.
@@ -29,325 +33,29 @@ pub(crate) const FINGERPRINT_KEY: &str = "atomic-bloom hasher fingerprint";
 /// ```
 pub const DEFAULT_FALSE_POSITIVE_RATE: f64 = 0.01;
 
-/// A Bloom filter that any number of threads insert into and query at once,
-/// without a lock.
+/// A Bloom filter of fixed size that any number of threads insert into and
+/// query at once, without a lock: the plain filter
+/// [`AtomicBloom`](crate::AtomicBloom) (`C` = [`BitArray`](crate::BitArray))
+/// and the counting filter [`AtomicCountingBloom`](crate::AtomicCountingBloom)
+/// (`C` = [`CounterArray`](crate::CounterArray)). Use those names; the
+/// methods here are theirs, the same on both, and each kind adds its own
+/// (the crate docs have the table).
 ///
-/// Bits live in 64-bit atomic words and are set with `fetch_or`; queries are
-/// plain atomic loads. A key that was inserted is always reported present
-/// once its insert happened-before the query (no false negatives); a key
-/// never inserted is reported present with about the false-positive rate the
-/// filter was sized for. See [`docs::layouts`](crate::docs::layouts) for choosing a layout and
-/// [`docs::memory_ordering`](crate::docs::memory_ordering) for the
-/// concurrency contract.
-///
-/// ```
-/// use atomic_bloom::AtomicBloom;
-///
-/// let seen = AtomicBloom::new(1_000_000, 0.001)?;
-/// std::thread::scope(|s| {
-///     for t in 0..4u64 {
-///         let seen = &seen;
-///         s.spawn(move || {
-///             for i in 0..1000u64 {
-///                 seen.insert(&(t * 1000 + i));
-///             }
-///         });
-///     }
-/// });
-/// assert!((0..4000u64).all(|i| seen.contains(&i)));
-/// # Ok::<(), atomic_bloom::BuildError>(())
-/// ```
-pub struct AtomicBloom<S = WyBuildHasher> {
-    bits: BitArray,
+/// A key that was inserted is always reported present once its insert
+/// happened-before the query (no false negatives); a key never inserted is
+/// reported present with about the false-positive rate the filter was
+/// sized for. See [`docs::layouts`](crate::docs::layouts) for choosing a
+/// layout and [`docs::memory_ordering`](crate::docs::memory_ordering) for
+/// the concurrency contract.
+pub struct Filter<C, S = WyBuildHasher> {
+    cells: C,
     sizing: Sizing,
     hasher: S,
     /// `hasher.hash_one(FINGERPRINT_KEY)`, compared by `is_compatible`.
     fingerprint: u64,
 }
 
-/// Configures and builds a filter of kind `F`: an [`AtomicBloom`] from
-/// [`AtomicBloom::builder`], an
-/// [`AtomicCountingBloom`](crate::AtomicCountingBloom) from
-/// [`AtomicCountingBloom::builder`](crate::AtomicCountingBloom::builder).
-/// `F` only names the kind (with the default hasher); `build` returns that
-/// kind with the builder's hasher `S`, so a builder cannot build a kind
-/// other than the one it came from:
-///
-/// ```compile_fail
-/// // A counting filter's builder builds a counting filter, never a plain one.
-/// let f: atomic_bloom::AtomicBloom =
-///     atomic_bloom::AtomicCountingBloom::builder().capacity(10, 0.01).build()?;
-/// # Ok::<(), atomic_bloom::BuildError>(())
-/// ```
-///
-/// A size is required: [`capacity`](Builder::capacity) (items and
-/// false-positive rate) or [`bits`](Builder::bits) (bits and hashes). The
-/// layout defaults to [`Layout::Blocked`], the hasher to [`WyBuildHasher`]
-/// with seed 0.
-///
-/// ```
-/// use atomic_bloom::{AtomicBloom, Layout};
-///
-/// let filter = AtomicBloom::builder()
-///     .capacity(50_000, 1e-4)
-///     .layout(Layout::Standard)
-///     .seed(0x5eed)
-///     .build()?;
-/// assert_eq!(filter.num_hashes(), 13);
-/// # Ok::<(), atomic_bloom::BuildError>(())
-/// ```
-#[derive(Debug)]
-#[must_use = "a builder does nothing until .build() is called"]
-pub struct Builder<S = WyBuildHasher, F = AtomicBloom> {
-    size: Option<Size>,
-    layout: Layout,
-    hasher: S,
-    /// The kind `build` returns; `fn() -> F` so that the builder is `Send`,
-    /// `Sync` and `Clone` whatever `F` is.
-    kind: PhantomData<fn() -> F>,
-}
-
-impl<S: Clone, F> Clone for Builder<S, F> {
-    fn clone(&self) -> Self {
-        Builder {
-            size: self.size,
-            layout: self.layout,
-            hasher: self.hasher.clone(),
-            kind: PhantomData,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Size {
-    /// As many items as [`Builder::build_from_iter`] is given.
-    Rate {
-        false_positive_rate: f64,
-    },
-    Capacity {
-        items: usize,
-        false_positive_rate: f64,
-    },
-    Bits {
-        num_bits: u64,
-        num_hashes: u32,
-    },
-}
-
-impl<F> Default for Builder<WyBuildHasher, F> {
-    fn default() -> Self {
-        Builder {
-            size: None,
-            layout: Layout::default(),
-            hasher: WyBuildHasher::default(),
-            kind: PhantomData,
-        }
-    }
-}
-
-impl<F> Builder<WyBuildHasher, F> {
-    /// Hash with the default hasher started from `seed` (default 0).
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::builder().bits(1024, 3).seed(9).build()?;
-    /// assert_eq!(f.hasher().seed(), 9);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn seed(self, seed: u64) -> Self {
-        self.hasher(WyBuildHasher::with_seed(seed))
-    }
-}
-
-impl<S: BuildHasher, F> Builder<S, F> {
-    /// Size for `items` distinct items at `false_positive_rate`.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::builder().capacity(1000, 0.01).build()?;
-    /// assert!(f.num_bits() >= 9_600);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn capacity(mut self, items: usize, false_positive_rate: f64) -> Self {
-        self.size = Some(Size::Capacity {
-            items,
-            false_positive_rate,
-        });
-        self
-    }
-
-    /// Size for as many items as [`build_from_iter`](Self::build_from_iter)
-    /// (or `build_from_par_iter`) is given, at `false_positive_rate`; a
-    /// plain [`build`](Self::build) needs a size of its own.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::builder()
-    ///     .false_positive_rate(0.001)
-    ///     .build_from_iter(0..10_000u32)?;
-    /// assert!(f.sizing().false_positive_rate(10_000) <= 0.001);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn false_positive_rate(mut self, false_positive_rate: f64) -> Self {
-        self.size = Some(Size::Rate {
-            false_positive_rate,
-        });
-        self
-    }
-
-    /// Size with `num_bits` bits (rounded up to whole words, or whole 512-bit
-    /// blocks for `Blocked`) and `num_hashes` bits per key.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::builder().bits(1000, 5).build()?;
-    /// assert_eq!((f.num_bits(), f.num_hashes()), (1024, 5));
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn bits(mut self, num_bits: u64, num_hashes: u32) -> Self {
-        self.size = Some(Size::Bits {
-            num_bits,
-            num_hashes,
-        });
-        self
-    }
-
-    /// Where a key's bits go; default [`Layout::Blocked`].
-    ///
-    /// ```
-    /// use atomic_bloom::{AtomicBloom, Layout};
-    /// let f = AtomicBloom::builder().bits(64, 3).layout(Layout::Word).build()?;
-    /// assert_eq!(f.layout(), Layout::Word);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn layout(mut self, layout: Layout) -> Self {
-        self.layout = layout;
-        self
-    }
-
-    /// Hash keys with `hasher`. Filters are compatible only if their hashers
-    /// hash alike; a [`std::hash::RandomState`] differs from every other.
-    ///
-    /// ```
-    /// use std::hash::BuildHasherDefault;
-    /// use std::collections::hash_map::DefaultHasher;
-    ///
-    /// let f = atomic_bloom::AtomicBloom::builder()
-    ///     .bits(1024, 4)
-    ///     .hasher(BuildHasherDefault::<DefaultHasher>::default())
-    ///     .build()?;
-    /// f.insert("x");
-    /// assert!(f.contains("x"));
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn hasher<T: BuildHasher>(self, hasher: T) -> Builder<T, F> {
-        Builder {
-            size: self.size,
-            layout: self.layout,
-            hasher,
-            kind: PhantomData,
-        }
-    }
-
-    /// The sizing the builder's size and layout give; `keys`, when
-    /// collecting, is how many keys there are.
-    pub(crate) fn sizing_for(&self, keys: Option<usize>) -> Result<Sizing, BuildError> {
-        let rate_for = |false_positive_rate| {
-            let items = keys.ok_or(BuildError::MissingSize)?.max(1);
-            Sizing::for_rate(self.layout, items, false_positive_rate)
-        };
-        match self.size {
-            None if keys.is_some() => rate_for(DEFAULT_FALSE_POSITIVE_RATE),
-            None => Err(BuildError::MissingSize),
-            Some(Size::Rate {
-                false_positive_rate,
-            }) => rate_for(false_positive_rate),
-            Some(Size::Capacity {
-                items,
-                false_positive_rate,
-            }) => Sizing::for_rate(self.layout, items, false_positive_rate),
-            Some(Size::Bits {
-                num_bits,
-                num_hashes,
-            }) => Sizing::for_bits(self.layout, num_bits, num_hashes),
-        }
-    }
-
-    /// The builder's hasher, taken out.
-    pub(crate) fn into_hasher(self) -> S {
-        self.hasher
-    }
-
-    /// The hasher the filter will have.
-    #[cfg(feature = "rayon")]
-    pub(crate) fn hasher_ref(&self) -> &S {
-        &self.hasher
-    }
-}
-
-impl<S: BuildHasher> Builder<S> {
-    /// Validates the parameters and allocates the zeroed bit array.
-    ///
-    /// ```
-    /// use atomic_bloom::{AtomicBloom, BuildError};
-    /// assert_eq!(AtomicBloom::builder().build().unwrap_err(), BuildError::MissingSize);
-    /// assert_eq!(
-    ///     AtomicBloom::builder().capacity(0, 0.01).build().unwrap_err(),
-    ///     BuildError::ZeroItems
-    /// );
-    /// ```
-    pub fn build(self) -> Result<AtomicBloom<S>, BuildError> {
-        self.build_for(None)
-    }
-
-    /// Builds the filter; `keys`, when collecting, is how many keys there
-    /// are (sizing a [`false_positive_rate`](Self::false_positive_rate)).
-    fn build_for(self, keys: Option<usize>) -> Result<AtomicBloom<S>, BuildError> {
-        let sizing = self.sizing_for(keys)?;
-        AtomicBloom::with_sizing(sizing, self.hasher)
-    }
-
-    /// A filter holding every key of `keys`, sized for their number at the
-    /// builder's [`false_positive_rate`](Self::false_positive_rate) (by
-    /// default [`DEFAULT_FALSE_POSITIVE_RATE`]), or at the builder's own
-    /// size if one was given. The keys' hashes are buffered (8 bytes each)
-    /// to count them first. Errors as [`build`](Self::build) does.
-    ///
-    /// ```
-    /// use atomic_bloom::{AtomicBloom, Layout};
-    /// let urls = ["a.example", "b.example"];
-    /// let f = AtomicBloom::builder()
-    ///     .false_positive_rate(1e-4)
-    ///     .layout(Layout::Word)
-    ///     .build_from_iter(urls.map(atomic_bloom::Bytes))?;
-    /// assert!(f.contains_bytes("b.example"));
-    /// assert_eq!(f.layout(), Layout::Word);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn build_from_iter<I>(self, keys: I) -> Result<AtomicBloom<S>, BuildError>
-    where
-        I: IntoIterator,
-        I::Item: Key,
-    {
-        let hashes: Vec<u64> = keys
-            .into_iter()
-            .map(|k| k.hash_with(&self.hasher))
-            .collect();
-        self.build_holding(&hashes, |filter, hashes| {
-            filter.insert_hash_batch(hashes.iter().copied());
-        })
-    }
-
-    /// A filter sized for `hashes` (when collecting), holding them once
-    /// `insert` has inserted them.
-    pub(crate) fn build_holding(
-        self,
-        hashes: &[u64],
-        insert: impl FnOnce(&AtomicBloom<S>, &[u64]),
-    ) -> Result<AtomicBloom<S>, BuildError> {
-        let filter = self.build_for(Some(hashes.len()))?;
-        insert(&filter, hashes);
-        Ok(filter)
-    }
-}
-
-impl AtomicBloom {
+impl<C: Cells> Filter<C> {
     /// A [`Layout::Blocked`] filter for `expected_items` distinct items at
     /// `false_positive_rate`, hashed with [`WyBuildHasher`] seed 0.
     ///
@@ -387,12 +95,12 @@ impl AtomicBloom {
     /// assert_eq!(f.layout(), Layout::Word);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn builder() -> Builder {
+    pub fn builder() -> Builder<C> {
         Builder::default()
     }
 }
 
-impl<S: BuildHasher> AtomicBloom<S> {
+impl<C: Cells, S: BuildHasher> Filter<C, S> {
     /// A filter of the given size hashing with `hasher`.
     ///
     /// ```
@@ -403,22 +111,13 @@ impl<S: BuildHasher> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn with_sizing(sizing: Sizing, hasher: S) -> Result<Self, BuildError> {
-        let num_words =
-            usize::try_from(sizing.num_bits() / 64).map_err(|_| BuildError::TooLarge {
-                requested_bits: u128::from(sizing.num_bits()),
-                max_bits: usize::MAX as u64,
-            })?;
-        let bits = BitArray::zeroed(num_words).ok_or(BuildError::AllocationFailed {
-            bytes: sizing.num_bits() / 8,
-        })?;
-        Ok(Self::from_parts(bits, sizing, hasher))
+        Ok(Self::from_parts(C::zeroed(&sizing)?, sizing, hasher))
     }
 
-    /// A filter over `bits`, which must have `sizing`'s number of words.
-    pub(crate) fn from_parts(bits: BitArray, sizing: Sizing, hasher: S) -> Self {
-        debug_assert_eq!(bits.num_words() as u64, sizing.num_bits() / 64);
-        AtomicBloom {
-            bits,
+    /// A filter over `cells`, which must be `sizing`'s.
+    pub(crate) fn from_parts(cells: C, sizing: Sizing, hasher: S) -> Self {
+        Filter {
+            cells,
             sizing,
             fingerprint: hasher.hash_one(FINGERPRINT_KEY),
             hasher,
@@ -465,39 +164,6 @@ impl<S: BuildHasher> AtomicBloom<S> {
         self.contains_hash(key.hash_with(&self.hasher))
     }
 
-    /// Inserts a key given as anything that holds bytes (`impl
-    /// AsRef<[u8]>`), hashed by the crate's stable [byte
-    /// encoding](crate::docs::keys), as [`insert`](Self::insert) hashes a
-    /// string or byte string. Returns what `insert` returns.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
-    /// assert!(f.insert_bytes("/usr/bin/ls"));
-    /// assert!(f.contains_bytes(b"/usr/bin/ls")); // str and bytes: one key
-    /// assert!(!f.insert_bytes(String::from("/usr/bin/ls")));
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&self, key: impl AsRef<[u8]>) -> bool {
-        self.insert(&Bytes(key))
-    }
-
-    /// Whether a key given as bytes may have been inserted with
-    /// [`insert_bytes`](Self::insert_bytes) (or as a CLI line, or through
-    /// [`Bytes`]).
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
-    /// f.insert_bytes(b"k");
-    /// assert!(f.contains_bytes("k"));
-    /// assert!(!f.contains_bytes("other"));
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    #[inline]
-    pub fn contains_bytes(&self, key: impl AsRef<[u8]>) -> bool {
-        self.contains(&Bytes(key))
-    }
-
     /// The hash [`insert`](Self::insert) and [`contains`](Self::contains)
     /// compute for `key`, for use with [`insert_hash`](Self::insert_hash).
     ///
@@ -511,20 +177,9 @@ impl<S: BuildHasher> AtomicBloom<S> {
     pub fn hash<T: Key + ?Sized>(&self, key: &T) -> u64 {
         key.hash_with(&self.hasher)
     }
-
-    /// The hasher.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::builder().bits(64, 1).seed(3).build()?;
-    /// assert_eq!(f.hasher().seed(), 3);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn hasher(&self) -> &S {
-        &self.hasher
-    }
 }
 
-impl<S> AtomicBloom<S> {
+impl<C: Cells, S> Filter<C, S> {
     /// Inserts a key by its 64-bit hash (for callers that already hold one);
     /// returns what [`insert`](Self::insert) returns. The hash should be
     /// well mixed: every bit matters.
@@ -540,19 +195,7 @@ impl<S> AtomicBloom<S> {
     // (`cargo run --release -p atomic-bloom-harness -- bench`).
     #[inline(always)]
     pub fn insert_hash(&self, hash: u64) -> bool {
-        with_probe!(self.sizing.layout(), P => {
-            let probe = self.sizing.probe::<P>(hash);
-            // Ask for the key's lines before testing them. The test's loads
-            // wait for the previous insert's locked instructions to complete
-            // (a locked instruction orders every load after it), so one
-            // key's cache miss would begin only when the last key's writes
-            // end; a prefetch is not ordered with locked instructions (Intel
-            // SDM, PREFETCHh), so the miss overlaps them instead. For reading:
-            // a present key's insert writes nothing and leaves the line
-            // shared (`docs::layouts`, "How an insert writes", measured).
-            probe.prefetch(&self.bits, Access::READ);
-            probe.insert(&self.bits)
-        })
+        self.cells.insert_hash(&self.sizing, hash)
     }
 
     /// Whether a key with this 64-bit hash may have been inserted.
@@ -568,7 +211,7 @@ impl<S> AtomicBloom<S> {
     // --release -p atomic-bloom-harness -- bench`, hits and misses at 1M).
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        with_probe!(self.sizing.layout(), P => self.sizing.probe::<P>(hash).contains(&self.bits))
+        self.cells.contains_hash(&self.sizing, hash)
     }
 
     /// Asks the CPU to start loading the lines a key with this hash
@@ -577,7 +220,7 @@ impl<S> AtomicBloom<S> {
     /// their misses overlap.
     #[inline]
     pub(crate) fn prefetch_hash(&self, hash: u64, access: Access) {
-        with_probe!(self.sizing.layout(), P => self.sizing.probe::<P>(hash).prefetch(&self.bits, access))
+        self.cells.prefetch_hash(&self.sizing, hash, access);
     }
 
     /// Removes every key. Keys inserted before the call began are gone when
@@ -595,7 +238,12 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn clear(&self) {
-        self.bits.clear(self.bits.all());
+        self.cells.clear(self.all_words());
+    }
+
+    /// Every word of the cells.
+    pub(crate) fn all_words(&self) -> std::ops::Range<usize> {
+        0..self.cells.num_words()
     }
 
     /// Whether `other` maps keys to the same bits: same size, hashes, layout,
@@ -640,43 +288,8 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn union(&self, other: &Self) -> Result<(), IncompatibleError> {
         self.check_compatible(other)?;
-        self.bits.union(&other.bits, self.bits.all());
+        self.cells.union(&other.cells, self.all_words());
         Ok(())
-    }
-
-    /// Keeps only the bits also set in `other` (bitwise AND): afterwards
-    /// `self` contains every key that both held, and its false-positive rate
-    /// is at most that of either. It never clears a bit `other` holds, so a
-    /// key `other` holds is kept even if it is inserted into `self` during
-    /// the call; a key `other` lacks that is inserted meanwhile may be lost.
-    ///
-    /// ```
-    /// use atomic_bloom::AtomicBloom;
-    /// let a = AtomicBloom::new(100, 0.01)?;
-    /// let b = AtomicBloom::new(100, 0.01)?;
-    /// for k in ["both", "only a"] { a.insert(k); }
-    /// b.insert("both");
-    /// a.intersect(&b)?;
-    /// assert!(a.contains("both"));
-    /// assert!(!a.contains("only a"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn intersect(&self, other: &Self) -> Result<(), IncompatibleError> {
-        self.check_compatible(other)?;
-        self.bits.intersect(&other.bits, self.bits.all());
-        Ok(())
-    }
-
-    /// Number of set bits: a scan of the whole array.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::builder().bits(512, 3).build()?;
-    /// f.insert("x");
-    /// assert!((1..=3).contains(&f.count_ones()));
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn count_ones(&self) -> u64 {
-        self.bits.count_ones(self.bits.all())
     }
 
     /// Whether no bit is set: no key was inserted since the filter was made
@@ -695,24 +308,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.words().all(|word| word == 0)
-    }
-
-    /// The current value of each 64-bit word of the bit array, in order:
-    /// bit `i` of the filter is bit `i % 64` of word `i / 64`. Each word is
-    /// read once, atomically; like [`try_clone`](Self::try_clone), the
-    /// sequence holds every key inserted before the call began and possibly
-    /// part of one inserted meanwhile.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::with_bits(1024, 3)?;
-    /// f.insert("x");
-    /// assert_eq!(f.words().count(), 16);
-    /// assert_eq!(f.words().map(u64::count_ones).sum::<u32>() as u64, f.count_ones());
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.bits.load_words(self.bits.all())
+        self.cells.words(self.all_words()).all(|word| word == 0)
     }
 
     /// Estimated number of distinct keys inserted, from the number of set
@@ -741,7 +337,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn estimated_len(&self) -> Option<u64> {
-        estimate_len(&self.sizing, self.count_ones())
+        estimate_len(&self.sizing, self.cells.nonzero_cells(self.all_words()))
     }
 
     /// The false-positive rate of the filter as it is now: the probability
@@ -758,7 +354,7 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn estimated_false_positive_rate(&self) -> f64 {
-        rate_of_words(&self.sizing, self.words())
+        rate_of_words(&self.sizing, self.cells.bit_words())
     }
 
     /// Bits in the array (`m`).
@@ -810,7 +406,18 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn memory_bytes(&self) -> usize {
-        self.bits.memory_bytes()
+        self.cells.memory_bytes()
+    }
+
+    /// The hasher.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::builder().bits(64, 1).seed(3).build()?;
+    /// assert_eq!(f.hasher().seed(), 3);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
     }
 }
 
@@ -844,15 +451,15 @@ pub(crate) fn check_compatible(
     }
 }
 
-/// What the file format (`persist/`) and batches (`batch.rs`) need to
-/// see of a filter.
-impl<S> AtomicBloom<S> {
-    pub(crate) fn bit_array(&self) -> &BitArray {
-        &self.bits
+/// What the kinds, the file format (`persist/`) and batches (`batch.rs`)
+/// need to see of a filter.
+impl<C, S> Filter<C, S> {
+    pub(crate) fn cells(&self) -> &C {
+        &self.cells
     }
 }
 
-impl<S: Clone> AtomicBloom<S> {
+impl<C: Cells, S: Clone> Filter<C, S> {
     /// A copy of the filter, or an error if the allocator refuses. The copy
     /// holds every key inserted before the call began; a key inserted while
     /// it runs may be copied in part.
@@ -867,8 +474,8 @@ impl<S: Clone> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn try_clone(&self) -> Result<Self, BuildError> {
-        Ok(AtomicBloom {
-            bits: self.bits.snapshot().ok_or(BuildError::AllocationFailed {
+        Ok(Filter {
+            cells: self.cells.snapshot().ok_or(BuildError::AllocationFailed {
                 bytes: self.memory_bytes() as u64,
             })?,
             sizing: self.sizing,
@@ -878,7 +485,7 @@ impl<S: Clone> AtomicBloom<S> {
     }
 }
 
-/// A snapshot copy, as [`try_clone`](AtomicBloom::try_clone); panics if the
+/// A snapshot copy, as [`try_clone`](Filter::try_clone); panics if the
 /// allocator refuses (like `Vec::clone`).
 ///
 /// ```
@@ -887,11 +494,11 @@ impl<S: Clone> AtomicBloom<S> {
 /// assert_eq!(f.clone(), f);
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
-impl<S: Clone> Clone for AtomicBloom<S> {
+impl<C: Cells, S: Clone> Clone for Filter<C, S> {
     fn clone(&self) -> Self {
         match self.try_clone() {
             Ok(copy) => copy,
-            Err(e) => panic!("cloning AtomicBloom: {e}"),
+            Err(e) => panic!("cloning {}: {e}", C::NAME),
         }
     }
 }
@@ -907,9 +514,10 @@ impl<S: Clone> Clone for AtomicBloom<S> {
 /// assert_ne!(a, b);
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
-impl<S> PartialEq for AtomicBloom<S> {
+impl<C: Cells, S> PartialEq for Filter<C, S> {
     fn eq(&self, other: &Self) -> bool {
-        self.is_compatible(other) && self.words().eq(other.words())
+        self.is_compatible(other)
+            && (self.cells.words(self.all_words())).eq(other.cells.words(other.all_words()))
     }
 }
 
@@ -920,9 +528,9 @@ impl<S> PartialEq for AtomicBloom<S> {
 /// assert!(format!("{f:?}").contains("num_bits: 1024"));
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
-impl<S> fmt::Debug for AtomicBloom<S> {
+impl<C: Cells, S> fmt::Debug for Filter<C, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AtomicBloom")
+        f.debug_struct(C::NAME)
             .field("layout", &self.sizing.layout())
             .field("num_bits", &self.sizing.num_bits())
             .field("num_hashes", &self.sizing.num_hashes())
@@ -931,7 +539,7 @@ impl<S> fmt::Debug for AtomicBloom<S> {
     }
 }
 
-/// Inserts every key, as [`insert_batch`](AtomicBloom::insert_batch).
+/// Inserts every key, as [`insert_batch`](Filter::insert_batch).
 ///
 /// ```
 /// let mut f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
@@ -939,7 +547,7 @@ impl<S> fmt::Debug for AtomicBloom<S> {
 /// assert!(f.contains("b"));
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
-impl<T: Key, S: BuildHasher> Extend<T> for AtomicBloom<S> {
+impl<T: Key, C: Cells, S: BuildHasher> Extend<T> for Filter<C, S> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, keys: I) {
         self.insert_batch(keys);
     }
@@ -955,11 +563,11 @@ impl<T: Key, S: BuildHasher> Extend<T> for AtomicBloom<S> {
 /// let f: AtomicBloom = (0..1000u32).collect();
 /// assert!((0..1000u32).all(|i| f.contains(&i)));
 /// ```
-impl<T: Key> FromIterator<T> for AtomicBloom {
+impl<T: Key, C: Cells> FromIterator<T> for Filter<C> {
     fn from_iter<I: IntoIterator<Item = T>>(keys: I) -> Self {
-        match AtomicBloom::builder().build_from_iter(keys) {
+        match Filter::builder().build_from_iter(keys) {
             Ok(filter) => filter,
-            Err(e) => panic!("collecting into AtomicBloom: {e}"),
+            Err(e) => panic!("collecting into {}: {e}", C::NAME),
         }
     }
 }

@@ -23,10 +23,11 @@
 //! block or word is the hash scaled to the array (multiply-shift), which
 //! keeps order (`tests/parallel.rs`: `hash_halves_are_array_halves`).
 
-use crate::batch::{BloomStage, Op, Pipeline, Stage};
-use crate::bit_array::BitArray;
+use crate::core::batch::{CellOp, CellStage, Insert, Pipeline, Stage};
+use crate::core::builder::Builder;
+use crate::core::cells::Cells;
+use crate::core::filter::Filter;
 use crate::error::{BuildError, IncompatibleError};
-use crate::filter::{AtomicBloom, Builder};
 use crate::key::Key;
 use crate::layout::with_sized_probe;
 use rayon::prelude::*;
@@ -42,7 +43,7 @@ const WORDS_PER_TASK: usize = 1 << 16;
 /// Runs `keys` through batch pipelines on all of rayon's threads, one
 /// pipeline per split of the work, each built by `pipeline` and fed `hash`
 /// of each key; returns how many keys the stage reported `true` for. Shared
-/// by both filter kinds' counting bulk calls (`par_insert`, `par_remove`).
+/// by every kind's bulk calls that count (`par_insert`, `par_remove`).
 pub(crate) fn par_pipeline_count<I, T, const D: usize>(
     keys: I,
     hash: impl Fn(&I::Item) -> u64 + Sync + Send,
@@ -67,7 +68,7 @@ where
 }
 
 /// `batch` over chunks of `KEYS_PER_TASK` keys on all of rayon's threads,
-/// the results in the keys' order: both filter kinds' `par_contains`.
+/// the results in the keys' order: every kind's `par_contains`.
 pub(crate) fn par_chunked<I>(
     keys: I,
     batch: impl Fn(Vec<I::Item>) -> Vec<bool> + Sync + Send,
@@ -83,7 +84,22 @@ where
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<S: BuildHasher + Sync> AtomicBloom<S> {
+impl<C: Cells, S: BuildHasher + Sync> Filter<C, S> {
+    /// How many of `keys` `op` reports `true` for, on all of rayon's
+    /// threads.
+    pub(crate) fn par_count<I, O>(&self, keys: I, op: O) -> usize
+    where
+        I: IntoParallelIterator,
+        I::Item: Key,
+        O: CellOp<C> + Send + Sync,
+    {
+        with_sized_probe!(self.sizing(), P => par_pipeline_count(
+            keys,
+            |key| self.hash(key),
+            || CellStage::<C, S, P, O>::new(self, op).pipeline(),
+        ))
+    }
+
     /// Inserts every key on all of rayon's threads; returns how many were
     /// reported new (see [`insert_batch`](Self::insert_batch)). Takes any
     /// parallel iterator: a slice's `par_iter()`, a range, `par_lines()`.
@@ -103,11 +119,7 @@ impl<S: BuildHasher + Sync> AtomicBloom<S> {
         I: IntoParallelIterator,
         I::Item: Key,
     {
-        with_sized_probe!(self.sizing(), P => par_pipeline_count(
-            keys,
-            |key| self.hash(key),
-            || BloomStage::<S, P>::new(self, Op::Insert).pipeline(),
-        ))
+        self.par_count(keys, Insert)
     }
 
     /// Queries every key on all of rayon's threads; returns
@@ -142,10 +154,10 @@ pub(crate) fn word_tasks(words: usize) -> impl IndexedParallelIterator<Item = Ra
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<S: Sync> AtomicBloom<S> {
+impl<C: Cells, S: Sync> Filter<C, S> {
     /// Word ranges for parallel scans.
-    fn word_tasks(&self) -> impl IndexedParallelIterator<Item = Range<usize>> {
-        word_tasks(self.bit_array().num_words())
+    pub(crate) fn word_tasks(&self) -> impl IndexedParallelIterator<Item = Range<usize>> {
+        word_tasks(self.cells().num_words())
     }
 
     /// [`clear`](Self::clear) on all of rayon's threads, with the same
@@ -155,26 +167,12 @@ impl<S: Sync> AtomicBloom<S> {
     /// let f = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
     /// f.insert("x");
     /// f.par_clear();
-    /// assert_eq!(f.par_count_ones(), 0);
+    /// assert!(f.is_empty());
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn par_clear(&self) {
         self.word_tasks()
-            .for_each(|range| self.bit_array().clear(range));
-    }
-
-    /// [`count_ones`](Self::count_ones) on all of rayon's threads.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicBloom::with_bits(1 << 20, 3)?;
-    /// f.par_insert(0..1000u32);
-    /// assert_eq!(f.par_count_ones(), f.count_ones());
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn par_count_ones(&self) -> u64 {
-        self.word_tasks()
-            .map(|range| self.bit_array().count_ones(range))
-            .sum()
+            .for_each(|range| self.cells().clear(range));
     }
 
     /// [`union`](Self::union) on all of rayon's threads, with the same
@@ -189,35 +187,19 @@ impl<S: Sync> AtomicBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn par_union(&self, other: &Self) -> Result<(), IncompatibleError> {
-        self.par_combine(other, BitArray::union)
-    }
-
-    /// [`intersect`](Self::intersect) on all of rayon's threads, with the
-    /// same guarantees.
-    ///
-    /// ```
-    /// let a = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
-    /// let b = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
-    /// for key in ["both", "only a"] { a.insert(key); }
-    /// b.insert("both");
-    /// a.par_intersect(&b)?;
-    /// assert!(a.contains("both") && !a.contains("only a"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn par_intersect(&self, other: &Self) -> Result<(), IncompatibleError> {
-        self.par_combine(other, BitArray::intersect)
+        self.par_combine(other, C::union)
     }
 
     /// Combines `other`'s words into this filter's with `op`, a range of
     /// words per task, once the filters are known to be compatible.
-    fn par_combine(
+    pub(crate) fn par_combine(
         &self,
         other: &Self,
-        op: impl Fn(&BitArray, &BitArray, Range<usize>) + Sync,
+        op: impl Fn(&C, &C, Range<usize>) + Sync,
     ) -> Result<(), IncompatibleError> {
         self.check_compatible(other)?;
         self.word_tasks()
-            .for_each(|range| op(self.bit_array(), other.bit_array(), range));
+            .for_each(|range| op(self.cells(), other.cells(), range));
         Ok(())
     }
 }
@@ -232,7 +214,7 @@ impl<S: Sync> AtomicBloom<S> {
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<T: Key + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S> {
+impl<T: Key + Send, C: Cells, S: BuildHasher + Sync> ParallelExtend<T> for Filter<C, S> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, keys: I) {
         self.par_insert(keys);
     }
@@ -250,17 +232,17 @@ impl<T: Key + Send, S: BuildHasher + Sync> ParallelExtend<T> for AtomicBloom<S> 
 /// assert!(f.par_contains(&[0u64, 99_999]).iter().all(|&hit| hit));
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<T: Key + Send> FromParallelIterator<T> for AtomicBloom {
+impl<T: Key + Send, C: Cells> FromParallelIterator<T> for Filter<C> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(keys: I) -> Self {
-        match AtomicBloom::builder().build_from_par_iter(keys) {
+        match Filter::builder().build_from_par_iter(keys) {
             Ok(filter) => filter,
-            Err(e) => panic!("collecting into AtomicBloom: {e}"),
+            Err(e) => panic!("collecting into {}: {e}", C::NAME),
         }
     }
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<S: BuildHasher + Sync> Builder<S> {
+impl<C: Cells, S: BuildHasher + Sync> Builder<C, S> {
     /// [`build_from_iter`](Builder::build_from_iter) on all of rayon's
     /// threads: hashes the keys in parallel, sizes the filter for their
     /// number, and inserts them in parallel.
@@ -273,7 +255,7 @@ impl<S: BuildHasher + Sync> Builder<S> {
     /// assert!(f.sizing().false_positive_rate(100_000) <= 0.001);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn build_from_par_iter<I>(self, keys: I) -> Result<AtomicBloom<S>, BuildError>
+    pub fn build_from_par_iter<I>(self, keys: I) -> Result<Filter<C, S>, BuildError>
     where
         I: IntoParallelIterator,
         I::Item: Key,

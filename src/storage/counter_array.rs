@@ -25,12 +25,13 @@
 //! [`increment`]: CounterArray::increment
 //! [`decrement`]: CounterArray::decrement
 
-use crate::bit_array::BitArray;
 use crate::hints::Access;
+use crate::storage::bit_array::BitArray;
 use crate::sync::Ordering::Relaxed;
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
 use crossbeam_utils::Backoff;
+use std::ops::Range;
 
 /// Counters in one 64-bit word.
 pub(crate) const COUNTERS_PER_WORD: u64 = 16;
@@ -75,8 +76,11 @@ pub(crate) fn count(word: u64, lane: u64) -> u8 {
     ((word >> (4 * lane)) & 0xF) as u8
 }
 
-/// A fixed-size array of atomically updated 4-bit counters.
-pub(crate) struct CounterArray {
+/// A fixed-size array of atomically updated 4-bit counters: the cells of a
+/// counting filter, [`AtomicCountingBloom`](crate::AtomicCountingBloom)
+/// (`Filter<CounterArray, S>`). It has no public methods; the filter is its
+/// interface.
+pub struct CounterArray {
     words: BitArray,
 }
 
@@ -114,7 +118,7 @@ impl CounterArray {
     #[cfg(all(test, not(loom)))]
     pub(crate) fn line_address(&self, index: usize) -> usize {
         self.words
-            .line_address(index / crate::bit_array::WORDS_PER_LINE)
+            .line_address(index / crate::storage::bit_array::WORDS_PER_LINE)
     }
 
     /// The current value of word `index`.
@@ -134,9 +138,10 @@ impl CounterArray {
         self.words.snapshot().map(CounterArray::from_words)
     }
 
-    /// Each word's current value, in order (each read once).
-    pub(crate) fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.words.load_words(self.words.all())
+    /// The current value of each word of `range`, in order (each read
+    /// once, as `BitArray::load_words` reads them).
+    pub(crate) fn load_words(&self, range: Range<usize>) -> impl Iterator<Item = u64> + '_ {
+        self.words.load_words(range)
     }
 
     /// Adds one to each counter of word `index` in `lanes` that is not
@@ -176,7 +181,7 @@ impl CounterArray {
 
     /// Adds every counter of `other` (same length) to this array's, word by
     /// word; each of `other`'s words is read once (as a snapshot reads it).
-    pub(crate) fn merge(&self, other: &CounterArray, range: std::ops::Range<usize>) {
+    pub(crate) fn merge(&self, other: &CounterArray, range: Range<usize>) {
         debug_assert_eq!(self.num_words(), other.num_words());
         let theirs = other.words.load_words(range.clone());
         for (index, counts) in range.zip(theirs) {
@@ -244,9 +249,10 @@ impl CounterArray {
         }
     }
 
-    /// Zeroes every counter (word by word; see `BitArray::clear`).
-    pub(crate) fn clear(&self) {
-        self.words.clear(self.words.all());
+    /// Zeroes every counter of words `range` (word by word; see
+    /// `BitArray::clear`).
+    pub(crate) fn clear(&self, range: Range<usize>) {
+        self.words.clear(range);
     }
 }
 

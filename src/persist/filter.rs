@@ -1,49 +1,60 @@
-//! # The plain filter's readers and writers
+//! # A fixed-size filter's readers and writers
 //!
-//! [`AtomicBloom`] in the format: a bit per cell, written as version 1.
+//! [`Filter`] in the format, written once for both kinds: a plain filter
+//! ([`AtomicBloom`](crate::AtomicBloom)) as version 1, a bit per cell; a
+//! counting filter ([`AtomicCountingBloom`](crate::AtomicCountingBloom)) as
+//! version 2 with filter kind 1, a 4-bit counter per cell, sixteen to a
+//! word as the counter array keeps them. The readers check the same things
+//! in the same order for both; a file of the other kind is a
+//! [`ReadError::WrongKind`].
 
 use super::{
     FilterKind, Header, ReadError, Stored, atomic_write, decode, load_file, read_stream,
     stored_bytes, write_stored,
 };
-use crate::bit_array::BitArray;
+use crate::core::cells::Cells;
+use crate::core::filter::Filter;
 use crate::error::BuildError;
-use crate::filter::AtomicBloom;
+use crate::hasher::WyBuildHasher;
 use crate::sizing::Sizing;
+use crate::storage::BitArray;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-impl<S> Stored<S> for AtomicBloom<S>
-where
-    S: BuildHasher,
-{
-    const KIND: FilterKind = FilterKind::Bloom;
+impl<C: Cells, S: BuildHasher> Stored<S> for Filter<C, S> {
+    const KIND: FilterKind = if C::CELL_BITS == 1 {
+        FilterKind::Bloom
+    } else {
+        FilterKind::Counting
+    };
 
     fn from_stored(words: BitArray, sizing: Sizing, hasher: S) -> Self {
-        AtomicBloom::from_parts(words, sizing, hasher)
+        Filter::from_parts(C::from_words(words), sizing, hasher)
     }
 
     fn sizing(&self) -> Sizing {
-        AtomicBloom::sizing(self)
+        Filter::sizing(self)
     }
 
     fn hasher(&self) -> &S {
-        AtomicBloom::hasher(self)
+        Filter::hasher(self)
     }
 
     fn stored_words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.words()
+        self.cells().words(self.all_words())
     }
 
     fn num_stored_words(&self) -> usize {
-        self.bit_array().num_words()
+        self.cells().num_words()
     }
 }
 
-impl<S: BuildHasher + 'static> AtomicBloom<S> {
-    /// Writes the filter in the [format](crate::docs::format). Other threads may insert
-    /// meanwhile: the output holds every key inserted before the call began.
+impl<C: Cells, S: BuildHasher + 'static> Filter<C, S> {
+    /// Writes the filter in the [format](crate::docs::format). Other threads may
+    /// update it meanwhile: each word is read once, so the output holds
+    /// every key inserted (and not removed) before the call began, and an
+    /// update racing the call whole, in part or not at all.
     /// Writes in 1 MiB pieces; wrap an unbuffered writer in a `BufWriter`
     /// only if it is slow with large writes.
     ///
@@ -69,6 +80,9 @@ impl<S: BuildHasher + 'static> AtomicBloom<S> {
     /// let bytes = AtomicBloom::with_bits(1024, 3)?.to_bytes()?;
     /// assert_eq!(bytes.len(), 40 + 128 + 8);
     /// assert_eq!(bytes[..8], MAGIC);
+    /// // A counting filter: 48 bytes of header, half a byte per counter.
+    /// let bytes = atomic_bloom::AtomicCountingBloom::with_bits(1024, 3)?.to_bytes()?;
+    /// assert_eq!(bytes.len(), 48 + 512 + 8);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
@@ -133,7 +147,7 @@ impl<S: BuildHasher + 'static> AtomicBloom<S> {
     }
 
     /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
-    /// file, by the fast path of [`load`](AtomicBloom::load).
+    /// file, by the fast path of [`load`](Filter::load).
     ///
     /// ```
     /// use std::hash::RandomState;
@@ -150,7 +164,7 @@ impl<S: BuildHasher + 'static> AtomicBloom<S> {
     }
 }
 
-impl AtomicBloom {
+impl<C: Cells> Filter<C, WyBuildHasher> {
     /// Reads a filter written with the default hasher from bytes. Validates
     /// everything before allocating; see [`docs::format`](crate::docs::format).
     ///
@@ -205,33 +219,34 @@ mod serde_impl {
     //! `serde` support: a filter serializes as one byte string holding the
     //! format above, and deserializes through the same validation.
 
-    use super::AtomicBloom;
+    use super::{Cells, Filter};
     use serde::de::{self, Deserializer, SeqAccess, Visitor};
     use serde::{Deserialize, Serialize, Serializer};
     use std::hash::BuildHasher;
+    use std::marker::PhantomData;
 
     #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-    impl<S: BuildHasher + 'static> Serialize for AtomicBloom<S> {
+    impl<C: Cells, S: BuildHasher + 'static> Serialize for Filter<C, S> {
         fn serialize<T: Serializer>(&self, serializer: T) -> Result<T::Ok, T::Error> {
             let bytes = self.to_bytes().map_err(serde::ser::Error::custom)?;
             serializer.serialize_bytes(&bytes)
         }
     }
 
-    struct BytesVisitor;
+    struct BytesVisitor<C>(PhantomData<C>);
 
-    impl<'de> Visitor<'de> for BytesVisitor {
-        type Value = AtomicBloom;
+    impl<'de, C: Cells> Visitor<'de> for BytesVisitor<C> {
+        type Value = Filter<C>;
 
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("an atomic-bloom filter as bytes")
         }
 
-        fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<AtomicBloom, E> {
-            AtomicBloom::from_bytes(bytes).map_err(E::custom)
+        fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Filter<C>, E> {
+            Filter::from_bytes(bytes).map_err(E::custom)
         }
 
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AtomicBloom, A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Filter<C>, A::Error> {
             // The length hint may be forged: grow with the elements that come.
             let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
             while let Some(byte) = seq.next_element()? {
@@ -242,9 +257,9 @@ mod serde_impl {
     }
 
     #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-    impl<'de> Deserialize<'de> for AtomicBloom {
+    impl<'de, C: Cells> Deserialize<'de> for Filter<C> {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_bytes(BytesVisitor)
+            deserializer.deserialize_bytes(BytesVisitor(PhantomData))
         }
     }
 }

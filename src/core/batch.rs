@@ -5,8 +5,8 @@
 //! wait: it hashes each key as it arrives, asks the CPU to prefetch the
 //! key's block (or word, or `k` words for `Standard`), and operates on the
 //! key a fixed number of keys later, when its line has had time to arrive
-//! (`PREFETCH_DISTANCE`, 32; the counting filter's, 16, is in
-//! `counting_bulk.rs`). Up to that many misses are then in flight at once.
+//! (`PREFETCH_DISTANCE`, 32). Up to that many misses are then in flight
+//! at once.
 //! (polars' `insert_many` does the same in groups of 64 keys; a sliding
 //! window keeps the distance constant and works on any iterator.)
 //!
@@ -22,53 +22,70 @@
 //! batch insert returns per key what `insert` would (`docs::memory_ordering`, G4).
 //! The prefetch is only a hint: it changes timing, never results.
 //!
-//! The pipeline serves both filter kinds: a [`Stage`] says what to prefetch
-//! and do for a key. The plain filter's stage and batch methods are here,
-//! the counting filter's in `counting_bulk.rs`.
+//! The pipeline serves every kind: a [`Stage`] says what to prefetch and do
+//! for a key, and a [`CellOp`] what a fixed-size filter's stage does to a
+//! key's cells (insert and query here; the counting filter's removes in
+//! `kinds/counting.rs`). A batch picks its probe type once, with
+//! `with_sized_probe!`, so its loop over keys has no branch on the layout.
 
-use crate::filter::AtomicBloom;
+use crate::core::cells::Cells;
+use crate::core::filter::Filter;
 use crate::hints::Access;
 use crate::key::Key;
 use crate::layout::{Probe, with_sized_probe};
+use crate::sizing::Sizing;
 use std::hash::BuildHasher;
 use std::marker::PhantomData;
 
-/// Keys between a key's prefetch and its operation in the plain filter's
-/// batches. The lead a line gets is this times the time a key takes, and
-/// a cached `Blocked` query is quick: 16 keys ahead, a line's lead can be
-/// shorter than the DRAM miss of a large filter. Twice the keys restore
-/// it. Queries of large filters gained on Intel, and inserts as far as
-/// their keys are short (`Word`, `Sectorized`); in cache, and on AMD, the
-/// two distances measured level (`cargo run --release -p
-/// atomic-bloom-harness -- bench`; BENCHMARKS.md has the runs).
+/// Keys between a key's prefetch and its operation. The lead a line gets is
+/// this times the time a key takes, and a cached `Blocked` query is quick:
+/// 16 keys ahead, a line's lead can be shorter than the DRAM miss of a
+/// large filter, and twice the keys restore it. A counting key takes
+/// longer, and its batches ran level at 16 and 32 (`cargo run --release -p
+/// atomic-bloom-harness -- bench` and `-- bench --counting`; BENCHMARKS.md).
 pub(crate) const PREFETCH_DISTANCE: usize = 32;
 
-/// What a pipeline does to each key of a plain filter.
-#[derive(Clone, Copy)]
-pub(crate) enum Op {
-    Insert,
-    Contains,
-}
-
-impl Op {
-    /// How the op's prefetch asks for lines. Inserts ask for them
-    /// exclusively, because a new key's `fetch_or` needs them so; a line no
+/// What a stage does to a key's cells, given its probe: generic over the
+/// probe type, which the batch picks once.
+pub(crate) trait CellOp<C>: Copy {
+    /// How the op's prefetch asks for lines. Updates ask for them
+    /// exclusively, because a new key's write needs them so; a line no
     /// other core holds arrives exclusive either way, so this costs a
     /// duplicate only when another core shares its line. Queries ask for a
     /// shared copy: an exclusive fetch would invalidate every other core's
-    /// copy of the line, turning reads into coherence traffic. (An earlier
-    /// note here found `par_contains` the same either way; it compared two
-    /// read prefetches, since the write hint then compiled to PREFETCHT0
-    /// (`hints.rs`), so the choice for queries rests on the reasoning alone.)
-    // Inlined, so that a query's prefetch is known to be a read where the
-    // stage is built: called, its result was a value the pipeline tested
-    // for every key.
-    #[inline]
+    /// copy of the line, turning reads into coherence traffic.
+    fn access(self) -> Access;
+    /// Operates on the key; the result is the per-key call's.
+    fn apply<P: Probe>(self, cells: &C, sizing: &Sizing, probe: &P) -> bool;
+}
+
+/// Insert the key (`insert_hash`).
+#[derive(Clone, Copy)]
+pub(crate) struct Insert;
+
+impl<C: Cells> CellOp<C> for Insert {
     fn access(self) -> Access {
-        match self {
-            Op::Insert => Access::write(),
-            Op::Contains => Access::READ,
-        }
+        Access::write()
+    }
+
+    #[inline(always)]
+    fn apply<P: Probe>(self, cells: &C, sizing: &Sizing, probe: &P) -> bool {
+        cells.insert(sizing, probe)
+    }
+}
+
+/// Query the key (`contains_hash`).
+#[derive(Clone, Copy)]
+pub(crate) struct Contains;
+
+impl<C: Cells> CellOp<C> for Contains {
+    fn access(self) -> Access {
+        Access::READ
+    }
+
+    #[inline(always)]
+    fn apply<P: Probe>(self, cells: &C, sizing: &Sizing, probe: &P) -> bool {
+        cells.contains(sizing, probe)
     }
 }
 
@@ -81,20 +98,21 @@ pub(crate) trait Stage {
     fn apply(&self, hash: u64) -> bool;
 }
 
-/// A plain filter's stage, for filters whose probes are of type `P`.
-pub(crate) struct BloomStage<'a, S, P> {
-    filter: &'a AtomicBloom<S>,
-    op: Op,
+/// A fixed-size filter's stage: `op` on the cells of filters whose probes
+/// are of type `P`.
+pub(crate) struct CellStage<'a, C, S, P, O> {
+    filter: &'a Filter<C, S>,
+    op: O,
     /// `op.access()`, asked once per stage.
     access: Access,
     probe: PhantomData<P>,
 }
 
-impl<'a, S, P: Probe> BloomStage<'a, S, P> {
+impl<'a, C: Cells, S, P: Probe, O: CellOp<C>> CellStage<'a, C, S, P, O> {
     /// A stage over `filter`, whose layout's probe type must be `P` (pick
     /// it with `with_sized_probe!`).
-    pub(crate) fn new(filter: &'a AtomicBloom<S>, op: Op) -> Self {
-        BloomStage {
+    pub(crate) fn new(filter: &'a Filter<C, S>, op: O) -> Self {
+        CellStage {
             filter,
             op,
             access: op.access(),
@@ -117,20 +135,20 @@ impl<'a, S, P: Probe> BloomStage<'a, S, P> {
     }
 }
 
-impl<S, P: Probe> Stage for BloomStage<'_, S, P> {
+impl<C: Cells, S, P: Probe, O: CellOp<C>> Stage for CellStage<'_, C, S, P, O> {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
-        self.probe(hash)
-            .prefetch(self.filter.bit_array(), self.access);
+        let sizing = self.filter.sizing();
+        self.filter
+            .cells()
+            .prefetch(&sizing, &self.probe(hash), self.access);
     }
 
     #[inline(always)]
     fn apply(&self, hash: u64) -> bool {
-        let bits = self.filter.bit_array();
-        match self.op {
-            Op::Insert => self.probe(hash).insert(bits),
-            Op::Contains => self.probe(hash).contains(bits),
-        }
+        let sizing = self.filter.sizing();
+        self.op
+            .apply(self.filter.cells(), &sizing, &self.probe(hash))
     }
 }
 
@@ -260,7 +278,19 @@ impl<T: Stage, const D: usize> Pipeline<T, D> {
     }
 }
 
-impl<S> AtomicBloom<S> {
+impl<C: Cells, S> Filter<C, S> {
+    /// How many of `hashes` `op` reports `true` for, in order, through the
+    /// pipeline.
+    pub(crate) fn batch_count<O: CellOp<C>>(
+        &self,
+        op: O,
+        hashes: impl IntoIterator<Item = u64>,
+    ) -> usize {
+        with_sized_probe!(self.sizing(), P => {
+            CellStage::<C, S, P, O>::new(self, op).pipeline().count(hashes)
+        })
+    }
+
     /// [`insert_batch`](Self::insert_batch) for callers that hold 64-bit
     /// hashes, as [`insert_hash`](Self::insert_hash) is to `insert`.
     ///
@@ -271,13 +301,9 @@ impl<S> AtomicBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
-        with_sized_probe!(self.sizing(), P => {
-            BloomStage::<S, P>::new(self, Op::Insert).pipeline().count(hashes)
-        })
+        self.batch_count(Insert, hashes)
     }
-}
 
-impl<S> AtomicBloom<S> {
     /// [`contains_batch`](Self::contains_batch) for callers that hold 64-bit
     /// hashes, as [`contains_hash`](Self::contains_hash) is to `contains`.
     ///
@@ -289,23 +315,36 @@ impl<S> AtomicBloom<S> {
     /// ```
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
         with_sized_probe!(self.sizing(), P => {
-            BloomStage::<S, P>::new(self, Op::Contains).pipeline().collect(hashes)
+            CellStage::<C, S, P, Contains>::new(self, Contains).pipeline().collect(hashes)
         })
     }
 }
 
-impl<S: BuildHasher> AtomicBloom<S> {
-    /// Inserts every key, prefetching ahead (see the `batch` module's chapter in the source); returns
-    /// how many keys this call reported new, that is how many of the
-    /// per-key [`insert`](Self::insert) calls it stands for would have
-    /// returned `true`. Much faster than a loop of `insert` once the filter
-    /// outgrows the cache.
+impl<C: Cells, S: BuildHasher> Filter<C, S> {
+    /// Each key's hash, as the key arrives.
+    pub(crate) fn hashes<I>(&self, keys: I) -> impl Iterator<Item = u64>
+    where
+        I: IntoIterator,
+        I::Item: Key,
+    {
+        keys.into_iter().map(|key| self.hash(&key))
+    }
+
+    /// Inserts every key, prefetching ahead (see the `batch` module's
+    /// chapter in the source); returns how many keys this call reported
+    /// new, that is how many of the per-key [`insert`](Self::insert) calls
+    /// it stands for would have returned `true`. Much faster than a loop of
+    /// `insert` once the filter outgrows the cache.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
     /// let urls = ["a.example", "b.example", "a.example"];
     /// assert_eq!(f.insert_batch(urls), 2); // the repeat is not new
     /// assert_eq!(f.insert_batch(&urls[..2]), 0);
+    ///
+    /// let counting = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// assert_eq!(counting.insert_batch(urls), 2); // the repeat counts, but is not new
+    /// assert_eq!(counting.count_of("a.example"), 2);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn insert_batch<I>(&self, keys: I) -> usize
@@ -313,7 +352,7 @@ impl<S: BuildHasher> AtomicBloom<S> {
         I: IntoIterator,
         I::Item: Key,
     {
-        self.insert_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
+        self.insert_hash_batch(self.hashes(keys))
     }
 
     /// Queries every key, prefetching ahead; returns [`contains`](Self::contains)
@@ -330,22 +369,23 @@ impl<S: BuildHasher> AtomicBloom<S> {
         I: IntoIterator,
         I::Item: Key,
     {
-        self.contains_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
+        self.contains_hash_batch(self.hashes(keys))
     }
 }
 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::bit_array::WORDS_PER_LINE;
+    use crate::AtomicBloom;
     use crate::hints::recorded_prefetches;
     use crate::layout::Layout;
+    use crate::storage::bit_array::WORDS_PER_LINE;
     use std::collections::BTreeSet;
 
     /// The cache lines (as addresses / 64) whose words differ between two
     /// snapshots of one array.
     fn changed_lines(filter: &AtomicBloom, before: &[u64]) -> BTreeSet<usize> {
-        let base = filter.bit_array().line_address(0);
+        let base = filter.cells().line_address(0);
         filter
             .words()
             .zip(before)
@@ -371,7 +411,7 @@ mod tests {
                 let hash = filter.hash(&key);
                 let prefetched: BTreeSet<usize> = recorded_prefetches(|| {
                     with_sized_probe!(filter.sizing(), P => {
-                        let pipeline = BloomStage::<_, P>::new(&filter, Op::Insert).pipeline();
+                        let pipeline = CellStage::<_, _, P, _>::new(&filter, Insert).pipeline();
                         pipeline.count(std::iter::repeat_n(hash, PREFETCH_DISTANCE));
                     })
                 })

@@ -2,7 +2,7 @@
 //!
 //! [`Chain`] is a list of nodes that only ever gains a node at its newest
 //! end, while any number of threads read it and try to grow it through
-//! `&self`. The growable filter (`growable.rs`) keeps its sub-filters in
+//! `&self`. The growable filter (`mod.rs`) keeps its sub-filters in
 //! one. It is the only place in the crate where one atomic publishes other
 //! memory, and so the only `unsafe` code and the only `Release`/`Acquire`
 //! pair.

@@ -1,6 +1,6 @@
 //! # The growable filter's bulk operations
 //!
-//! Batches run through the plain filter's prefetch pipeline (`batch.rs`).
+//! Batches run through the plain filter's prefetch pipeline (`core/batch.rs`).
 //! When a key enters the window, its line in every sub-filter is asked
 //! for, since a query of an absent key probes them all; the key is queried
 //! or inserted `GROWABLE_PREFETCH_DISTANCE` keys later, by the per-key
@@ -14,10 +14,10 @@
 //! `rayon` feature, `par_*` forms split the keys over rayon's threads,
 //! each running a pipeline.
 
-use crate::batch::{Pipeline, Stage};
+use crate::core::batch::{Pipeline, Stage};
 use crate::error::GrowthError;
-use crate::growable::AtomicGrowableBloom;
 use crate::key::Key;
+use crate::kinds::growable::AtomicGrowableBloom;
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
@@ -164,11 +164,11 @@ impl<S> AtomicGrowableBloom<S> {
 #[cfg(feature = "rayon")]
 mod parallel {
     use super::{GROWABLE_PREFETCH_DISTANCE, Inserts, outcome};
-    use crate::batch::Pipeline;
+    use crate::core::batch::Pipeline;
+    use crate::core::parallel::{par_chunked, par_pipeline_count};
     use crate::error::GrowthError;
-    use crate::growable::AtomicGrowableBloom;
     use crate::key::Key;
-    use crate::parallel::{par_chunked, par_pipeline_count};
+    use crate::kinds::growable::AtomicGrowableBloom;
     use rayon::prelude::*;
     use std::hash::BuildHasher;
     use std::sync::OnceLock;

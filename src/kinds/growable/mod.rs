@@ -4,18 +4,21 @@
 //! arrive (the [growable](crate::docs::growable) chapter has the design,
 //! the rate bound and the limits; `chain.rs` the lock-free chain).
 
-use crate::bit_array::BitArray;
-use crate::chain::{Chain, Growth, Node};
+mod bulk;
+mod chain;
+
 use crate::error::{BuildError, GrowthError};
-use crate::filter::AtomicBloom;
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::key::Key;
+use crate::kinds::bloom::AtomicBloom;
 use crate::layout::Layout;
 use crate::sizing::{MAX_BITS, Sizing, hash_floor};
+use crate::storage::bit_array::BitArray;
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
 use crate::sync::{AtomicU64, Ordering::Relaxed};
+use chain::{Chain, Growth, Node};
 use std::fmt;
 use std::hash::BuildHasher;
 
@@ -620,7 +623,7 @@ impl<S> AtomicGrowableBloom<S> {
     /// let mut f = atomic_bloom::AtomicGrowableBloom::new(10, 0.01)?;
     /// f.insert_batch(0..100u32)?;
     /// f.clear();
-    /// assert_eq!((f.sub_filters(), f.estimated_len()), (1, 0));
+    /// assert_eq!((f.sub_filters(), f.estimated_len()), (1, Some(0)));
     /// assert!(!f.contains(&5u32));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -641,10 +644,19 @@ impl<S> AtomicGrowableBloom<S> {
     /// ```
     /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
     /// f.insert_batch(0..1000u32)?;
-    /// assert!((990..=1000).contains(&f.estimated_len()));
+    /// assert!((990..=1000).contains(&f.estimated_len().unwrap()));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn estimated_len(&self) -> u64 {
+    ///
+    /// An `Option`, as the fixed-size filters' estimate is, which is `None`
+    /// once every bit is set; a growable filter counts rather than
+    /// estimates, so it always has a number.
+    pub fn estimated_len(&self) -> Option<u64> {
+        Some(self.inserted())
+    }
+
+    /// The keys the sub-filters counted as new, summed.
+    pub(crate) fn inserted(&self) -> u64 {
         self.chain
             .iter()
             .fold(0, |sum: u64, n| sum.saturating_add(n.value().inserted()))
@@ -691,8 +703,9 @@ impl<S> AtomicGrowableBloom<S> {
         rates.sum::<f64>().min(1.0)
     }
 
-    /// The target rate the filter was built for: the bound holds below it.
-    pub fn false_positive_rate(&self) -> f64 {
+    /// The target rate the filter was built for: the
+    /// [bound](Self::false_positive_rate_bound) holds below it.
+    pub fn target_false_positive_rate(&self) -> f64 {
         self.config.false_positive_rate
     }
 

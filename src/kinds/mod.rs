@@ -1,0 +1,17 @@
+//! # The filter kinds
+//!
+//! What each kind adds to the shared core (`core/`): the plain filter's
+//! bits and what only bits do (`bloom.rs`), the counting filter's counters
+//! and removes (`counting.rs`), and the growable filter, a chain of plain
+//! filters that adds one when the last fills (`growable/`).
+
+pub(crate) mod bloom;
+pub(crate) mod counting;
+pub(crate) mod growable;
+
+pub use bloom::AtomicBloom;
+pub use counting::AtomicCountingBloom;
+pub use growable::{
+    AtomicGrowableBloom, DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, GrowableBuilder,
+    MAX_SUB_FILTERS, SubFilterStats,
+};

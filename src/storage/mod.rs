@@ -1,0 +1,31 @@
+//! # Storage: the atomic arrays a filter keeps its cells in
+//!
+//! The bottom layer: arrays of `AtomicU64` words that know nothing of keys,
+//! hashes or layouts. [`BitArray`] holds a plain filter's bits,
+//! [`CounterArray`] a counting filter's 4-bit counters in the same kind of
+//! allocation. Every atomic operation on a filter's memory is in these two
+//! files, each with its `// ORDERING:` note.
+
+pub(crate) mod bit_array;
+pub(crate) mod counter_array;
+
+pub use bit_array::BitArray;
+pub use counter_array::CounterArray;
+
+/// Shows the size, not the words.
+impl std::fmt::Debug for BitArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BitArray")
+            .field("num_words", &self.num_words())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Shows the size, not the counters.
+impl std::fmt::Debug for CounterArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CounterArray")
+            .field("num_words", &self.num_words())
+            .finish_non_exhaustive()
+    }
+}
