@@ -3,7 +3,7 @@
 use crate::filter_file::{Filter, name};
 use crate::output::{counted, say};
 use anyhow::Result;
-use atomic_bloom::AtomicGrowableBloom;
+use atomic_bloom::{AtomicGrowableBloom, Cells};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -24,30 +24,18 @@ pub fn run(args: Args) -> Result<()> {
     let filter = Filter::load(&args.filter)?;
     say!("file:               {}", name(&args.filter));
     say!("format version:     {}", filter.kind().format_version());
-    let (fill, len, rate, cells) = match &filter {
+    let (fill, cells) = match &filter {
         Filter::Plain(f) => {
-            say!("kind:               plain");
-            say!("layout:             {}", f.layout());
-            say!("bits (m):           {}", f.num_bits());
-            say!("hashes per key (k): {}", f.num_hashes());
-            say!("hasher:             wyhash, seed {}", f.hasher().seed());
-            say!("memory:             {} bytes", f.memory_bytes());
-            let ones = f.par_count_ones();
-            let fill = ones as f64 / f.num_bits() as f64;
-            say!("bits set:           {ones} ({:.2}%)", 100.0 * fill);
-            let (len, rate) = (f.estimated_len(), f.estimated_false_positive_rate());
-            (fill, len, rate, "bits")
+            let labels = ["bits (m)", "hashes per key (k)", "bits set"];
+            (
+                describe_fixed(f, "plain", labels, f.par_count_ones()),
+                "bits",
+            )
         }
         Filter::Counting(f) => {
-            say!("kind:               counting (4-bit counters)");
-            say!("layout:             {}", f.layout());
-            say!("counters (m):       {}", f.num_bits());
-            say!("counters per key:   {}", f.num_hashes());
-            say!("hasher:             wyhash, seed {}", f.hasher().seed());
-            say!("memory:             {} bytes", f.memory_bytes());
-            let ones = f.nonzero_counters();
-            let fill = ones as f64 / f.num_bits() as f64;
-            say!("counters above 0:   {ones} ({:.2}%)", 100.0 * fill);
+            let labels = ["counters (m)", "counters per key", "counters above 0"];
+            let kind = "counting (4-bit counters)";
+            let fill = describe_fixed(f, kind, labels, f.nonzero_counters());
             let saturated = f.saturated_counters();
             say!(
                 "saturated counters: {saturated}{}",
@@ -57,16 +45,13 @@ pub fn run(args: Args) -> Result<()> {
                     ""
                 }
             );
-            let (len, rate) = (f.estimated_len(), f.estimated_false_positive_rate());
-            (fill, len, rate, "counters")
+            (fill, "counters")
         }
         Filter::Growable(f) => {
             describe_growable(f);
             return Ok(());
         }
     };
-    say!("estimated keys:     {}", describe_len(len));
-    say!("estimated fpr:      {rate:.3e}");
     if fill > FULLEST_AT_CAPACITY {
         say!(
             "capacity:           OVER: {:.0}% of the {} are set, more than any filter sized for a \
@@ -78,6 +63,33 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `info` of a plain or counting filter after the file's name and version,
+/// but for the counting filter's saturated counters; `labels` name its
+/// cells, its `k` and its cells above zero (`ones`). Returns the fraction
+/// of cells above zero.
+fn describe_fixed<C: Cells>(
+    f: &atomic_bloom::Filter<C>,
+    kind: &str,
+    labels: [&str; 3],
+    ones: u64,
+) -> f64 {
+    let [cells, per_key, set] = labels.map(|label| format!("{label}:"));
+    say!("kind:               {kind}");
+    say!("layout:             {}", f.layout());
+    say!("{cells:<20}{}", f.num_bits());
+    say!("{per_key:<20}{}", f.num_hashes());
+    say!("hasher:             wyhash, seed {}", f.hasher().seed());
+    say!("memory:             {} bytes", f.memory_bytes());
+    let fill = ones as f64 / f.num_bits() as f64;
+    say!("{set:<20}{ones} ({:.2}%)", 100.0 * fill);
+    say!("estimated keys:     {}", describe_len(f.estimated_len()));
+    say!(
+        "estimated fpr:      {:.3e}",
+        f.estimated_false_positive_rate()
+    );
+    fill
 }
 
 /// `info` of a growable filter after the file's name and version: its

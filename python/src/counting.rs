@@ -7,7 +7,6 @@
 use crate::bloom::BloomFilter;
 use crate::errors::{build_error, incompatible};
 use crate::keys::{Order, for_each_chunk, hash_now};
-use crate::params::builder;
 use atomic_bloom::AtomicCountingBloom;
 use pyo3::prelude::*;
 
@@ -24,30 +23,9 @@ pub struct CountingBloomFilter {
 }
 
 filter_methods!(
-    CountingBloomFilter(AtomicCountingBloom),
+    fixed CountingBloomFilter(AtomicCountingBloom),
     "a counting filter",
     {
-        #[new]
-        #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
-        fn new(
-            expected_items: i128,
-            false_positive_rate: f64,
-            layout: Option<&str>,
-            seed: i128,
-        ) -> PyResult<Self> {
-            builder(expected_items, false_positive_rate, layout, seed)?
-                .build()
-                .map(Self::wrap)
-                .map_err(build_error)
-        }
-
-        /// Adds one occurrence of `key`; returns whether it was absent before.
-        fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-            Ok(self
-                .inner
-                .insert_hash(hash_now(key.clone(), self.inner.hasher())?))
-        }
-
         /// Removes one occurrence of `key`; returns whether it was removed.
         ///
         /// With `checked` (the default) a key the filter reports absent is left
@@ -69,19 +47,6 @@ filter_methods!(
             Ok(self
                 .inner
                 .count_of_hash(hash_now(key.clone(), self.inner.hasher())?))
-        }
-
-        /// Adds every key of an iterable, with the GIL released while keys are
-        /// hashed and inserted; returns how many were absent before. Every key
-        /// is taken and checked first: a bad key or an error from the
-        /// iterable raises with nothing added, so a call retried after the
-        /// input is mended counts no key twice.
-        fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            let counts =
-                for_each_chunk(py, keys, self.inner.hasher(), Order::KeysFirst, |hashes| {
-                    self.inner.insert_hash_batch(hashes.iter().copied())
-                })?;
-            Ok(counts.into_iter().sum())
         }
 
         /// Removes one occurrence of every key of an iterable, in order, with
@@ -123,11 +88,6 @@ filter_methods!(
                 .map_err(incompatible)
         }
 
-        /// Removes every key.
-        fn clear(&self) {
-            self.inner.clear();
-        }
-
         /// A plain `BloomFilter` of the same parameters with a bit set where a
         /// counter is above zero: the same answers, in a quarter of the memory.
         fn to_bloom(&self) -> PyResult<BloomFilter> {
@@ -135,17 +95,6 @@ filter_methods!(
                 .to_bloom()
                 .map(|inner| BloomFilter { inner })
                 .map_err(build_error)
-        }
-
-        /// About how many distinct keys are present, from the counters above
-        /// zero; `None` once every counter is.
-        fn estimated_len(&self) -> Option<u64> {
-            self.inner.estimated_len()
-        }
-
-        /// The false-positive rate now, from the counters above zero.
-        fn estimated_false_positive_rate(&self) -> f64 {
-            self.inner.estimated_false_positive_rate()
         }
 
         /// Counters stuck at 15. They are never decremented (that could make a
@@ -158,18 +107,6 @@ filter_methods!(
         #[getter]
         fn num_counters(&self) -> u64 {
             self.inner.num_bits()
-        }
-
-        /// Counters per key.
-        #[getter]
-        fn num_hashes(&self) -> u32 {
-            self.inner.num_hashes()
-        }
-
-        /// Bytes of memory the counters take.
-        #[getter]
-        fn memory_bytes(&self) -> usize {
-            self.inner.memory_bytes()
         }
 
         fn __repr__(&self) -> String {

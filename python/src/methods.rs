@@ -52,6 +52,78 @@ pub(crate) fn py_float(py: pyo3::Python<'_>, x: f64) -> pyo3::PyResult<String> {
 /// `memory_limit`) gives its `load` and `from_bytes` as `readers: { ... }`;
 /// the others get the shared ones.
 macro_rules! filter_methods {
+    // A fixed-size filter (`BloomFilter`, `CountingBloomFilter`): the
+    // library's one `Filter` type, so adding, clearing and the estimates
+    // are the same calls too.
+    (fixed $class:ident($inner:ty), $what:literal, { $($own:tt)* }) => {
+        filter_methods!($class($inner), $what, {
+            $($own)*
+
+            #[new]
+            #[pyo3(signature = (expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
+            fn new(
+                expected_items: i128,
+                false_positive_rate: f64,
+                layout: Option<&str>,
+                seed: i128,
+            ) -> PyResult<Self> {
+                $crate::params::builder(expected_items, false_positive_rate, layout, seed)?
+                    .build()
+                    .map(Self::wrap)
+                    .map_err($crate::errors::build_error)
+            }
+
+            /// Adds `key` (one more occurrence of it, for a counting filter);
+            /// returns whether it was absent before.
+            fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+                let hash = $crate::keys::hash_now(key.clone(), self.inner.hasher())?;
+                Ok(self.inner.insert_hash(hash))
+            }
+
+            /// Adds every key of an iterable, with the GIL released while keys
+            /// are hashed and inserted; returns how many were absent before.
+            /// Every key is taken and checked first: a bad key (`None` in a
+            /// pandas column) or an error from the iterable raises with
+            /// nothing added, so a call retried after the input is mended
+            /// counts no key twice.
+            fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+                let order = $crate::keys::Order::KeysFirst;
+                let counts = $crate::keys::for_each_chunk(py, keys, self.inner.hasher(), order, |hashes| {
+                    self.inner.insert_hash_batch(hashes.iter().copied())
+                })?;
+                Ok(counts.into_iter().sum())
+            }
+
+            /// Removes every key.
+            fn clear(&self) {
+                self.inner.clear();
+            }
+
+            /// About how many distinct keys are in the filter, from its cells
+            /// above zero (Swamidass and Baldi's estimate); `None` once every
+            /// cell is.
+            fn estimated_len(&self) -> Option<u64> {
+                self.inner.estimated_len()
+            }
+
+            /// The false-positive rate now, from the cells above zero.
+            fn estimated_false_positive_rate(&self) -> f64 {
+                self.inner.estimated_false_positive_rate()
+            }
+
+            /// Bits (or counters) set per key.
+            #[getter]
+            fn num_hashes(&self) -> u32 {
+                self.inner.num_hashes()
+            }
+
+            /// Bytes of memory the bits (or counters) take.
+            #[getter]
+            fn memory_bytes(&self) -> usize {
+                self.inner.memory_bytes()
+            }
+        });
+    };
     ($class:ident($inner:ty), $what:literal, { $($own:tt)* }) => {
         filter_methods!(@block $class($inner), $what, { $($own)* }, {
             #[doc = concat!("Reads ", $what, " written by `save`, the CLI or Rust, from a path \

@@ -59,35 +59,43 @@ pub(crate) trait CellOp<C>: Copy {
     fn apply<P: Probe>(self, cells: &C, sizing: &Sizing, probe: &P) -> bool;
 }
 
-/// Insert the key (`insert_hash`).
-#[derive(Clone, Copy)]
-pub(crate) struct Insert;
+/// Defines `$name`, a [`CellOp`] on cells `$cells` (with the impl's
+/// generics in brackets) that asks for lines with `$access` and does
+/// `$apply`, a closure of the cells, the sizing and the probe.
+macro_rules! cell_op {
+    ($(#[$doc:meta])* $name:ident on [$($gen:tt)*] $cells:ty, $access:expr,
+     |$c:ident, $s:ident, $p:ident| $apply:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub(crate) struct $name;
 
-impl<C: Cells> CellOp<C> for Insert {
-    fn access(self) -> Access {
-        Access::write()
-    }
+        impl<$($gen)*> $crate::core::batch::CellOp<$cells> for $name {
+            fn access(self) -> $crate::hints::Access {
+                $access
+            }
 
-    #[inline(always)]
-    fn apply<P: Probe>(self, cells: &C, sizing: &Sizing, probe: &P) -> bool {
-        cells.insert(sizing, probe)
-    }
+            #[inline(always)]
+            fn apply<P: $crate::layout::Probe>(
+                self,
+                $c: &$cells,
+                $s: &$crate::sizing::Sizing,
+                $p: &P,
+            ) -> bool {
+                $apply
+            }
+        }
+    };
 }
+pub(crate) use cell_op;
 
-/// Query the key (`contains_hash`).
-#[derive(Clone, Copy)]
-pub(crate) struct Contains;
-
-impl<C: Cells> CellOp<C> for Contains {
-    fn access(self) -> Access {
-        Access::READ
-    }
-
-    #[inline(always)]
-    fn apply<P: Probe>(self, cells: &C, sizing: &Sizing, probe: &P) -> bool {
-        cells.contains(sizing, probe)
-    }
-}
+cell_op!(
+    /// Insert the key (`insert_hash`).
+    Insert on [C: Cells] C, Access::write(), |cells, sizing, probe| cells.insert(sizing, probe)
+);
+cell_op!(
+    /// Query the key (`contains_hash`).
+    Contains on [C: Cells] C, Access::READ, |cells, sizing, probe| cells.contains(sizing, probe)
+);
 
 /// What a pipeline does with a key's hash: asks for its lines when the key
 /// enters the window, and operates on it when the key leaves.
@@ -376,11 +384,13 @@ impl<C: Cells, S: BuildHasher> Filter<C, S> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::AtomicBloom;
     use crate::hints::recorded_prefetches;
     use crate::layout::Layout;
     use crate::storage::bit_array::WORDS_PER_LINE;
     use std::collections::BTreeSet;
+
+    /// The plain filter.
+    type AtomicBloom = Filter<crate::storage::BitArray>;
 
     /// The cache lines (as addresses / 64) whose words differ between two
     /// snapshots of one array.

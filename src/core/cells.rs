@@ -17,6 +17,7 @@ use crate::error::BuildError;
 use crate::hints::Access;
 use crate::layout::Probe;
 use crate::sizing::Sizing;
+use crate::storage::BitArray;
 use std::ops::Range;
 
 /// The cells of a filter: [`BitArray`](crate::BitArray) (a plain filter,
@@ -40,7 +41,7 @@ pub(crate) trait Storage: Sized + Send + Sync {
     /// Zeroed cells for a filter of `sizing`, one per bit position.
     fn zeroed(sizing: &Sizing) -> Result<Self, BuildError>;
     /// The cells whose words are `words` (a file's body).
-    fn from_words(words: crate::BitArray) -> Self;
+    fn from_words(words: BitArray) -> Self;
 
     /// A per-key insert of the key with hash `hash`: whether it made the key
     /// present (a cell of it was zero).

@@ -9,7 +9,6 @@
 //! `Filter<CounterArray>`. What only one of them does is in its own file
 //! under `kinds/`.
 
-use crate::core::builder::Builder;
 use crate::core::cells::Cells;
 use crate::error::{BuildError, IncompatibleError};
 use crate::hasher::WyBuildHasher;
@@ -53,51 +52,6 @@ pub struct Filter<C, S = WyBuildHasher> {
     hasher: S,
     /// `hasher.hash_one(FINGERPRINT_KEY)`, compared by `is_compatible`.
     fingerprint: u64,
-}
-
-impl<C: Cells> Filter<C> {
-    /// A [`Layout::Blocked`] filter for `expected_items` distinct items at
-    /// `false_positive_rate`, hashed with [`WyBuildHasher`] seed 0.
-    ///
-    /// ```
-    /// use atomic_bloom::{AtomicBloom, BuildError};
-    ///
-    /// let f = AtomicBloom::new(10_000, 0.01)?;
-    /// assert!(f.insert(&42u64));
-    /// assert!(f.contains(&42u64));
-    /// assert!(matches!(AtomicBloom::new(10, f64::NAN), Err(BuildError::InvalidFalsePositiveRate(_))));
-    /// # Ok::<(), BuildError>(())
-    /// ```
-    pub fn new(expected_items: usize, false_positive_rate: f64) -> Result<Self, BuildError> {
-        Self::builder()
-            .capacity(expected_items, false_positive_rate)
-            .build()
-    }
-
-    /// A [`Layout::Blocked`] filter with `num_bits` bits (rounded up to whole
-    /// 512-bit blocks) and `num_hashes` bits per key.
-    ///
-    /// ```
-    /// use atomic_bloom::AtomicBloom;
-    /// let f = AtomicBloom::with_bits(1 << 20, 7)?;
-    /// assert_eq!(f.memory_bytes(), 1 << 17);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn with_bits(num_bits: u64, num_hashes: u32) -> Result<Self, BuildError> {
-        Self::builder().bits(num_bits, num_hashes).build()
-    }
-
-    /// A builder for the layout, hasher or seed.
-    ///
-    /// ```
-    /// use atomic_bloom::{AtomicBloom, Layout};
-    /// let f = AtomicBloom::builder().capacity(100, 0.1).layout(Layout::Word).build()?;
-    /// assert_eq!(f.layout(), Layout::Word);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn builder() -> Builder<C> {
-        Builder::default()
-    }
 }
 
 impl<C: Cells, S: BuildHasher> Filter<C, S> {
@@ -550,25 +504,6 @@ impl<C: Cells, S> fmt::Debug for Filter<C, S> {
 impl<T: Key, C: Cells, S: BuildHasher> Extend<T> for Filter<C, S> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, keys: I) {
         self.insert_batch(keys);
-    }
-}
-
-/// A [`Layout::Blocked`] filter holding every key, sized for their number at
-/// [`DEFAULT_FALSE_POSITIVE_RATE`]: [`Builder::build_from_iter`] with the
-/// defaults, which also takes another rate, layout or hasher. Panics only
-/// if the allocator refuses.
-///
-/// ```
-/// use atomic_bloom::AtomicBloom;
-/// let f: AtomicBloom = (0..1000u32).collect();
-/// assert!((0..1000u32).all(|i| f.contains(&i)));
-/// ```
-impl<T: Key, C: Cells> FromIterator<T> for Filter<C> {
-    fn from_iter<I: IntoIterator<Item = T>>(keys: I) -> Self {
-        match Filter::builder().build_from_iter(keys) {
-            Ok(filter) => filter,
-            Err(e) => panic!("collecting into {}: {e}", C::NAME),
-        }
     }
 }
 

@@ -204,7 +204,7 @@ impl<C: Cells, S: Sync> Filter<C, S> {
     }
 }
 
-/// Inserts every key in parallel, as [`AtomicBloom::par_insert`].
+/// Inserts every key in parallel, as [`par_insert`](Filter::par_insert).
 ///
 /// ```
 /// use rayon::prelude::*;

@@ -51,14 +51,14 @@
 //! after another. The `docs::memory_ordering` chapter (C1-C6) states what
 //! that guarantees and names the loom model of each guarantee.
 
-use crate::AtomicBloom;
-use crate::core::batch::CellOp;
+use crate::core::batch::cell_op;
 use crate::core::cells::Storage;
 use crate::core::filter::Filter;
 use crate::error::BuildError;
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::key::Key;
+use crate::kinds::bloom::AtomicBloom;
 use crate::layout::{MAX_HASHES, Probe, with_sized_probe};
 use crate::sizing::Sizing;
 use crate::storage::counter_array::{
@@ -299,35 +299,15 @@ impl CounterArray {
     }
 }
 
-/// Take one insert of the key (`remove_hash`).
-#[derive(Clone, Copy)]
-struct Remove;
-
-impl CellOp<CounterArray> for Remove {
-    fn access(self) -> Access {
-        Access::write()
-    }
-
-    #[inline(always)]
-    fn apply<P: Probe>(self, cells: &CounterArray, sizing: &Sizing, probe: &P) -> bool {
-        cells.remove(sizing, probe)
-    }
-}
-
-/// Take one insert of the key if it is present (`remove_checked_hash`).
-#[derive(Clone, Copy)]
-struct RemoveChecked;
-
-impl CellOp<CounterArray> for RemoveChecked {
-    fn access(self) -> Access {
-        Access::write()
-    }
-
-    #[inline(always)]
-    fn apply<P: Probe>(self, cells: &CounterArray, sizing: &Sizing, probe: &P) -> bool {
-        cells.contains(sizing, probe) && cells.remove(sizing, probe)
-    }
-}
+cell_op!(
+    /// Take one insert of the key (`remove_hash`).
+    Remove on [] CounterArray, Access::write(), |cells, sizing, probe| cells.remove(sizing, probe)
+);
+cell_op!(
+    /// Take one insert of the key if it is present (`remove_checked_hash`).
+    RemoveChecked on [] CounterArray, Access::write(),
+    |cells, sizing, probe| cells.contains(sizing, probe) && cells.remove(sizing, probe)
+);
 
 /// What only a counting filter does: remove keys, count them, and give the
 /// plain filter of its keys.
