@@ -30,7 +30,7 @@
 //! Elsewhere than x86_64, and under loom, it is a no-op.
 //!
 //! The workspace's benchmark baselines issue the same hints through
-//! `atomic_bloom::__hints`, hidden and outside the API, so that their
+//! `atomic_bloom::internals` (a feature outside the API), so that their
 //! physical-limit probes run as the filter does.
 //!
 //! ## Huge pages

@@ -101,21 +101,23 @@ pub use kinds::{
     DEFAULT_TIGHTENING_RATIO, GrowableBuilder, MAX_SUB_FILTERS, SubFilterStats,
 };
 pub use layout::{Layout, MAX_HASHES, ParseLayoutError};
-pub use persist::{
-    FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter, atomic_write,
-};
+pub use persist::{FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter};
 pub use sizing::{MAX_BITS, Sizing, hash_floor};
 pub use storage::{BitArray, CounterArray};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use sync::fault;
 
-/// The prefetch and huge-page hints the filter issues, for the workspace's
-/// benchmark baselines, whose probes must run under the same conditions.
-/// Not part of the API: hidden, and free to change in any release.
+/// Not part of the API, and only with the `internals` feature: the atomic
+/// save under every `save` (for the workspace's CLI, whose saves stop on a
+/// signal), and the prefetch and huge-page hints the filter issues (for
+/// the benchmark baselines, whose probes must run under the same
+/// conditions). Free to change in any release.
+#[cfg(feature = "internals")]
 #[doc(hidden)]
-pub mod __hints {
+pub mod internals {
     pub use crate::hints::{Access, advise_huge_pages, prefetch};
+    pub use crate::persist::atomic_write;
 }
 
 /// The README's examples, compiled and run as doc tests.

@@ -8,9 +8,9 @@
 //! `benches/throughput.rs` and the CLI (`bench`, `demo`).
 //!
 //! Its probes prefetch and ask for huge pages through the filter's own
-//! hints (`atomic_bloom::__hints`), so that they run as the filter does.
+//! hints (`atomic_bloom::internals`, a feature outside the API), so that they run as the filter does.
 
-use atomic_bloom::__hints::{Access, advise_huge_pages, prefetch};
+use atomic_bloom::internals::{Access, advise_huge_pages, prefetch};
 use atomic_bloom::{AtomicBloom, Layout, Sizing, WyBuildHasher};
 use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -115,7 +115,7 @@ pub fn save(filter: &Filter, path: &Path) -> Result<()> {
         let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
         filter.write_to(&mut out).and_then(|()| out.flush())
     } else {
-        atomic_bloom::atomic_write(path, |out| filter.write_to(&mut StopOnSignal(out)))
+        atomic_bloom::internals::atomic_write(path, |out| filter.write_to(&mut StopOnSignal(out)))
     };
     go_on(STATE.end_save(written.is_ok()))?;
     written.with_context(|| format!("cannot write {}", path.display()))

@@ -52,6 +52,25 @@ pub(crate) const LINE_BITS: u64 = 64 * WORDS_PER_LINE as u64;
 /// query's: LLVM merged the copies' common tails and spilled registers.
 pub(crate) const DEFAULT_RATE_KS: [u32; 2] = [5, 7];
 
+/// Runs `$body` with `$k` bound to `$value`, a constant where it is one of
+/// [`DEFAULT_RATE_KS`] (decided at compile time where the probe's `K` is
+/// one), so that each of those `k` gets a copy of `$body` compiled for it.
+macro_rules! with_rate_k {
+    ($value:expr, $k:ident => $body:expr) => {
+        match $value {
+            k if k == DEFAULT_RATE_KS[0] => {
+                let $k = DEFAULT_RATE_KS[0];
+                $body
+            }
+            k if k == DEFAULT_RATE_KS[1] => {
+                let $k = DEFAULT_RATE_KS[1];
+                $body
+            }
+            $k => $body,
+        }
+    };
+}
+
 /// The probe: `k` bits in line `line`, their offsets re-derived from the
 /// hash. `K` is `k` where [`with_sized_probe!`](super::with_sized_probe)
 /// made it a constant, and 0 where `k` is asked per call (the `k` field).
@@ -95,26 +114,13 @@ impl<const K: u32> Probe for BlockedProbe<K> {
 
     #[inline(always)]
     fn contains(&self, bits: &BitArray) -> bool {
-        // `k` as a constant where it is one of `DEFAULT_RATE_KS` (where `K`
-        // is one, the match is decided at compile time).
-        let (line, hash) = (self.line, self.hash);
-        match self.k() {
-            k if k == DEFAULT_RATE_KS[0] => block_contains(bits, line, hash, DEFAULT_RATE_KS[0]),
-            k if k == DEFAULT_RATE_KS[1] => block_contains(bits, line, hash, DEFAULT_RATE_KS[1]),
-            k => block_contains(bits, line, hash, k),
-        }
+        with_rate_k!(self.k(), k => block_contains(bits, self.line, self.hash, k))
     }
 
     #[inline(always)]
     fn insert(&self, bits: &BitArray) -> bool {
-        // `k` as a constant, as in `contains` (`DEFAULT_RATE_KS` says what
-        // that costs a duplicate).
-        let (line, hash) = (self.line, self.hash);
-        match self.k() {
-            k if k == DEFAULT_RATE_KS[0] => block_insert(bits, line, hash, DEFAULT_RATE_KS[0]),
-            k if k == DEFAULT_RATE_KS[1] => block_insert(bits, line, hash, DEFAULT_RATE_KS[1]),
-            k => block_insert(bits, line, hash, k),
-        }
+        // (`DEFAULT_RATE_KS` says what a constant `k` costs a duplicate.)
+        with_rate_k!(self.k(), k => block_insert(bits, self.line, self.hash, k))
     }
 
     #[inline(always)]

@@ -9,12 +9,12 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 /// Writes what `write` writes to `path`, the primitive under
-/// every filter's `save` ([`AtomicBloom::save`](crate::AtomicBloom::save)). A regular file (or a new one) is replaced so that
+/// every filter's `save` ([`Filter::save`](crate::Filter::save)). A regular file (or a new one) is replaced so that
 /// a crash or an error at any point leaves either the old file or the
 /// complete new one, never a torn one; a device or FIFO, which cannot be
-/// replaced, is written as a stream. Public so that a caller can wrap the
-/// writer (to report progress, or to stop on a signal: an error from
-/// `write` removes the temporary file and leaves `path` as it was).
+/// replaced, is written as a stream. An error from `write` removes the
+/// temporary file and leaves `path` as it was (the CLI, through the
+/// `internals` feature, wraps the writer to stop on a signal).
 ///
 /// What `path` names decides how it is written:
 /// - nothing, or a regular file: `write` fills a temporary file in the same
@@ -30,23 +30,6 @@ use std::path::Path;
 /// - a directory: an error of kind [`io::ErrorKind::IsADirectory`] (on
 ///   Unix `EISDIR`, what `open` gives a directory opened to write, with
 ///   its code).
-///
-/// ```
-/// use std::io::Write;
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("data");
-/// atomic_bloom::atomic_write(&path, |out| out.write_all(b"hello"))?;
-/// assert_eq!(std::fs::read(&path)?, b"hello");
-/// // A failed write leaves the old file and no temporary file.
-/// let failed = atomic_bloom::atomic_write(&path, |out| {
-///     out.write_all(b"half")?;
-///     Err(std::io::Error::other("stopped"))
-/// });
-/// assert!(failed.is_err());
-/// assert_eq!(std::fs::read(&path)?, b"hello");
-/// assert_eq!(std::fs::read_dir(dir.path())?.count(), 1);
-/// # Ok::<(), std::io::Error>(())
-/// ```
 pub fn atomic_write(
     path: impl AsRef<Path>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -143,4 +126,25 @@ fn follow_links(path: &Path) -> io::Result<std::path::PathBuf> {
         io::ErrorKind::InvalidInput,
         format!("{}: too many levels of symbolic links", path.display()),
     ))
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary_file() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("data");
+        atomic_write(&path, |out| out.write_all(b"hello"))?;
+        assert_eq!(std::fs::read(&path)?, b"hello");
+        let failed = atomic_write(&path, |out| {
+            out.write_all(b"half")?;
+            Err(io::Error::other("stopped"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read(&path)?, b"hello");
+        assert_eq!(std::fs::read_dir(dir.path())?.count(), 1);
+        Ok(())
+    }
 }

@@ -89,7 +89,7 @@ impl<C: Cells, S: BuildHasher + 'static> Filter<C, S> {
         stored_bytes(self)
     }
 
-    /// Saves to `path` with [`atomic_write`]: a crash at any point leaves
+    /// Saves to `path` atomically: a crash at any point leaves
     /// either the old file or the new one under `path`, never a torn one. A
     /// symbolic link at `path` is followed (its target is replaced, the link
     /// kept); a device or FIFO is written to as a stream; a directory is an

@@ -181,7 +181,7 @@ impl<S: BuildHasher + 'static> AtomicGrowableBloom<S> {
         Ok(out)
     }
 
-    /// Saves to `path` with [`atomic_write`](crate::atomic_write): a crash
+    /// Saves to `path` atomically, as the fixed-size filters do: a crash
     /// at any point leaves the old file or the new one.
     ///
     /// ```

@@ -7,7 +7,7 @@
 //! are in `filter.rs` (plain and counting filters, once for both) and
 //! `growable.rs`; a file of
 //! whichever kind its header names is read as a [`SavedFilter`]
-//! (`saved_filter.rs`); [`atomic_write`], the atomic save under every
+//! (`saved_filter.rs`); `atomic_write`, the atomic save under every
 //! `save`, is in `atomic_write.rs`.
 
 mod atomic_write;
@@ -322,7 +322,11 @@ impl std::fmt::Display for HasherId {
 }
 
 impl HasherId {
-    /// The id and seed a header records for `hasher`.
+    /// The id and seed a header records for `hasher`: the default hasher's
+    /// seed, or `Custom`. Told by type through `Any` rather than by a trait
+    /// the hasher implements: without specialization, a trait would make
+    /// every caller's hasher implement it before its filter could be saved,
+    /// where any `BuildHasher + 'static` is saveable now.
     fn of<S: 'static>(hasher: &S) -> HasherId {
         match (hasher as &dyn Any).downcast_ref::<WyBuildHasher>() {
             Some(wyhash) => HasherId::Default {
