@@ -56,6 +56,7 @@
 //! | by hash | `hash`, `*_hash` | the same | the same |
 //! | keys | any [`Key`]: strings and bytes by the byte encoding, integers, [`Hashed`] | the same | the same |
 //! | batches | `*_batch`, `*_hash_batch` | the same, and `remove_*_batch` | `*_batch`, `*_hash_batch` |
+//! | builds through `&mut` (plain writes, no locked instruction) | `insert_batch_mut`, `insert_hash_batch_mut`, `extend`, `par_extend`, `collect`, `build_from_iter`, `build_from_par_iter` | the same | no |
 //! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_remove`, `par_remove_checked` | `par_insert`, `par_contains` |
 //! | combine | `union` (bits OR-ed), `intersect` | `union` (counts added) | no |
 //! | empty it | `clear(&self)`, `is_empty` | the same | `clear(&mut self)` (drops sub-filters), `is_empty` |

@@ -83,7 +83,7 @@ pub fn run(args: Args) -> Result<()> {
                 .max(1),
         ),
     };
-    let filter = match expected {
+    let mut filter = match expected {
         None => {
             let mut builder = AtomicGrowableBloom::builder(args.initial_capacity, args.fpp)
                 .layout(args.layout)

@@ -278,20 +278,14 @@ impl<C: Cells, S: BuildHasher> Builder<C, S> {
             .into_iter()
             .map(|k| k.hash_with(&self.hasher))
             .collect();
-        self.build_holding(&hashes, |filter, hashes| {
-            filter.insert_hash_batch(hashes.iter().copied());
-        })
+        self.build_holding(&hashes)
     }
 
-    /// A filter sized for `hashes` (when collecting), holding them once
-    /// `insert` has inserted them.
-    pub(crate) fn build_holding(
-        self,
-        hashes: &[u64],
-        insert: impl FnOnce(&Filter<C, S>, &[u64]),
-    ) -> Result<Filter<C, S>, BuildError> {
-        let filter = self.build_for(Some(hashes.len()))?;
-        insert(&filter, hashes);
+    /// A filter sized for `hashes` (when collecting) holding them: inserted
+    /// with plain writes, since no other thread can see the filter yet.
+    pub(crate) fn build_holding(self, hashes: &[u64]) -> Result<Filter<C, S>, BuildError> {
+        let mut filter = self.build_for(Some(hashes.len()))?;
+        filter.insert_hash_batch_mut(hashes);
         Ok(filter)
     }
 }

@@ -411,6 +411,11 @@ impl<C, S> Filter<C, S> {
     pub(crate) fn cells(&self) -> &C {
         &self.cells
     }
+
+    /// The cells, through `&mut self`: no other thread can see them.
+    pub(crate) fn cells_mut_ref(&mut self) -> &mut C {
+        &mut self.cells
+    }
 }
 
 impl<C: Cells, S: Clone> Filter<C, S> {
@@ -493,7 +498,8 @@ impl<C: Cells, S> fmt::Debug for Filter<C, S> {
     }
 }
 
-/// Inserts every key, as [`insert_batch`](Filter::insert_batch).
+/// Inserts every key with plain writes, through `&mut self`, as
+/// [`insert_batch_mut`](Filter::insert_batch_mut).
 ///
 /// ```
 /// let mut f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
@@ -503,7 +509,7 @@ impl<C: Cells, S> fmt::Debug for Filter<C, S> {
 /// ```
 impl<T: Key, C: Cells, S: BuildHasher> Extend<T> for Filter<C, S> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        self.insert_batch(keys);
+        self.insert_batch_mut(keys);
     }
 }
 

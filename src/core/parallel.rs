@@ -204,7 +204,10 @@ impl<C: Cells, S: Sync> Filter<C, S> {
     }
 }
 
-/// Inserts every key in parallel, as [`par_insert`](Filter::par_insert).
+/// Inserts every key in parallel with plain writes, through `&mut self`:
+/// the keys are hashed in parallel (buffered, 8 bytes a key), then
+/// inserted as [`insert_hash_batch_mut`](Filter::insert_hash_batch_mut)
+/// does.
 ///
 /// ```
 /// use rayon::prelude::*;
@@ -216,7 +219,8 @@ impl<C: Cells, S: Sync> Filter<C, S> {
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<T: Key + Send, C: Cells, S: BuildHasher + Sync> ParallelExtend<T> for Filter<C, S> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, keys: I) {
-        self.par_insert(keys);
+        let hashes: Vec<u64> = keys.into_par_iter().map(|key| self.hash(&key)).collect();
+        self.insert_hash_batch_mut(&hashes);
     }
 }
 
@@ -245,7 +249,8 @@ impl<T: Key + Send, C: Cells> FromParallelIterator<T> for Filter<C> {
 impl<C: Cells, S: BuildHasher + Sync> Builder<C, S> {
     /// [`build_from_iter`](Builder::build_from_iter) on all of rayon's
     /// threads: hashes the keys in parallel, sizes the filter for their
-    /// number, and inserts them in parallel.
+    /// number, and inserts them in parallel with plain writes (no other
+    /// thread can see the filter yet).
     ///
     /// ```
     /// use rayon::prelude::*;
@@ -262,10 +267,6 @@ impl<C: Cells, S: BuildHasher + Sync> Builder<C, S> {
     {
         let hasher = self.hasher_ref();
         let hashes: Vec<u64> = keys.into_par_iter().map(|k| k.hash_with(hasher)).collect();
-        self.build_holding(&hashes, |filter, hashes| {
-            hashes.par_chunks(KEYS_PER_TASK).for_each(|chunk| {
-                filter.insert_hash_batch(chunk.iter().copied());
-            });
-        })
+        self.build_holding(&hashes)
     }
 }

@@ -62,9 +62,10 @@ use crate::kinds::bloom::AtomicBloom;
 use crate::layout::{MAX_HASHES, Probe, with_sized_probe};
 use crate::sizing::Sizing;
 use crate::storage::counter_array::{
-    ALL_LANES, COUNTERS_PER_WORD, MAX_COUNT, count, saturated_lanes, zero_lanes,
+    ALL_LANES, COUNTERS_PER_WORD, MAX_COUNT, count, incremented, saturated_lanes, zero_lanes,
 };
 use crate::storage::{BitArray, CounterArray};
+use crate::sync::{AtomicU64, update_unshared};
 use std::hash::BuildHasher;
 use std::ops::Range;
 
@@ -152,6 +153,32 @@ impl Storage for CounterArray {
         });
     }
 
+    const PER_WORD: u64 = COUNTERS_PER_WORD;
+
+    fn unshared_words(&mut self) -> &mut [AtomicU64] {
+        CounterArray::unshared_words(self)
+    }
+
+    #[inline(always)]
+    fn insert_unshared<P: Probe>(
+        words: &mut [AtomicU64],
+        first: usize,
+        sizing: &Sizing,
+        probe: &P,
+    ) -> bool {
+        let mut was_zero = false;
+        key_words(
+            sizing,
+            probe,
+            |_| {},
+            |word, lanes| {
+                let old = update_unshared(&mut words[word - first], |w| incremented(w, lanes));
+                was_zero |= zero_lanes(old) & lanes != 0;
+            },
+        );
+        was_zero
+    }
+
     fn num_words(&self) -> usize {
         CounterArray::num_words(self)
     }
@@ -237,65 +264,79 @@ impl CounterArray {
 
     /// Calls `f(word, lanes)` for each counter word holding some of the
     /// key's counters, once, with the lane mask of those counters, having
-    /// asked for all of their lines first (for updates). The words come in
-    /// the order the key's counters first reach them.
+    /// asked for all of their lines first (for updates).
     #[inline(always)]
     fn for_each_word<P: Probe>(&self, sizing: &Sizing, probe: &P, f: impl FnMut(usize, u64)) {
-        // Room for `k` words on the stack, zeroed per call: 16 covers the
-        // `k` of every rate down to about 1e-5 (of far lower ones with
-        // `Blocked`, whose `k` is 13 at 1e-6) in 256 bytes; the most `k`
-        // can be takes 1 KiB.
-        const FEW: u32 = 16;
-        if sizing.num_hashes() <= FEW {
-            self.for_each_word_within::<P, { FEW as usize }>(probe, f);
-        } else {
-            self.for_each_word_within::<P, { MAX_HASHES as usize }>(probe, f);
-        }
-    }
-
-    /// [`for_each_word`](Self::for_each_word) for `k` up to `N`.
-    ///
-    /// Each counter's lane joins the word it lies in, found by a scan of
-    /// the words seen so far, so a counter two probes share comes once.
-    /// Sorting the counters to bring a word's lanes together needed an
-    /// array of `MAX_HASHES` zeroed by a `memset` call per key, and measured
-    /// slower for every update (`cargo run --release -p
-    /// atomic-bloom-harness -- bench --counting`; BENCHMARKS.md, "The
-    /// counting filter").
-    #[inline(always)]
-    fn for_each_word_within<P: Probe, const N: usize>(
-        &self,
-        probe: &P,
-        mut f: impl FnMut(usize, u64),
-    ) {
-        let (mut words, mut lanes) = ([0u64; N], [0u64; N]);
-        let mut len = 0;
         // Asked per key, where `hints.rs` advises keeping it for a loop: in
         // a per-key update the check is lost in the compare-and-swaps (one
         // check per key or three measured alike).
         let access = Access::write();
-        probe.bits(|counter| {
-            let word = counter / COUNTERS_PER_WORD;
-            // Ask for the line now: the compare-and-swaps below are locked
-            // instructions, which take their lines one after another, so a
-            // key's counters in several lines (a Blocked key's 512 counters
-            // span four) would wait for each miss in turn. Per-key inserts
-            // and removes at 100M keys measured faster with it (`cargo bench
-            // --bench throughput -- counting/100M/u64/insert-then-remove/1t`).
-            CounterArray::prefetch(self, word as usize, access);
-            let lane = 1 << (4 * (counter % COUNTERS_PER_WORD));
-            match words[..len].iter().position(|&seen| seen == word) {
-                Some(i) => lanes[i] |= lane,
-                None => {
-                    words[len] = word;
-                    lanes[len] = lane;
-                    len += 1;
-                }
+        // Ask for each line as the key's counters reach it: the
+        // compare-and-swaps that follow are locked instructions, which take
+        // their lines one after another, so a key's counters in several
+        // lines (a Blocked key's 512 counters span four) would wait for each
+        // miss in turn. Per-key inserts and removes at 100M keys measured
+        // faster with it (`cargo bench --bench throughput --
+        // counting/100M/u64/insert-then-remove/1t`).
+        let prefetch = |word| CounterArray::prefetch(self, word, access);
+        key_words(sizing, probe, prefetch, f);
+    }
+}
+
+/// Calls `reach(word)` as the key's counters reach each word, then
+/// `f(word, lanes)` for each counter word holding some of them, once, with
+/// the lane mask of those counters, in the order the counters first reach
+/// the words: a counter two probes share is counted once.
+#[inline(always)]
+pub(crate) fn key_words<P: Probe>(
+    sizing: &Sizing,
+    probe: &P,
+    reach: impl FnMut(usize),
+    f: impl FnMut(usize, u64),
+) {
+    // Room for `k` words on the stack, zeroed per call: 16 covers the `k`
+    // of every rate down to about 1e-5 (of far lower ones with `Blocked`,
+    // whose `k` is 13 at 1e-6) in 256 bytes; the most `k` can be takes
+    // 1 KiB.
+    const FEW: u32 = 16;
+    if sizing.num_hashes() <= FEW {
+        key_words_within::<P, { FEW as usize }>(probe, reach, f);
+    } else {
+        key_words_within::<P, { MAX_HASHES as usize }>(probe, reach, f);
+    }
+}
+
+/// [`key_words`] for `k` up to `N`.
+///
+/// Each counter's lane joins the word it lies in, found by a scan of the
+/// words seen so far. Sorting the counters to bring a word's lanes together
+/// needed an array of `MAX_HASHES` zeroed by a `memset` call per key, and
+/// measured slower for every update (`cargo run --release -p
+/// atomic-bloom-harness -- bench --counting`; BENCHMARKS.md, "The counting
+/// filter").
+#[inline(always)]
+fn key_words_within<P: Probe, const N: usize>(
+    probe: &P,
+    mut reach: impl FnMut(usize),
+    mut f: impl FnMut(usize, u64),
+) {
+    let (mut words, mut lanes) = ([0u64; N], [0u64; N]);
+    let mut len = 0;
+    probe.bits(|counter| {
+        let word = counter / COUNTERS_PER_WORD;
+        reach(word as usize);
+        let lane = 1 << (4 * (counter % COUNTERS_PER_WORD));
+        match words[..len].iter().position(|&seen| seen == word) {
+            Some(i) => lanes[i] |= lane,
+            None => {
+                words[len] = word;
+                lanes[len] = lane;
+                len += 1;
             }
-        });
-        for (&word, &lanes) in words[..len].iter().zip(&lanes[..len]) {
-            f(word as usize, lanes);
         }
+    });
+    for (&word, &lanes) in words[..len].iter().zip(&lanes[..len]) {
+        f(word as usize, lanes);
     }
 }
 

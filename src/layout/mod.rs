@@ -41,6 +41,7 @@ mod word;
 
 pub(crate) use block_model::BlockModel;
 pub(crate) use blocked::{BlockedProbe, DEFAULT_RATE_KS};
+pub(crate) use positions::reduce;
 pub(crate) use probe::Probe;
 pub(crate) use sectorized::SectorizedProbe;
 pub(crate) use standard::{StandardProbe, standard_bits};

@@ -76,6 +76,13 @@ pub(crate) fn count(word: u64, lane: u64) -> u8 {
     ((word >> (4 * lane)) & 0xF) as u8
 }
 
+/// `word` with one added to each counter in `lanes` that is not saturated:
+/// lanes below 15 take +1 without a carry.
+#[inline(always)]
+pub(crate) fn incremented(word: u64, lanes: u64) -> u64 {
+    word + (lanes & !saturated_lanes(word))
+}
+
 /// A fixed-size array of atomically updated 4-bit counters: the cells of a
 /// counting filter, [`AtomicCountingBloom`](crate::AtomicCountingBloom)
 /// (`Filter<CounterArray, S>`). It has no public methods; the filter is its
@@ -95,6 +102,12 @@ impl CounterArray {
     /// them): how a file's body becomes an array.
     pub(crate) fn from_words(words: BitArray) -> Self {
         CounterArray { words }
+    }
+
+    /// The words in use as a slice, of an array no other thread can see
+    /// (`&mut`), for an exclusive build to split among its threads.
+    pub(crate) fn unshared_words(&mut self) -> &mut [crate::sync::AtomicU64] {
+        self.words.unshared_words()
     }
 
     /// Words in use.
@@ -149,10 +162,7 @@ impl CounterArray {
     /// (or found, if nothing changed).
     #[inline]
     pub(crate) fn increment(&self, index: usize, lanes: u64) -> u64 {
-        self.update(index, |old| {
-            // Lanes below 15 take +1 without a carry.
-            old + (lanes & !saturated_lanes(old))
-        })
+        self.update(index, |old| incremented(old, lanes))
     }
 
     /// Takes one from each counter of word `index` in `lanes` that is

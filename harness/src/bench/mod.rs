@@ -288,6 +288,7 @@ const INSERT_USED_1T: &str = "insert, per key, result used, 1 thread";
 const FB_INSERT_USED_1T: &str = "fastbloom insert, result used, 1 thread";
 const BATCH_1T: &str = "insert_batch, 1 thread";
 const BULK_2T: &str = "par_insert (rayon bulk), 2 threads";
+const EXCLUSIVE_2T: &str = "par_extend (&mut: plain writes), 2 threads";
 const UNSHARED_2T: &str = "insert_batch, 2 threads, a filter each";
 const HALVES_2T: &str = "insert_hash_batch, 2 threads, a half of the array each";
 const MUTEX_2T: &str = "Mutex<plain filter> insert, 2 threads";
@@ -394,6 +395,18 @@ const RATIOS_100M: &[Ratio] = &[
         0.6,
     ),
     target(
+        "exclusive build 2T / par_insert 2T",
+        EXCLUSIVE_2T,
+        BULK_2T,
+        2.0,
+    ),
+    target(
+        "exclusive build 2T / prefetched fetch_or probe 2T",
+        EXCLUSIVE_2T,
+        FETCH_OR_PF_2T,
+        1.0,
+    ),
+    target(
         "contains_batch 1T / prefetched load probe 1T",
         CONTAINS_BATCH_1T,
         LOAD_PF_1T,
@@ -401,6 +414,18 @@ const RATIOS_100M: &[Ratio] = &[
     ),
 ];
 const RATIOS_1M: &[Ratio] = &[
+    target(
+        "exclusive build 2T / par_insert 2T",
+        EXCLUSIVE_2T,
+        BULK_2T,
+        2.0,
+    ),
+    target(
+        "exclusive build 2T / prefetched fetch_or probe 2T",
+        EXCLUSIVE_2T,
+        FETCH_OR_PF_2T,
+        1.0,
+    ),
     target(
         "per-key contains 1T / load probe 1T",
         CONTAINS_1T,
@@ -776,6 +801,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // Inserts of new keys into an empty filter sized for `items`.
         let f = fresh(Layout::Blocked);
         let g = fresh(Layout::Blocked);
+        // Behind a mutex only to lend the benchmark's closures `&mut`: a
+        // run locks it once.
+        let exclusive = std::sync::Mutex::new(fresh(Layout::Blocked));
         let word = fresh(Layout::Word);
         let sectorized = fresh(Layout::Sectorized);
         let standard = fresh(Layout::Standard);
@@ -859,6 +887,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         table.row(Work::after(BULK_2T, inserts, ours, || {
             f.par_insert(0..inserts);
         }));
+        // The same keys into a filter no other thread can see (`&mut`):
+        // hashed in parallel, then inserted with plain writes. The filter
+        // is the same kind of allocation, its pages touched as `f`'s are.
+        table.row(Work::after(
+            EXCLUSIVE_2T,
+            inserts,
+            || exclusive.lock().unwrap().par_clear(),
+            || {
+                use rayon::iter::{IntoParallelIterator, ParallelExtend};
+                exclusive
+                    .lock()
+                    .unwrap()
+                    .par_extend((0..inserts).into_par_iter());
+            },
+        ));
         // The same work with nothing shared: each thread fills its own
         // filter, so no cache line moves between the cores. What the
         // machine gives two threads, and the ceiling for the shared filter.
