@@ -49,10 +49,10 @@ impl<C: Cells, S> Filter<C, S> {
     /// [`insert_hash_batch`](Self::insert_hash_batch) for a filter no other
     /// thread can see: with plain writes instead of locked ones, and for a
     /// blocked layout on all of rayon's threads (with the `rayon` feature),
-    /// each over a region of the array of its own (the `exclusive`
-    /// module's chapter in the source says how). Returns how many hashes were new, as the per-key calls in
-    /// order would report; the cells end as `insert_hash_batch` would leave
-    /// them.
+    /// each over a region of the array of its own (the `exclusive` module's
+    /// chapter in the source says how). Returns how many hashes were new,
+    /// as the per-key calls in order would report; the cells end as
+    /// `insert_hash_batch` would leave them.
     ///
     /// ```
     /// let mut f = atomic_bloom::AtomicBloom::new(1_000, 0.01)?;
@@ -86,13 +86,10 @@ impl<C: Cells, S> Filter<C, S> {
             });
             rest = tail;
         }
-        let (shape, hashes) = (
-            Shape {
-                blocks,
-                words_per_block,
-            },
-            hashes,
-        );
+        let shape = Shape {
+            blocks,
+            words_per_block,
+        };
         with_sized_probe!(sizing, P => {
             let insert = |region: Region<'_>| region.insert::<C, P>(hashes, &sizing, shape);
             #[cfg(feature = "rayon")]

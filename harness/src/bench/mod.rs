@@ -387,13 +387,8 @@ const RATIOS_PER_KEY: &[Ratio] = &[
 ];
 /// The bulk targets, and the query-to-load target where the filter is in
 /// cache.
-const RATIOS_100M: &[Ratio] = &[
-    target(
-        "bulk insert 2T / prefetched fetch_or probe 2T",
-        BULK_2T,
-        FETCH_OR_PF_2T,
-        0.6,
-    ),
+/// The exclusive build's targets, at both sizes.
+const RATIOS_EXCLUSIVE: &[Ratio] = &[
     target(
         "exclusive build 2T / par_insert 2T",
         EXCLUSIVE_2T,
@@ -405,6 +400,14 @@ const RATIOS_100M: &[Ratio] = &[
         EXCLUSIVE_2T,
         FETCH_OR_PF_2T,
         1.0,
+    ),
+];
+const RATIOS_100M: &[Ratio] = &[
+    target(
+        "bulk insert 2T / prefetched fetch_or probe 2T",
+        BULK_2T,
+        FETCH_OR_PF_2T,
+        0.6,
     ),
     target(
         "contains_batch 1T / prefetched load probe 1T",
@@ -414,18 +417,6 @@ const RATIOS_100M: &[Ratio] = &[
     ),
 ];
 const RATIOS_1M: &[Ratio] = &[
-    target(
-        "exclusive build 2T / par_insert 2T",
-        EXCLUSIVE_2T,
-        BULK_2T,
-        2.0,
-    ),
-    target(
-        "exclusive build 2T / prefetched fetch_or probe 2T",
-        EXCLUSIVE_2T,
-        FETCH_OR_PF_2T,
-        1.0,
-    ),
     target(
         "per-key contains 1T / load probe 1T",
         CONTAINS_1T,
@@ -1048,7 +1039,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             RATIOS_100M
         };
-        let targets: Vec<&Ratio> = RATIOS_PER_KEY.iter().chain(sized).collect();
+        let targets: Vec<&Ratio> = RATIOS_PER_KEY
+            .iter()
+            .chain(sized)
+            .chain(RATIOS_EXCLUSIVE)
+            .collect();
         // A ratio already measured as a target is not repeated as a quotient.
         let untargeted = RATIOS_BOTH
             .iter()
