@@ -60,7 +60,7 @@
 //! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_remove`, `par_remove_checked` | `par_insert`, `par_contains` |
 //! | combine | `union` (bits OR-ed), `intersect` | `union` (counts added) | no |
 //! | empty it | `clear(&self)`, `is_empty` | the same | `clear(&mut self)` (drops sub-filters), `is_empty` |
-//! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` -> `u64`, `false_positive_rate_bound`, `sub_filter_stats` |
+//! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` (counted: always `Some`), `false_positive_rate_bound`, `sub_filter_stats` |
 //! | size | `num_bits`, `num_hashes`, `layout`, `sizing`, `memory_bytes` | the same (a counter per bit) | `layout`, `memory_bytes`, `sub_filters` |
 //! | copy | `try_clone`, `Clone` | the same, and `to_bloom` | `try_clone`, `Clone` |
 //! | files | `save`, `load`, `to_bytes`, `from_bytes`, `write_to`, `read_from`, the `_with_hasher` readers | the same | the same |
@@ -76,7 +76,9 @@
 //! - What each operation promises while other threads run, and the model
 //!   check behind each promise: [`docs::memory_ordering`].
 //! - Many keys at once: [`insert_batch`](AtomicBloom::insert_batch) and,
-//!   with the default `rayon` feature, `par_insert` and friends.
+//!   with the default `rayon` feature, `par_insert` and friends; into a
+//!   filter no other thread sees yet, [`insert_batch_mut`](AtomicBloom::insert_batch_mut),
+//!   `par_extend` or `collect`, with plain writes.
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
