@@ -120,10 +120,7 @@ fn describe_growable(f: &AtomicGrowableBloom) {
         ),
         None => say!("memory:             {} bytes, no limit", f.memory_bytes()),
     }
-    say!(
-        "estimated keys:     about {}",
-        counted(f.estimated_len().unwrap_or(u64::MAX), "key")
-    );
+    say!("estimated keys:     {}", describe_len(f.estimated_len()));
     say!("fpr bound:          {:.3e}", f.false_positive_rate_bound());
     say!("sub-filters:");
     say!(

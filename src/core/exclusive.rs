@@ -127,7 +127,7 @@ impl<C: Cells, S: BuildHasher> Filter<C, S> {
         let mut new = 0;
         loop {
             hashes.clear();
-            hashes.extend(keys.by_ref().take(chunk).map(|key| self.hash(&key)));
+            hashes.extend(self.hashes(keys.by_ref().take(chunk)));
             if hashes.is_empty() {
                 return new;
             }

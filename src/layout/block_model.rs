@@ -109,9 +109,10 @@ impl BlockModel {
     }
 
     /// Starts a pass over the draws (again) that serves `k`, the `k` served
-    /// so far, and those a search is likely to ask next: from half of `k`
+    /// so far, and those a search is likely to ask next: from a third of `k`
     /// to two above it (searches start at the textbook `k`, and a blocked
-    /// layout's best is below it, by up to about a half), and twice that
+    /// layout's best is below it, its fewer-hashes `k` by up to about
+    /// two thirds), and twice that
     /// high once a search has asked above them (a small filter's sizes tie
     /// over long runs of `k`). Each `k` served costs the pass a dot product
     /// per key, and the largest sets its number of states.

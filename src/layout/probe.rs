@@ -8,8 +8,9 @@
 //! listing them for the counting filter ([`bits`](Probe::bits)), and the
 //! layout's false-positive model. The per-key calls, the batch pipeline and
 //! the parallel paths all go through it, so a batch prefetches exactly the
-//! lines its operation then touches (`batch.rs`:
-//! `batches_prefetch_the_lines_inserts_touch`).
+//! lines its operation then touches (`core/batch.rs`:
+//! `batches_and_single_inserts_prefetch_the_lines_inserts_touch`;
+//! `kinds/counting.rs`: `batches_prefetch_the_lines_inserts_touch`).
 //!
 //! ## Test before set
 //!
