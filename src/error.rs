@@ -32,6 +32,7 @@ fn unreachable_hint(layout: &Layout) -> &'static str {
         Layout::Blocked => "use the standard layout, fewer items, or a higher rate",
         Layout::Sectorized => "use the blocked or standard layout, fewer items, or a higher rate",
         Layout::Standard => "use fewer items or a higher rate",
+        Layout::SplitBlock => "use the blocked or standard layout, fewer items, or a higher rate",
     }
 }
 
@@ -63,6 +64,26 @@ pub enum BuildError {
         got: u32,
         /// The largest supported value.
         max: u32,
+    },
+    /// The layout fixes `k` and another was asked for:
+    /// [`Layout::SplitBlock`] always sets 8 bits per key
+    /// ([`Layout::fixed_num_hashes`]).
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, BuildError, Layout};
+    ///
+    /// let err = AtomicBloom::builder().bits(4096, 7).layout(Layout::SplitBlock).build().unwrap_err();
+    /// assert_eq!(err, BuildError::NumHashesFixedByLayout { layout: Layout::SplitBlock, required: 8, got: 7 });
+    /// assert!(err.to_string().contains("always sets 8"));
+    /// ```
+    #[error("the {layout} layout always sets {required} bits per key, got {got} hashes")]
+    NumHashesFixedByLayout {
+        /// The layout asked for.
+        layout: Layout,
+        /// The number of hashes it always has.
+        required: u32,
+        /// What was asked for.
+        got: u32,
     },
     /// The filter would need more than [`MAX_BITS`](crate::MAX_BITS) bits
     /// (or more than this platform can address).

@@ -9,7 +9,8 @@
 use crate::error::BuildError;
 use crate::layout::{BlockModel, Layout, MAX_HASHES, Probe, standard_bits};
 
-/// The largest bit array a filter may have: 2^43 bits, 1 TiB.
+/// The largest bit array a filter may have: 2^43 bits, 1 TiB (2^40 bits,
+/// 128 GiB, for [`Layout::SplitBlock`]: [`Layout::max_bits`]).
 ///
 /// ```
 /// use atomic_bloom::{AtomicBloom, BuildError, MAX_BITS};
@@ -112,11 +113,11 @@ impl Sizing {
                 layout,
                 false_positive_rate,
                 items: expected_items,
-                max_bits: MAX_BITS,
+                max_bits: layout.max_bits(),
             },
             None => BuildError::TooLarge {
                 requested_bits: fewest_standard_bits(items, target),
-                max_bits: MAX_BITS,
+                max_bits: layout.max_bits(),
             },
         })?;
         Ok(Sizing {
@@ -148,13 +149,22 @@ impl Sizing {
                 max: MAX_HASHES,
             });
         }
+        if let Some(required) = layout.fixed_num_hashes()
+            && num_hashes != required
+        {
+            return Err(BuildError::NumHashesFixedByLayout {
+                layout,
+                required,
+                got: num_hashes,
+            });
+        }
         if num_bits == 0 {
             return Err(BuildError::ZeroBits);
         }
-        if num_bits > MAX_BITS {
+        if num_bits > layout.max_bits() {
             return Err(BuildError::TooLarge {
                 requested_bits: u128::from(num_bits),
-                max_bits: MAX_BITS,
+                max_bits: layout.max_bits(),
             });
         }
         Ok(Sizing {
@@ -319,8 +329,11 @@ impl Search {
     /// that size are a run about the last one, which the search walks
     /// towards `start`.
     fn sizing(&mut self) -> Option<(u64, u32)> {
+        if let Some(k) = self.layout.fixed_num_hashes() {
+            return Some((self.min_bits(k)?, k));
+        }
         let (start, granule) = (start_k(self.target), self.granule);
-        let max = MAX_BITS / granule;
+        let max = self.max_granules();
         let mut k = self.lowest_rate(start, self.standard_granules(start).unwrap_or(max), true);
         let mut bits = match self.min_bits(k) {
             Some(bits) => bits,
@@ -388,8 +401,13 @@ impl Search {
     /// not below `MAX_BITS`.
     fn standard_granules(&self, k: u32) -> Option<u64> {
         let bound = standard_bits(k, self.items, self.target) / self.granule as f64;
-        (bound.is_finite() && bound < (MAX_BITS / self.granule) as f64)
+        (bound.is_finite() && bound < self.max_granules() as f64)
             .then(|| (bound.ceil() as u64).max(1))
+    }
+
+    /// The most granules the layout allows.
+    fn max_granules(&self) -> u64 {
+        self.layout.max_bits() / self.granule
     }
 
     /// The model's rate with `k` bits per key in `granules` granules.
@@ -411,7 +429,7 @@ impl Search {
     /// the search gallops up by steps that double (from a 32nd of the
     /// bound: sizes are rarely far above it), then bisects.
     fn min_bits(&mut self, k: u32) -> Option<u64> {
-        let max = MAX_BITS / self.granule;
+        let max = self.max_granules();
         let mut below = self.standard_granules(k)?;
         if !self.meets(k, max) {
             return None;
@@ -448,8 +466,8 @@ mod tests {
     /// keys, found one `k` at a time.
     fn every_k(layout: Layout, n: usize, p: f64) -> Vec<(u64, u32)> {
         let mut search = Search::new(layout, n as f64, p - hash_floor(n));
-        (1..=MAX_HASHES)
-            .filter_map(|k| search.min_bits(k).map(|m| (m, k)))
+        let ks = layout.fixed_num_hashes().map_or(1..=MAX_HASHES, |k| k..=k);
+        ks.filter_map(|k| search.min_bits(k).map(|m| (m, k)))
             .collect()
     }
 
@@ -557,6 +575,7 @@ mod tests {
             "`Blocked` (default)",
             "`Word`",
             "`Sectorized`",
+            "`SplitBlock`",
         ]) {
             let expected: Vec<String> = rates[1..]
                 .iter()
@@ -620,7 +639,12 @@ mod tests {
     /// every `k`.
     #[test]
     fn unreachable_targets_are_those_no_k_reaches() {
-        for layout in [Layout::Blocked, Layout::Word, Layout::Sectorized] {
+        for layout in [
+            Layout::Blocked,
+            Layout::Word,
+            Layout::Sectorized,
+            Layout::SplitBlock,
+        ] {
             for n in [1_000_000_000usize, 10_000_000_000, 100_000_000_000, 1 << 40] {
                 for p in [1e-3, 1e-5, 1e-7, 1e-9] {
                     if p <= hash_floor(n) {

@@ -93,6 +93,13 @@ fn sectorized_honours_rates() {
 }
 
 #[test]
+fn split_block_honours_rates() {
+    for fpp in [0.1, 0.01, 1e-3, 1e-4] {
+        assert_honours(Layout::SplitBlock, fpp);
+    }
+}
+
+#[test]
 #[ignore = "two billion queries: run with --release -- --ignored"]
 fn fpr_full_grid() {
     for layout in Layout::ALL {

@@ -23,7 +23,7 @@ struct Golden {
     num_hashes: u32,
 }
 
-const GOLDEN: [Golden; 5] = [
+const GOLDEN: [Golden; 6] = [
     Golden {
         file: "v1-standard.abf",
         layout: Layout::Standard,
@@ -63,6 +63,14 @@ const GOLDEN: [Golden; 5] = [
         seed: 0,
         num_bits: 1536,
         num_hashes: 7,
+    },
+    Golden {
+        file: "v1-split-block.abf",
+        layout: Layout::SplitBlock,
+        fpp: 0.01,
+        seed: 0,
+        num_bits: 1280,
+        num_hashes: 8,
     },
 ];
 
@@ -117,11 +125,12 @@ fn golden_files_read_back_with_their_parameters_and_keys() {
 }
 
 /// Counting filters at p = 1%, seed 0, one per layout.
-const COUNTING_GOLDEN: [(&str, Layout); 4] = [
+const COUNTING_GOLDEN: [(&str, Layout); 5] = [
     ("v2-counting-standard.abf", Layout::Standard),
     ("v2-counting-blocked.abf", Layout::Blocked),
     ("v2-counting-word.abf", Layout::Word),
     ("v2-counting-sectorized.abf", Layout::Sectorized),
+    ("v2-counting-split-block.abf", Layout::SplitBlock),
 ];
 
 /// Keys `golden-0..100` inserted, `golden-0..10` a second time, and

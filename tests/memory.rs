@@ -18,7 +18,7 @@ fn a_ten_gib_filter_touches_no_page_until_used() {
     for layout in Layout::ALL {
         let before = resident_bytes();
         let f = AtomicBloom::builder()
-            .bits(10 << 33, 7)
+            .bits(10 << 33, layout.fixed_num_hashes().unwrap_or(7))
             .layout(layout)
             .build()
             .unwrap();

@@ -13,10 +13,11 @@ fn empty(layout: Layout) -> AtomicBloom {
 /// one that asks `k` per key otherwise, such as 6: each path is checked.
 const KS: [u32; 3] = [5, 6, 7];
 
+/// `k`, or the one `layout` fixes (`SplitBlock`'s 8).
 fn empty_with_k(layout: Layout, k: u32) -> AtomicBloom {
     // 2^23 bits: 131 072 words, so whole-array scans split into several tasks.
     AtomicBloom::builder()
-        .bits(1 << 23, k)
+        .bits(1 << 23, layout.fixed_num_hashes().unwrap_or(k))
         .layout(layout)
         .seed(5)
         .build()

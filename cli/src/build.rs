@@ -26,7 +26,8 @@ pub struct Args {
     /// first (stdin and pipes are copied to a temporary file to do so).
     #[arg(long, conflicts_with = "growable")]
     expected: Option<usize>,
-    /// Where each key's bits go: standard, blocked, word or sectorized.
+    /// Where each key's bits go: standard, blocked, word, sectorized or
+    /// split-block.
     #[arg(long, default_value_t = Layout::default())]
     layout: Layout,
     /// Seed of the key hasher; readers need not know it (it is in the file).

@@ -25,7 +25,8 @@ pub struct Args {
     /// Target false-positive rate.
     #[arg(long, default_value_t = 0.01)]
     fpp: f64,
-    /// Where each key's bits go: standard, blocked, word or sectorized.
+    /// Where each key's bits go: standard, blocked, word, sectorized or
+    /// split-block.
     #[arg(long, default_value_t = Layout::default())]
     layout: Layout,
 }

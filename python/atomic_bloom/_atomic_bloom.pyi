@@ -11,7 +11,7 @@ Key: TypeAlias = Union[str, bytes, bytearray, memoryview, int, SupportsIndex]
 type (numpy.int64, anything with __index__) is the int it converts to."""
 
 BytesLike: TypeAlias = Union[bytes, bytearray, memoryview]
-Layout: TypeAlias = Literal["standard", "blocked", "word", "sectorized"]
+Layout: TypeAlias = Literal["standard", "blocked", "word", "sectorized", "split-block"]
 """How bits are placed; None where a filter is built means the library's
 default, "blocked"."""
 StrOrBytesPath: TypeAlias = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]

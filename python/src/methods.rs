@@ -229,7 +229,8 @@ macro_rules! filter_methods {
                 self.copy(py)
             }
 
-            /// How bits are placed: "standard", "blocked", "word" or "sectorized".
+            /// How bits are placed: "standard", "blocked", "word", "sectorized" or
+            /// "split-block".
             #[getter]
             fn layout(&self) -> &'static str {
                 self.inner.layout().name()

@@ -59,7 +59,8 @@ pub fn parse_seed(seed: i128) -> PyResult<u64> {
     })
 }
 
-/// A layout by name: "standard", "blocked", "word" or "sectorized"; `None`
+/// A layout by name: "standard", "blocked", "word", "sectorized" or
+/// "split-block"; `None`
 /// for the library's default (`Layout::default()`, "blocked").
 pub fn parse_layout(layout: Option<&str>) -> PyResult<Layout> {
     layout.map_or(Ok(Layout::default()), |name| {

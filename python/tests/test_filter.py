@@ -9,7 +9,7 @@ import pytest
 import atomic_bloom
 from atomic_bloom import BloomFilter, IncompatibleFilterError, key_hash
 
-LAYOUTS = ["standard", "blocked", "word", "sectorized"]
+LAYOUTS = ["standard", "blocked", "word", "sectorized", "split-block"]
 
 
 class TestConstruction:

@@ -33,7 +33,7 @@ def overlapping_slices(keys, threads=THREADS):
     ]
 
 
-@pytest.mark.parametrize("layout", ["standard", "blocked", "word", "sectorized"])
+@pytest.mark.parametrize("layout", ["standard", "blocked", "word", "sectorized", "split-block"])
 def test_eight_threads_adding_overlapping_keys_equal_a_sequential_build(layout):
     keys = [f"k{i}" for i in range(100_000)] + list(range(100_000))
     shared = BloomFilter(200_000, 0.01, layout=layout)

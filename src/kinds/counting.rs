@@ -693,7 +693,8 @@ mod tests {
     #[test]
     fn an_insert_counts_each_of_the_keys_counters_once() {
         for layout in Layout::ALL {
-            for k in [1, 5, 7, 16, 17, 40, MAX_HASHES] {
+            let ks = [1, 5, 7, 16, 17, 40, MAX_HASHES];
+            for k in layout.fixed_num_hashes().map_or(ks.to_vec(), |k| vec![k]) {
                 // Few counters, so that probes share counters and words.
                 let sizing = Sizing::for_bits(layout, 1024, k).unwrap();
                 let f = AtomicCountingBloom::with_sizing(sizing, WyBuildHasher::default()).unwrap();

@@ -82,12 +82,19 @@ mod tests {
     /// to the most a filter may have.
     const KS: [u32; 8] = [1, 5, 6, 7, 9, 16, 17, MAX_HASHES];
 
-    /// A 4096-bit sizing of every layout with each of `KS`, with its layout
-    /// and `k` for the tests' messages.
+    /// The `k` the tests try for `layout`: `KS`, or the one it fixes.
+    fn ks_of(layout: Layout) -> Vec<u32> {
+        layout.fixed_num_hashes().map_or(KS.to_vec(), |k| vec![k])
+    }
+
+    /// A 4096-bit sizing of every layout with each of its `k`, with its
+    /// layout and `k` for the tests' messages.
     fn small_sizings() -> impl Iterator<Item = (Layout, u32, Sizing)> {
-        Layout::ALL
-            .into_iter()
-            .flat_map(|layout| KS.map(|k| (layout, k, Sizing::for_bits(layout, 4096, k).unwrap())))
+        Layout::ALL.into_iter().flat_map(|layout| {
+            ks_of(layout)
+                .into_iter()
+                .map(move |k| (layout, k, Sizing::for_bits(layout, 4096, k).unwrap()))
+        })
     }
 
     /// The hash the tests give key `key`.
@@ -191,7 +198,7 @@ mod tests {
         use crate::storage::bit_array::READ_MODIFY_WRITES;
         let writes = || READ_MODIFY_WRITES.with(|count| count.get());
         for layout in Layout::ALL {
-            for k in KS {
+            for k in ks_of(layout) {
                 let sizing = Sizing::for_bits(layout, 1 << 16, k).unwrap();
                 let array = BitArray::zeroed(1 << 10).unwrap();
                 for key in 0..500u64 {
@@ -244,13 +251,14 @@ mod tests {
 
     /// `with_sized_probe!` picks the layout's probe type, and for `Blocked`
     /// one whose `k` is a constant exactly where `k` is one of
-    /// `DEFAULT_RATE_KS`.
+    /// `DEFAULT_RATE_KS` (`SplitBlock`'s is always a constant).
     #[test]
     fn with_sized_probe_maps_every_sizing() {
         for (layout, k, sizing) in small_sizings() {
             let (mapped, constant_k) = with_sized_probe!(sizing, P => (P::LAYOUT, P::CONSTANT_K));
             assert_eq!(mapped, layout, "k = {k}");
-            let constant = layout == Layout::Blocked && DEFAULT_RATE_KS.contains(&k);
+            let constant = (layout == Layout::Blocked && DEFAULT_RATE_KS.contains(&k))
+                || layout.fixed_num_hashes() == Some(k);
             assert_eq!(
                 constant_k,
                 if constant { k } else { 0 },

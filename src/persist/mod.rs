@@ -465,7 +465,8 @@ impl Frame {
 /// words or blocks.
 fn check_num_bits(layout: Layout, num_bits: u64) -> Result<(), ReadError> {
     // Any valid k will do here: only m is checked.
-    let sizing = Sizing::for_bits(layout, num_bits, 1).map_err(ReadError::InvalidParameters)?;
+    let any_k = layout.fixed_num_hashes().unwrap_or(1);
+    let sizing = Sizing::for_bits(layout, num_bits, any_k).map_err(ReadError::InvalidParameters)?;
     if sizing.num_bits() != num_bits {
         // `for_bits` rounds up to whole words or blocks, as writers do: a
         // header that needed rounding is forged.

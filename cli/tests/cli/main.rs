@@ -159,7 +159,7 @@ fn build_query_info_merge() {
 fn every_layout_builds_and_finds_its_keys() {
     let dir = tempfile::tempdir().unwrap();
     let keys = keys_file(dir.path(), "k.txt", (0..2_000).map(|i| format!("k-{i}")));
-    for layout in ["standard", "blocked", "word", "sectorized"] {
+    for layout in ["standard", "blocked", "word", "sectorized", "split-block"] {
         let filter = dir.path().join(format!("{layout}.bloom"));
         let out = run(&["build", s(&keys), "-o", s(&filter), "--layout", layout]);
         assert!(
