@@ -4,7 +4,8 @@
 
 use atomic_bloom::{AtomicBloom, Layout};
 use loom_tests::{
-    CASES, Case, clear_scenario, covers, explore, intersect_scenario, race, union_scenario, words,
+    BULK_CASES, Case, clear_scenario, covers, explore, intersect_scenario, race, union_scenario,
+    words,
 };
 
 /// How much of a key a filter holds.
@@ -42,7 +43,7 @@ fn in_flight_states(case: &Case) -> Vec<Held> {
 /// in, out, or (spanning two words) in part.
 #[test]
 fn clear_racing_insert() {
-    for case in CASES {
+    for case in BULK_CASES {
         explore(&in_flight_states(&case), move || {
             let (filter, _, _) = race(
                 case.filter_with(&[case.b]),
@@ -73,7 +74,7 @@ fn clear_racing_insert() {
 /// the value it loaded, instead of zeroing, would bring bits back).
 #[test]
 fn clear_racing_clear() {
-    for case in CASES {
+    for case in BULK_CASES {
         clear_scenario(case);
     }
 }
@@ -83,7 +84,7 @@ fn clear_racing_clear() {
 /// absent (all reached for `a`), as for single inserts.
 #[test]
 fn batch_racing_clear() {
-    for case in CASES {
+    for case in BULK_CASES {
         explore(&in_flight_states(&case), move || {
             let (filter, (), _) = race(
                 case.filter_with(&[case.b]),
@@ -107,7 +108,7 @@ fn batch_racing_clear() {
 /// source's keys and the concurrent insert.
 #[test]
 fn union_racing_insert() {
-    for case in CASES {
+    for case in BULK_CASES {
         union_scenario(case);
     }
 }
@@ -117,7 +118,7 @@ fn union_racing_insert() {
 /// may not (both reached).
 #[test]
 fn union_from_a_changing_source() {
-    for case in CASES {
+    for case in BULK_CASES {
         explore(&[false, true], move || {
             let (src, dst, _) = race(
                 case.filter_with(&[case.b]),
@@ -143,7 +144,7 @@ fn union_from_a_changing_source() {
 /// loaded a word and wrote back `old & other` would erase it).
 #[test]
 fn intersect_racing_an_insert_of_a_shared_key() {
-    for case in CASES {
+    for case in BULK_CASES {
         intersect_scenario(case);
     }
 }
@@ -152,7 +153,7 @@ fn intersect_racing_an_insert_of_a_shared_key() {
 /// inserted meanwhile (`y`) may be kept or lost, and both are reached.
 #[test]
 fn intersect_racing_insert() {
-    for case in CASES {
+    for case in BULK_CASES {
         explore(&[false, true], move || {
             let mask = case.filter_with(&[case.a]);
             let (filter, (), _) = race(
@@ -178,7 +179,7 @@ fn intersect_racing_insert() {
 /// everything already, and something in between are all reached.
 #[test]
 fn count_racing_inserts_is_monotone() {
-    for case in CASES {
+    for case in BULK_CASES {
         explore(&[(true, false), (false, true), (false, false)], move || {
             let after = case.filter_with(&[case.x, case.y]).count_ones();
             let (filter, ((first, second), estimated), _) = race(
@@ -216,7 +217,7 @@ fn count_racing_inserts_is_monotone() {
 /// from before, and the racing key whole, in part or not at all.
 #[test]
 fn snapshot_racing_insert() {
-    for case in CASES {
+    for case in BULK_CASES {
         explore(&in_flight_states(&case), move || {
             let (filter, copy, _) = race(
                 case.filter_with(&[case.b]),

@@ -25,8 +25,13 @@ fn hand_picked_keys_have_the_assumed_bits() {
         let x = words(&case.filter_with(&[case.x]));
         let y = words(&case.filter_with(&[case.y]));
         let layout = case.layout;
-        // a spans two words, except in the Word layout.
-        let expected_span = if layout == Layout::Word { 1 } else { 2 };
+        // a spans two words, except in the Word layout (one) and the
+        // SplitBlock layout (its block's four).
+        let expected_span = match layout {
+            Layout::Word => 1,
+            Layout::SplitBlock => 4,
+            _ => 2,
+        };
         assert_eq!(nonzero_words(&a).len(), expected_span, "{layout}: a");
         // a and b share a word, and each has a bit there the other lacks.
         let shared = a

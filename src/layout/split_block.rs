@@ -91,6 +91,23 @@ fn block_masks(low: u32) -> [u64; BLOCK_WORDS] {
     std::array::from_fn(|j| u64::from(lanes[2 * j]) | u64::from(lanes[2 * j + 1]) << 32)
 }
 
+/// Whether the block at `first_word` has every bit of the key whose hash
+/// has low half `low`: all four words tested, no early exit (they are in
+/// one line, and a branch per word would mispredict).
+///
+/// Compiled twice, and the CPU's features pick one at run time (through
+/// `multiversion`'s direct dispatch: a cached flag and a direct call):
+/// with AVX2, LLVM does the eight multiplies and shifts as one vector
+/// each (`vpmulld`, `vpsrld`, `vpsllvd`); without it, in scalar
+/// instructions. Where the build's target already has AVX2 (`-C
+/// target-cpu=x86-64-v3` or `native`), there is no dispatch and the test
+/// is inlined. The test `dispatched_and_scalar_tests_agree` checks the
+/// version this CPU runs against the scalar code.
+#[multiversion::multiversion(targets("x86_64+avx2"), dispatcher = "direct")]
+fn block_has(bits: &BitArray, first_word: usize, low: u32) -> bool {
+    bits.test_words(first_word, block_masks(low))
+}
+
 /// The key's block among `num_blocks` (at most 2^32): Parquet's
 /// multiply-shift of the hash's high half.
 #[inline(always)]
@@ -118,14 +135,7 @@ impl Probe for SplitBlockProbe {
 
     #[inline(always)]
     fn contains(&self, bits: &BitArray) -> bool {
-        let masks = block_masks(self.low);
-        // All four tests, no early exit: they are in one line, and a
-        // branch per word would mispredict.
-        let mut all = true;
-        for (j, mask) in masks.into_iter().enumerate() {
-            all &= bits.test_word(self.first_word + j, mask);
-        }
-        all
+        block_has(bits, self.first_word, self.low)
     }
 
     #[inline(always)]
@@ -230,6 +240,37 @@ mod tests {
             1 << (0x5c6b_fb31u32 >> 27)
         );
         assert_eq!(block_masks(0), [1 | 1 << 32; BLOCK_WORDS]);
+    }
+
+    /// The test the CPU's features pick (AVX2 on most x86-64 machines)
+    /// answers as the scalar code does, for blocks from empty to full,
+    /// with and without the key's bits.
+    #[test]
+    fn dispatched_and_scalar_tests_agree() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state = super::super::positions::mix(state);
+            state
+        };
+        let (mut hits, mut misses) = (0, 0);
+        for round in 0..64u32 {
+            // 64 blocks, each word given `4 round` random bits: from empty
+            // to nearly full.
+            let blocks = BitArray::zeroed(64 * BLOCK_WORDS).unwrap();
+            for i in blocks.all() {
+                for _ in 0..4 * round {
+                    blocks.or_word(i, 1 << (next() % 64));
+                }
+            }
+            for _ in 0..200 {
+                let probe = SplitBlockProbe::new(64 * BLOCK_BITS, SPLIT_BLOCK_HASHES, next());
+                let scalar = blocks.test_words(probe.first_word, block_masks(probe.low));
+                assert_eq!(block_has(&blocks, probe.first_word, probe.low), scalar);
+                if scalar { hits += 1 } else { misses += 1 }
+            }
+        }
+        // Both answers came up often.
+        assert!(hits > 1000 && misses > 1000, "{hits} hits, {misses} misses");
     }
 
     /// The rate of a block of keys grows with them, from 0 for none to

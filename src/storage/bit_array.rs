@@ -185,6 +185,22 @@ impl BitArray {
         self.word(index).load(Relaxed) & mask == mask
     }
 
+    /// Whether every bit of `masks[j]` is set in word `first + j`, for each
+    /// `j`: all `N` words loaded, without an early exit, behind one bounds
+    /// check (`SplitBlock`'s test of a block's four words).
+    #[inline(always)]
+    pub(crate) fn test_words<const N: usize>(&self, first: usize, masks: [u64; N]) -> bool {
+        let words = &self.words[self.offset + first..][..N];
+        let mut missing = 0;
+        for (word, mask) in words.iter().zip(masks) {
+            // ORDERING: Relaxed, as in `test_word` (G2, G3), each word on
+            // its own: a bit an earlier insert set is seen in whichever
+            // word holds it. Checked by loom-tests/tests/read.rs, as there.
+            missing |= mask & !word.load(Relaxed);
+        }
+        missing == 0
+    }
+
     /// Sets the bits of `mask` in word `index`; returns whether this call set
     /// at least one of them. One `fetch_or` sets them all, so among calls that
     /// race with the same mask exactly one returns `true` if any bit was

@@ -39,8 +39,11 @@
 //! The `Sectorized` layout's per-key rows come last in each size, and its
 //! ratios to the same `Blocked` rows are measured as pairs too (with no
 //! target: they say whether it wins), beside both layouts' bits per key at
-//! the same target rate. Then `Standard`'s per-key inserts, against
-//! fastbloom's (whose bits go anywhere in the array too), unpaired.
+//! the same target rate. Then the `SplitBlock` layout's per-key inserts
+//! and queries and its `contains_batch`, with their own targets against
+//! fastbloom and the load probes, and paired against `Blocked`. Then
+//! `Standard`'s per-key inserts, against fastbloom's (whose bits go
+//! anywhere in the array too), unpaired.
 //!
 //! Last come the "sizing" lines: how long `Sizing::for_rate` takes for
 //! each layout over a grid of item counts and rates, against a target of
@@ -323,6 +326,13 @@ const SECTOR_INSERT_1T: &str = "Sectorized layout insert, per key, 1 thread";
 const SECTOR_INSERT_2T: &str = "Sectorized layout insert, per key, 2 threads";
 const SECTOR_CONTAINS_1T: &str = "Sectorized layout contains hit, per key, 1 thread";
 const SECTOR_MISS_1T: &str = "Sectorized layout contains miss, per key, 1 thread";
+const SPLIT_INSERT_1T: &str = "SplitBlock layout insert, per key, 1 thread";
+const SPLIT_INSERT_2T: &str = "SplitBlock layout insert, per key, 2 threads";
+const SPLIT_CONTAINS_1T: &str = "SplitBlock layout contains hit, per key, 1 thread";
+const SPLIT_CONTAINS_2T: &str = "SplitBlock layout contains hit, per key, 2 threads";
+const SPLIT_MISS_1T: &str = "SplitBlock layout contains miss, per key, 1 thread";
+const SPLIT_MISS_2T: &str = "SplitBlock layout contains miss, per key, 2 threads";
+const SPLIT_BATCH_1T: &str = "SplitBlock layout contains_batch hit, 1 thread";
 const STANDARD_INSERT_1T: &str = "Standard layout insert, per key, 1 thread";
 const STANDARD_INSERT_2T: &str = "Standard layout insert, per key, 2 threads";
 
@@ -563,6 +573,81 @@ const RATIOS_LAYOUTS: &[Ratio] = &[
     ),
 ];
 
+/// The `SplitBlock` layout's targets at both sizes: per-key inserts of new
+/// keys against fastbloom, and its batch query against the prefetched
+/// load, as `Blocked`'s; then, paired with no target, against `Blocked`
+/// (which it would replace as the default if it won on both vendors at
+/// the same rate and memory).
+const RATIOS_SPLIT: &[Ratio] = &[
+    target(
+        "SplitBlock insert 1T / fastbloom insert 1T",
+        SPLIT_INSERT_1T,
+        FASTBLOOM_1T,
+        1.3,
+    ),
+    target(
+        "SplitBlock insert 2T / fastbloom insert 2T",
+        SPLIT_INSERT_2T,
+        FASTBLOOM_2T,
+        1.3,
+    ),
+    target(
+        "SplitBlock contains_batch 1T / prefetched load probe 1T",
+        SPLIT_BATCH_1T,
+        LOAD_PF_1T,
+        0.7,
+    ),
+    paired(
+        "SplitBlock / Blocked: per-key insert 1T",
+        SPLIT_INSERT_1T,
+        INSERT_1T,
+    ),
+    paired(
+        "SplitBlock / Blocked: per-key contains hit 1T",
+        SPLIT_CONTAINS_1T,
+        CONTAINS_1T,
+    ),
+    paired(
+        "SplitBlock / Blocked: per-key contains miss 1T",
+        SPLIT_MISS_1T,
+        MISS_1T,
+    ),
+];
+/// The `SplitBlock` layout's query targets, where the filter is in cache
+/// (1M keys): against fastbloom, and against one random load.
+const RATIOS_SPLIT_1M: &[Ratio] = &[
+    target(
+        "SplitBlock contains hit 1T / fastbloom 1T",
+        SPLIT_CONTAINS_1T,
+        FB_CONTAINS_1T,
+        1.5,
+    ),
+    target(
+        "SplitBlock contains hit 2T / fastbloom 2T",
+        SPLIT_CONTAINS_2T,
+        FB_CONTAINS_2T,
+        1.5,
+    ),
+    target(
+        "SplitBlock contains miss 1T / fastbloom 1T",
+        SPLIT_MISS_1T,
+        FB_MISS_1T,
+        1.5,
+    ),
+    target(
+        "SplitBlock contains miss 2T / fastbloom 2T",
+        SPLIT_MISS_2T,
+        FB_MISS_2T,
+        1.5,
+    ),
+    target(
+        "SplitBlock per-key contains 1T / load probe 1T",
+        SPLIT_CONTAINS_1T,
+        LOAD_1T,
+        0.5,
+    ),
+];
+
 /// Item counts and rates `SizingTimes` sizes filters for.
 const SIZING_ITEMS: [usize; 6] = [1, 100, 10_000, 1_000_000, 100_000_000, 10_000_000_000];
 const SIZING_RATES: [f64; 8] = [0.5, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-9, 1e-12];
@@ -798,10 +883,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let word = fresh(Layout::Word);
         let sectorized = fresh(Layout::Sectorized);
         let standard = fresh(Layout::Standard);
+        let split = fresh(Layout::SplitBlock);
         say!(
-            "{label:>5} bits per key at p = {FPP}: Blocked {:.2}, Sectorized {:.2}",
+            "{label:>5} bits per key at p = {FPP}: Blocked {:.2}, Sectorized {:.2}, SplitBlock {:.2}",
             f.num_bits() as f64 / items as f64,
-            sectorized.num_bits() as f64 / items as f64
+            sectorized.num_bits() as f64 / items as f64,
+            split.num_bits() as f64 / items as f64
         );
         let mutex = MutexFilter::new(PlainBlocked::new(capacity, FPP));
         let rwlock = RwLockFilter::new(PlainBlocked::new(capacity, FPP));
@@ -814,6 +901,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         filled.par_insert(0..items);
         let sectorized_filled = fresh(Layout::Sectorized);
         sectorized_filled.par_insert(0..items);
+        let split_filled = fresh(Layout::SplitBlock);
+        split_filled.par_insert(0..items);
         let q = ops.min(items);
         let keys: Vec<u64> = (0..q).collect();
         // fastbloom holds the same keys, for its queries.
@@ -1027,6 +1116,37 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }));
         table.per_key_inserts(
+            [SPLIT_INSERT_1T, SPLIT_INSERT_2T],
+            per_key,
+            || split.par_clear(),
+            |k| {
+                split.insert(&k);
+            },
+        );
+        table.row(Work::new(SPLIT_CONTAINS_1T, pq, || {
+            assert!((0..pq).all(|k| split_filled.contains(&k)));
+        }));
+        table.row(Work::new(SPLIT_CONTAINS_2T, pq, || {
+            two_threads(0..pq, |keys| {
+                assert!(keys.into_iter().all(|k| split_filled.contains(&k)))
+            });
+        }));
+        table.row(Work::new(SPLIT_MISS_1T, pq, || {
+            std::hint::black_box(
+                (ABSENT..ABSENT + pq)
+                    .filter(|k| split_filled.contains(k))
+                    .count(),
+            );
+        }));
+        table.row(Work::new(SPLIT_MISS_2T, pq, || {
+            two_threads(ABSENT..ABSENT + pq, |keys| {
+                std::hint::black_box(keys.filter(|k| split_filled.contains(k)).count());
+            });
+        }));
+        table.row(Work::new(SPLIT_BATCH_1T, q, || {
+            assert!(split_filled.contains_batch(0..q).into_iter().all(|hit| hit));
+        }));
+        table.per_key_inserts(
             [STANDARD_INSERT_1T, STANDARD_INSERT_2T],
             per_key,
             || standard.par_clear(),
@@ -1034,15 +1154,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 standard.insert(&k);
             },
         );
-        let sized = if label == "1M" {
-            RATIOS_1M
+        let (sized, split_sized) = if label == "1M" {
+            (RATIOS_1M, RATIOS_SPLIT_1M)
         } else {
-            RATIOS_100M
+            (RATIOS_100M, &[][..])
         };
         let targets: Vec<&Ratio> = RATIOS_PER_KEY
             .iter()
             .chain(sized)
             .chain(RATIOS_EXCLUSIVE)
+            .chain(RATIOS_SPLIT)
+            .chain(split_sized)
             .collect();
         // A ratio already measured as a target is not repeated as a quotient.
         let untargeted = RATIOS_BOTH
