@@ -10,7 +10,7 @@
 //! | `Blocked` (default) | 10.1 | 15.7 | 22.3 | 30.0 | 1 cache line | at least one racer gets `true` |
 //! | `Word` | 12.1 | 24.0 | 45.5 | 86.6 | 1 word, 1 `fetch_or` | exactly one racer gets `true` |
 //! | `Sectorized` | 10.3 | 17.0 | 26.0 | 38.3 | 1 cache line, 2 `fetch_or`s | at least one racer gets `true` |
-//! | `SplitBlock` | 10.5 | 16.9 | 26.3 | 41.0 | 1 cache line, 4 `fetch_or`s | at least one racer gets `true` |
+//! | `SplitBlock` | 10.5 | 16.9 | 26.3 | 41.0 | 1 cache line, up to 4 `fetch_or`s | at least one racer gets `true` |
 //!
 //! - **`Blocked`** is the default: all `k` bits in one 64-byte block, so an
 //!   operation costs one cache miss however large the filter, for 1-25% more
@@ -44,7 +44,7 @@
 //!   half, so `k` is always 8. Its masks need no loop and no branch, eight
 //!   multiplies and shifts that LLVM vectorises where the target has a
 //!   32-bit lane multiply; a query tests four words of one line, an insert
-//!   ORs four. Its bits for a given 64-bit hash are Parquet's, which is
+//!   ORs into those of the four that lack a bit. Its bits for a given 64-bit hash are Parquet's, which is
 //!   what lets such a filter be written into a Parquet file. It takes 4%
 //!   more memory than `Blocked` at 1% and 8% more at 0.1%, and its fixed
 //!   `k` costs more still at lower rates.
@@ -73,7 +73,8 @@
 //!   test-and-set, so that exactly one racer is told a key is new.
 //! - `Sectorized` sets each of its two words with one `fetch_or` of the
 //!   key's mask in it, old values unused: two `lock or` on x86-64, against
-//!   up to `k` for `Blocked`; `SplitBlock` likewise each of its four.
+//!   up to `k` for `Blocked`; `SplitBlock` likewise each of its four
+//!   that lacks a bit of the key.
 //!
 //! Before its test, every insert prefetches the key's lines for reading.
 //! The test's loads would otherwise wait for the previous insert's locked
