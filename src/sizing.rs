@@ -7,7 +7,7 @@
 //! [`sizing`](crate::docs::sizing) chapter.
 
 use crate::error::BuildError;
-use crate::layout::{BlockModel, Layout, MAX_HASHES, Probe, standard_bits};
+use crate::layout::{BlockModel, Layout, MAX_HASHES, Placement, Probe, standard_bits};
 
 /// The largest bit array a filter may have: 2^43 bits, 1 TiB (2^40 bits,
 /// 128 GiB, for [`Layout::SplitBlock`]: [`Layout::max_bits`]).
@@ -60,7 +60,7 @@ fn takes_fewer_hashes(layout: Layout) -> bool {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sizing {
-    layout: Layout,
+    placement: Placement,
     num_bits: u64,
     num_hashes: u32,
 }
@@ -121,7 +121,7 @@ impl Sizing {
             },
         })?;
         Ok(Sizing {
-            layout,
+            placement: layout.placement(),
             num_bits,
             num_hashes,
         })
@@ -143,6 +143,16 @@ impl Sizing {
     /// # Ok::<(), BuildError>(())
     /// ```
     pub fn for_bits(layout: Layout, num_bits: u64, num_hashes: u32) -> Result<Sizing, BuildError> {
+        Sizing::placed(layout.placement(), num_bits, num_hashes)
+    }
+
+    /// [`for_bits`](Self::for_bits) with the placement a saved file names.
+    pub(crate) fn placed(
+        placement: Placement,
+        num_bits: u64,
+        num_hashes: u32,
+    ) -> Result<Sizing, BuildError> {
+        let layout = placement.layout();
         if num_hashes == 0 || num_hashes > MAX_HASHES {
             return Err(BuildError::InvalidNumHashes {
                 got: num_hashes,
@@ -168,7 +178,7 @@ impl Sizing {
             });
         }
         Ok(Sizing {
-            layout,
+            placement,
             num_bits: num_bits.next_multiple_of(layout.granule_bits()),
             num_hashes,
         })
@@ -182,7 +192,19 @@ impl Sizing {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn layout(&self) -> Layout {
-        self.layout
+        self.placement.layout()
+    }
+
+    /// Where its bits go, as a saved file records it.
+    pub(crate) fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    /// This sizing with `placement`, a placement of the same layout (a
+    /// loaded growable filter's next sub-filter, placed as its others).
+    pub(crate) fn placed_as(self, placement: Placement) -> Sizing {
+        debug_assert_eq!(placement.layout(), self.layout());
+        Sizing { placement, ..self }
     }
 
     /// Bits in the array (`m`).
@@ -229,9 +251,9 @@ impl Sizing {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn false_positive_rate(&self, items: usize) -> f64 {
-        let mut model = self.layout.block_model();
-        let rate =
-            (self.layout).model_rate(&mut model, self.num_bits, self.num_hashes, items as f64);
+        let layout = self.layout();
+        let mut model = layout.block_model();
+        let rate = layout.model_rate(&mut model, self.num_bits, self.num_hashes, items as f64);
         (rate + hash_floor(items)).min(1.0)
     }
 }

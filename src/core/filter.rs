@@ -400,6 +400,8 @@ pub(crate) fn check_compatible(
         })
     } else if a_fingerprint != b_fingerprint {
         Err(IncompatibleError::Hasher)
+    } else if a.placement() != b.placement() {
+        Err(IncompatibleError::Positions)
     } else {
         Ok(())
     }

@@ -71,7 +71,7 @@ impl Storage for BitArray {
     // (`cargo run --release -p atomic-bloom-harness -- bench`).
     #[inline(always)]
     fn insert_hash(&self, sizing: &Sizing, hash: u64) -> bool {
-        with_probe!(sizing.layout(), P => {
+        with_probe!(sizing.placement(), P => {
             let probe = sizing.probe::<P>(hash);
             // Ask for the key's lines before testing them. The test's loads
             // wait for the previous insert's locked instructions to complete
@@ -81,8 +81,7 @@ impl Storage for BitArray {
             // SDM, PREFETCHh), so the miss overlaps them instead. For reading:
             // a present key's insert writes nothing and leaves the line
             // shared (`docs::layouts`, "How an insert writes").
-            probe.prefetch(self, Access::READ);
-            probe.insert(self)
+            probe.prefetch_and_insert(self)
         })
     }
 
@@ -92,12 +91,12 @@ impl Storage for BitArray {
     // --release -p atomic-bloom-harness -- bench`, hits and misses at 1M).
     #[inline(always)]
     fn contains_hash(&self, sizing: &Sizing, hash: u64) -> bool {
-        with_probe!(sizing.layout(), P => sizing.probe::<P>(hash).contains(self))
+        with_probe!(sizing.placement(), P => sizing.probe::<P>(hash).contains(self))
     }
 
     #[inline]
     fn prefetch_hash(&self, sizing: &Sizing, hash: u64, access: Access) {
-        with_probe!(sizing.layout(), P => sizing.probe::<P>(hash).prefetch(self, access));
+        with_probe!(sizing.placement(), P => sizing.probe::<P>(hash).prefetch(self, access));
     }
 
     #[inline(always)]

@@ -12,7 +12,7 @@
 //! ([`BlockModel`]) with blocks of 512 bits.
 
 #[cfg(test)]
-use super::Layout;
+use super::Placement;
 use super::block_model::{BlockModel, expected_distinct, mean_fill_rate};
 use super::positions::{for_each_offset, reduce};
 use super::probe::Probe;
@@ -97,7 +97,7 @@ pub(crate) fn block_line(hash: u64, num_lines: u64) -> usize {
 
 impl<const K: u32> Probe for BlockedProbe<K> {
     #[cfg(test)]
-    const LAYOUT: Layout = Layout::Blocked;
+    const PLACEMENT: Placement = Placement::Blocked;
     #[cfg(test)]
     const CONSTANT_K: u32 = K;
     const MODEL_BLOCK_BITS: u64 = LINE_BITS;

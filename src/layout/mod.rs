@@ -19,10 +19,12 @@
 //!
 //! They share the position math of `positions.rs` and the exact block
 //! model of `block_model.rs`. This file is the one `match` from a
-//! [`Layout`] to its probe type ([`with_probe!`]), through which every
-//! operation reaches a layout: a caller writes its code once, generic over
-//! the probe type, and the macro instantiates it per layout. Adding a
-//! layout means a file of its own, a variant below, and a branch there.
+//! [`Placement`] (a layout, and for `Standard` which of its two position
+//! schemes, as a saved file records it) to its probe type
+//! ([`with_probe!`]), through which every operation reaches a layout: a
+//! caller writes its code once, generic over the probe type, and the macro
+//! instantiates it per placement. Adding a layout means a file of its own,
+//! a variant of both enums below, and a branch there.
 //!
 //! Probes are drawn with replacement: two probes of one key may hit the
 //! same bit. The models assume exactly that, so the rate they promise is
@@ -49,7 +51,7 @@ pub(crate) use positions::reduce;
 pub(crate) use probe::Probe;
 pub(crate) use sectorized::SectorizedProbe;
 pub(crate) use split_block::{MAX_SPLIT_BLOCK_BITS, SPLIT_BLOCK_HASHES, SplitBlockProbe};
-pub(crate) use standard::{StandardProbe, standard_bits};
+pub(crate) use standard::{StandardProbe, StandardStreamProbe, standard_bits};
 pub(crate) use word::WordProbe;
 
 use std::fmt;
@@ -119,8 +121,8 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// Every layout, in the order of their ids (the number a saved file
-    /// records, which never changes: a new layout gets the next one).
+    /// Every layout, in the order they were added (a saved file records
+    /// a number for where its bits go, which never changes: `docs::format`).
     ///
     /// ```
     /// use atomic_bloom::Layout;
@@ -153,14 +155,15 @@ impl Layout {
         }
     }
 
-    /// The id a saved file records for this layout.
-    pub(crate) const fn id(self) -> u8 {
-        self as u8
-    }
-
-    /// The layout a saved file's id names, if any.
-    pub(crate) fn from_id(id: u8) -> Option<Layout> {
-        Layout::ALL.get(usize::from(id)).copied()
+    /// The placement a filter of this layout built today has.
+    pub(crate) const fn placement(self) -> Placement {
+        match self {
+            Layout::Standard => Placement::Standard,
+            Layout::Blocked => Placement::Blocked,
+            Layout::Word => Placement::Word,
+            Layout::Sectorized => Placement::Sectorized,
+            Layout::SplitBlock => Placement::SplitBlock,
+        }
     }
 
     /// Bits in the unit a key's bits are confined to: `None` for `Standard`
@@ -215,7 +218,7 @@ impl Layout {
     /// The expected number of distinct bits one key sets with `k` hashes in
     /// an array of `num_bits`.
     pub(crate) fn expected_distinct_bits(self, k: u32, num_bits: u64) -> f64 {
-        with_probe!(self, P => P::distinct_bits(k, num_bits))
+        with_probe!(self.placement(), P => P::distinct_bits(k, num_bits))
     }
 
     /// The model's false-positive rate of a filter of this layout with
@@ -229,12 +232,12 @@ impl Layout {
         k: u32,
         items: f64,
     ) -> f64 {
-        with_probe!(self, P => P::model_rate(model, num_bits, k, items))
+        with_probe!(self.placement(), P => P::model_rate(model, num_bits, k, items))
     }
 
     /// An empty model of this layout's blocks, for [`model_rate`](Self::model_rate).
     pub(crate) fn block_model(self) -> BlockModel {
-        BlockModel::new(with_probe!(self, P => P::MODEL_BLOCK_BITS))
+        BlockModel::new(with_probe!(self.placement(), P => P::MODEL_BLOCK_BITS))
     }
 
     /// The rate of a filter of this layout whose words, in order, are
@@ -245,7 +248,7 @@ impl Layout {
         k: u32,
         words: impl Iterator<Item = u64>,
     ) -> f64 {
-        with_probe!(self, P => P::rate_of_words(num_bits, k, words))
+        with_probe!(self.placement(), P => P::rate_of_words(num_bits, k, words))
     }
 
     /// The granularity of the array's size in bits: sizes are rounded up to
@@ -298,32 +301,98 @@ impl fmt::Display for ParseLayoutError {
 
 impl std::error::Error for ParseLayoutError {}
 
-/// Runs `$body` with `$P` naming the probe type of `$layout`: the one
-/// place a layout is mapped to its probe type (which
+/// Where a filter's bits go, as its saved file records it (byte 10 of the
+/// header, `docs::format`): its layout, and for `Standard` which of the two
+/// ways of deriving positions it has. Filters built today have their
+/// layout's [`placement`](Layout::placement); a file keeps the one it was
+/// written with, so that its keys keep their bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub(crate) enum Placement {
+    /// `Standard` with each bit its own splitmix64 output: what files
+    /// before enhanced double hashing hold.
+    StandardStream = 0,
+    Blocked = 1,
+    Word = 2,
+    Sectorized = 3,
+    SplitBlock = 4,
+    /// `Standard` by enhanced double hashing (`standard.rs`).
+    Standard = 5,
+}
+
+impl Placement {
+    /// Every placement, in the order of their ids.
+    #[cfg(test)]
+    pub(crate) const ALL: [Placement; 6] = [
+        Placement::StandardStream,
+        Placement::Blocked,
+        Placement::Word,
+        Placement::Sectorized,
+        Placement::SplitBlock,
+        Placement::Standard,
+    ];
+
+    /// The layout it places bits of.
+    pub(crate) const fn layout(self) -> Layout {
+        match self {
+            Placement::StandardStream | Placement::Standard => Layout::Standard,
+            Placement::Blocked => Layout::Blocked,
+            Placement::Word => Layout::Word,
+            Placement::Sectorized => Layout::Sectorized,
+            Placement::SplitBlock => Layout::SplitBlock,
+        }
+    }
+
+    /// The id a saved file records.
+    pub(crate) const fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// The placement a saved file's id names, if any.
+    pub(crate) const fn from_id(id: u8) -> Option<Placement> {
+        Some(match id {
+            0 => Placement::StandardStream,
+            1 => Placement::Blocked,
+            2 => Placement::Word,
+            3 => Placement::Sectorized,
+            4 => Placement::SplitBlock,
+            5 => Placement::Standard,
+            _ => return None,
+        })
+    }
+}
+
+/// Runs `$body` with `$P` naming the probe type of `$placement`: the one
+/// place a placement is mapped to its probe type (which
 /// [`with_sized_probe!`] narrows by `k` for `Blocked`).
 ///
-/// The choice is two or three tests of the layout's id, not a `match`: LLVM lowers a
-/// `match` of five layouts to a jump table, an indirect jump per key, which
-/// slowed `Blocked` inserts of new keys at 100M keys (compare a build with
-/// `-C llvm-args=-min-jump-table-entries=8` under `cargo run --release -p
-/// atomic-bloom-harness -- bench`). Tests of two bits stay direct branches;
-/// `probe.rs`'s test `with_probe_maps_every_layout` checks the mapping.
+/// The choice is tests of bits of the id, not a `match`: LLVM lowers a
+/// `match` of six placements to a jump table, an indirect jump per key,
+/// which slowed `Blocked` inserts of new keys at 100M keys (compare a
+/// build with `-C llvm-args=-min-jump-table-entries=8` under `cargo run
+/// --release -p atomic-bloom-harness -- bench`). Tests of bits stay
+/// direct branches; `probe.rs`'s test `with_probe_maps_every_placement`
+/// checks the mapping.
 macro_rules! with_probe {
-    ($layout:expr, $P:ident => $body:expr) => {{
-        let layout: $crate::layout::Layout = $layout;
-        let id = layout.id();
-        // Ids: Standard 0, Blocked 1, Word 2, Sectorized 3, SplitBlock 4.
+    ($placement:expr, $P:ident => $body:expr) => {{
+        let placement: $crate::layout::Placement = $placement;
+        let id = placement.id();
+        // Ids: Standard (stream) 0, Blocked 1, Word 2, Sectorized 3,
+        // SplitBlock 4, Standard 5.
         if id & 1 == 1 {
-            if id & 2 == 0 {
+            if id & 2 == 2 {
+                type $P = $crate::layout::SectorizedProbe;
+                $body
+            } else if id & 4 == 0 {
                 type $P = $crate::layout::BlockedProbe;
                 $body
             } else {
-                type $P = $crate::layout::SectorizedProbe;
+                type $P = $crate::layout::StandardProbe;
                 $body
             }
         } else if id & 2 == 0 {
             if id & 4 == 0 {
-                type $P = $crate::layout::StandardProbe;
+                type $P = $crate::layout::StandardStreamProbe;
                 $body
             } else {
                 type $P = $crate::layout::SplitBlockProbe;
@@ -355,16 +424,17 @@ pub(crate) use with_probe;
 macro_rules! with_sized_probe {
     ($sizing:expr, $P:ident => $body:expr) => {{
         let sizing = $sizing;
-        let (layout, k): ($crate::layout::Layout, u32) = (sizing.layout(), sizing.num_hashes());
+        let (placement, k): ($crate::layout::Placement, u32) =
+            (sizing.placement(), sizing.num_hashes());
         const KS: [u32; 2] = $crate::layout::DEFAULT_RATE_KS;
-        if layout == $crate::layout::Layout::Blocked && k == KS[0] {
+        if placement == $crate::layout::Placement::Blocked && k == KS[0] {
             type $P = $crate::layout::BlockedProbe<{ KS[0] }>;
             $body
-        } else if layout == $crate::layout::Layout::Blocked && k == KS[1] {
+        } else if placement == $crate::layout::Placement::Blocked && k == KS[1] {
             type $P = $crate::layout::BlockedProbe<{ KS[1] }>;
             $body
         } else {
-            $crate::layout::with_probe!(layout, $P => $body)
+            $crate::layout::with_probe!(placement, $P => $body)
         }
     }};
 }
@@ -374,14 +444,24 @@ pub(crate) use with_sized_probe;
 mod tests {
     use super::*;
 
-    /// `ALL` is in id order, and every layout's name reads back as it.
+    /// Every layout's name reads back as it, and its placement places its
+    /// bits.
     #[test]
-    fn ids_and_names_have_one_source() {
-        for (i, layout) in Layout::ALL.into_iter().enumerate() {
-            assert_eq!(usize::from(layout.id()), i);
-            assert_eq!(Layout::from_id(layout.id()), Some(layout));
+    fn names_read_back_and_placements_match() {
+        for layout in Layout::ALL {
             assert_eq!(layout.to_string().parse(), Ok(layout));
+            assert_eq!(layout.placement().layout(), layout);
         }
-        assert_eq!(Layout::from_id(Layout::ALL.len() as u8), None);
+    }
+
+    /// `Placement::ALL` is in id order, each id reads back, and no other
+    /// does.
+    #[test]
+    fn placement_ids_read_back() {
+        for (i, placement) in Placement::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(placement.id()), i);
+            assert_eq!(Placement::from_id(placement.id()), Some(placement));
+        }
+        assert!((6..=u8::MAX).all(|id| Placement::from_id(id).is_none()));
     }
 }

@@ -25,16 +25,16 @@
 //! [`docs::layouts`](crate::docs::layouts) chapter says what this buys.
 
 #[cfg(test)]
-use super::Layout;
+use super::Placement;
 use super::block_model::BlockModel;
 use crate::hints::Access;
 use crate::storage::bit_array::BitArray;
 
 /// Where one key's bits are in one filter, for one layout.
 pub(crate) trait Probe: Copy {
-    /// The layout this probe is for.
+    /// The placement this probe is for.
     #[cfg(test)]
-    const LAYOUT: Layout;
+    const PLACEMENT: Placement;
     /// `k` where the probe type fixes it, 0 where it asks the sizing.
     #[cfg(test)]
     const CONSTANT_K: u32 = 0;
@@ -48,6 +48,15 @@ pub(crate) trait Probe: Copy {
     fn insert(&self, bits: &BitArray) -> bool;
     /// Asks the CPU to start fetching every line the key's bits are in.
     fn prefetch(&self, bits: &BitArray, access: Access);
+    /// [`prefetch`](Self::prefetch) for reading, then
+    /// [`insert`](Self::insert): a per-key insert. A layout whose positions
+    /// cost more than a load (`Standard`'s `k`) computes them once for
+    /// both.
+    #[inline(always)]
+    fn prefetch_and_insert(&self, bits: &BitArray) -> bool {
+        self.prefetch(bits, Access::READ);
+        self.insert(bits)
+    }
     /// Calls `f` with the index of each of the key's bits in the whole
     /// array (`0..m`; a bit two probes share may come twice): what the
     /// counting filter keeps a counter for. Every layout's is always
@@ -72,7 +81,9 @@ pub(crate) trait Probe: Copy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::{DEFAULT_RATE_KS, Layout, MAX_HASHES, with_probe, with_sized_probe};
+    use crate::layout::{
+        DEFAULT_RATE_KS, Layout, MAX_HASHES, Placement, with_probe, with_sized_probe,
+    };
     use crate::sizing::Sizing;
 
     /// Numbers of bits per key the tests try: one, the two that `Blocked`
@@ -87,13 +98,14 @@ mod tests {
         layout.fixed_num_hashes().map_or(KS.to_vec(), |k| vec![k])
     }
 
-    /// A 4096-bit sizing of every layout with each of its `k`, with its
-    /// layout and `k` for the tests' messages.
-    fn small_sizings() -> impl Iterator<Item = (Layout, u32, Sizing)> {
-        Layout::ALL.into_iter().flat_map(|layout| {
-            ks_of(layout)
+    /// A 4096-bit sizing of every placement (every layout, and both ways
+    /// `Standard` has had of placing bits) with each of its `k`, with its
+    /// placement and `k` for the tests' messages.
+    fn small_sizings() -> impl Iterator<Item = (Placement, u32, Sizing)> {
+        Placement::ALL.into_iter().flat_map(|placement| {
+            ks_of(placement.layout())
                 .into_iter()
-                .map(move |k| (layout, k, Sizing::for_bits(layout, 4096, k).unwrap()))
+                .map(move |k| (placement, k, Sizing::placed(placement, 4096, k).unwrap()))
         })
     }
 
@@ -161,16 +173,16 @@ mod tests {
                 assert_eq!(
                     probe.contains(&array),
                     missing.is_none(),
-                    "{layout}, k = {k}, key {key}, bit {missing:?} missing"
+                    "{layout:?}, k = {k}, key {key}, bit {missing:?} missing"
                 );
                 // An insert reports what the query would have: new exactly
                 // when a bit was missing (G4 on one thread), then has it.
                 assert_eq!(
                     probe.insert(&array),
                     missing.is_some(),
-                    "{layout}, k = {k}, key {key}, bit {missing:?} missing: insert's result"
+                    "{layout:?}, k = {k}, key {key}, bit {missing:?} missing: insert's result"
                 );
-                assert!(probe.contains(&array), "{layout}, k = {k}, key {key}");
+                assert!(probe.contains(&array), "{layout:?}, k = {k}, key {key}");
             }
         });
     }
@@ -185,7 +197,7 @@ mod tests {
             let mut listed = vec![0u64; 64];
             probe.bits(|bit| listed[(bit / 64) as usize] |= 1 << (bit % 64));
             let set: Vec<u64> = array.load_words(array.all()).collect();
-            assert_eq!(listed, set, "{layout}, k = {k}, key {key}");
+            assert_eq!(listed, set, "{layout:?}, k = {k}, key {key}");
         });
     }
 
@@ -197,32 +209,32 @@ mod tests {
     fn inserting_a_present_key_writes_nothing() {
         use crate::storage::bit_array::READ_MODIFY_WRITES;
         let writes = || READ_MODIFY_WRITES.with(|count| count.get());
-        for layout in Layout::ALL {
-            for k in ks_of(layout) {
-                let sizing = Sizing::for_bits(layout, 1 << 16, k).unwrap();
+        for layout in Placement::ALL {
+            for k in ks_of(layout.layout()) {
+                let sizing = Sizing::placed(layout, 1 << 16, k).unwrap();
                 let array = BitArray::zeroed(1 << 10).unwrap();
                 for key in 0..500u64 {
                     with_probe!(layout, P => {
                         let probe = sizing.probe::<P>(hash_of(key));
                         let before = writes();
                         if probe.insert(&array) {
-                            assert!(writes() > before, "{layout}, k = {k}, key {key}: a new key wrote nothing");
+                            assert!(writes() > before, "{layout:?}, k = {k}, key {key}: a new key wrote nothing");
                         }
                         let before = writes();
-                        assert!(!probe.insert(&array), "{layout}, k = {k}, key {key}");
-                        assert_eq!(writes(), before, "{layout}, k = {k}, key {key}: a present key wrote");
+                        assert!(!probe.insert(&array), "{layout:?}, k = {k}, key {key}");
+                        assert_eq!(writes(), before, "{layout:?}, k = {k}, key {key}: a present key wrote");
                     });
                 }
             }
         }
     }
 
-    /// `with_probe!` picks each layout's own probe type (it tests bits of
-    /// the id, so a new layout must be added there too).
+    /// `with_probe!` picks each placement's own probe type (it tests bits
+    /// of the id, so a new placement must be added there too).
     #[test]
-    fn with_probe_maps_every_layout() {
-        for layout in Layout::ALL {
-            assert_eq!(with_probe!(layout, P => P::LAYOUT), layout);
+    fn with_probe_maps_every_placement() {
+        for placement in Placement::ALL {
+            assert_eq!(with_probe!(placement, P => P::PLACEMENT), placement);
         }
     }
 
@@ -238,13 +250,13 @@ mod tests {
                 let new =
                     with_probe!(layout, P => sizing.probe::<P>(hash_of(key)).insert(&by_layout));
                 let sized_new = with_sized_probe!(sizing, P => sizing.probe::<P>(hash_of(key)).insert(&by_sizing));
-                assert_eq!(new, sized_new, "{layout}, k = {k}, key {key}");
+                assert_eq!(new, sized_new, "{layout:?}, k = {k}, key {key}");
             }
             assert!(
                 by_layout
                     .load_words(by_layout.all())
                     .eq(by_sizing.load_words(by_sizing.all())),
-                "{layout}, k = {k}"
+                "{layout:?}, k = {k}"
             );
         }
     }
@@ -255,14 +267,15 @@ mod tests {
     #[test]
     fn with_sized_probe_maps_every_sizing() {
         for (layout, k, sizing) in small_sizings() {
-            let (mapped, constant_k) = with_sized_probe!(sizing, P => (P::LAYOUT, P::CONSTANT_K));
+            let (mapped, constant_k) =
+                with_sized_probe!(sizing, P => (P::PLACEMENT, P::CONSTANT_K));
             assert_eq!(mapped, layout, "k = {k}");
-            let constant = (layout == Layout::Blocked && DEFAULT_RATE_KS.contains(&k))
-                || layout.fixed_num_hashes() == Some(k);
+            let constant = (layout == Placement::Blocked && DEFAULT_RATE_KS.contains(&k))
+                || layout.layout().fixed_num_hashes() == Some(k);
             assert_eq!(
                 constant_k,
                 if constant { k } else { 0 },
-                "{layout}, k = {k}"
+                "{layout:?}, k = {k}"
             );
         }
     }

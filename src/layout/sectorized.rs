@@ -11,7 +11,7 @@
 //! pairs leave unused, pick the two words.
 
 #[cfg(test)]
-use super::Layout;
+use super::Placement;
 use super::block_model::{
     BlockModel, LEFT_OUT, dot, expected_distinct, lines, mean, poisson, poisson_lowest,
     poisson_mix, poisson_support,
@@ -75,7 +75,7 @@ fn sector_words(hash: u64, num_hashes: u32) -> [(usize, u64); 2] {
 
 impl Probe for SectorizedProbe {
     #[cfg(test)]
-    const LAYOUT: Layout = Layout::Sectorized;
+    const PLACEMENT: Placement = Placement::Sectorized;
     const MODEL_BLOCK_BITS: u64 = 64;
 
     #[inline(always)]

@@ -40,7 +40,7 @@
 //! `tests/false_positive_rate.rs` checks against measured rates.
 
 #[cfg(test)]
-use super::Layout;
+use super::Placement;
 use super::block_model::{BlockModel, mean, poisson_mix};
 use super::positions::for_each_bit;
 use super::probe::Probe;
@@ -118,7 +118,7 @@ fn block_index(hash: u64, num_blocks: u64) -> u64 {
 
 impl Probe for SplitBlockProbe {
     #[cfg(test)]
-    const LAYOUT: Layout = Layout::SplitBlock;
+    const PLACEMENT: Placement = Placement::SplitBlock;
     #[cfg(test)]
     const CONSTANT_K: u32 = SPLIT_BLOCK_HASHES;
     const MODEL_BLOCK_BITS: u64 = 0;

@@ -9,62 +9,132 @@
 //! drawn with replacement, as these are.
 
 #[cfg(test)]
-use super::Layout;
+use super::Placement;
 use super::block_model::BlockModel;
-use super::positions::{reduce, stream};
+use super::positions::{GOLDEN, reduce, stream};
 use super::probe::Probe;
 use crate::hints::Access;
 use crate::storage::bit_array::BitArray;
+use std::marker::PhantomData;
+
+/// How a key's `k` positions are derived from its hash: the one
+/// difference between the two `Standard` placements.
+pub(crate) trait Positions: Copy {
+    /// The placement whose positions these are.
+    #[cfg(test)]
+    const PLACEMENT: Placement;
+    /// The key's positions, in `0..num_bits`.
+    fn positions(hash: u64, k: u32, num_bits: u64) -> impl Iterator<Item = u64> + Clone;
+}
+
+/// Enhanced double hashing (Dillinger and Manolios, "Bloom Filters in
+/// Probabilistic Verification", FMCAD 2004; Kirsch and Mitzenmacher,
+/// "Less Hashing, Same Performance", 2006, show double hashing keeps the
+/// rate of independent hashes): `x` starts at the hash and `y` at a
+/// second hash made from it; each probe steps `x += y`, `y += i`. The
+/// steps form a polynomial in `i` whose top bits, which a multiply-shift
+/// reduction keeps, step almost evenly (the `y += i` term is too small to
+/// reach them), so each `x` is remixed by a multiply-xorshift before the
+/// reduction: unremixed, filters of 128 bits measured 41% above the rate
+/// of independent positions (`small_filters_have_the_rate_of_independent_positions`).
+/// A probe costs two adds, a shift, a xor and two multiplies, against the
+/// stream's four multiplies.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DoubleHashing;
+
+impl Positions for DoubleHashing {
+    #[cfg(test)]
+    const PLACEMENT: Placement = Placement::Standard;
+
+    #[inline(always)]
+    fn positions(hash: u64, k: u32, num_bits: u64) -> impl Iterator<Item = u64> + Clone {
+        let (mut x, mut y) = (hash, hash.wrapping_mul(GOLDEN) | 1);
+        (0..u64::from(k)).map(move |i| {
+            let z = (x ^ (x >> 32)).wrapping_mul(GOLDEN);
+            x = x.wrapping_add(y);
+            y = y.wrapping_add(i);
+            reduce(z, num_bits)
+        })
+    }
+}
+
+/// Each position its own output of the splitmix64 stream seeded with the
+/// hash (`positions.rs`): the `Standard` of files written before double
+/// hashing, kept so that they answer as they did.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Stream;
+
+impl Positions for Stream {
+    #[cfg(test)]
+    const PLACEMENT: Placement = Placement::StandardStream;
+
+    #[inline(always)]
+    fn positions(hash: u64, k: u32, num_bits: u64) -> impl Iterator<Item = u64> + Clone {
+        (0..u64::from(k)).map(move |i| reduce(stream(hash, i), num_bits))
+    }
+}
 
 /// The probe, re-derived from the hash when used (keeping `k` positions
-/// would make the probe 64 words long).
+/// would make the probe 64 words long), its positions `D`'s.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct StandardProbe {
+pub(crate) struct StandardProbe<D: Positions = DoubleHashing> {
     hash: u64,
     num_bits: u64,
     k: u32,
+    positions: PhantomData<D>,
 }
 
-/// Probe `i`'s bit, as an index in the array.
-#[inline]
-fn standard_bit(hash: u64, i: u32, num_bits: u64) -> u64 {
-    reduce(stream(hash, u64::from(i)), num_bits)
+/// The probe of the `Standard` files written before double hashing.
+pub(crate) type StandardStreamProbe = StandardProbe<Stream>;
+
+impl<D: Positions> StandardProbe<D> {
+    /// The key's positions.
+    #[inline(always)]
+    fn bits_of(&self) -> impl Iterator<Item = u64> + Clone {
+        D::positions(self.hash, self.k, self.num_bits)
+    }
 }
 
-impl Probe for StandardProbe {
+impl<D: Positions> Probe for StandardProbe<D> {
     #[cfg(test)]
-    const LAYOUT: Layout = Layout::Standard;
+    const PLACEMENT: Placement = D::PLACEMENT;
     const MODEL_BLOCK_BITS: u64 = 0;
 
     #[inline(always)]
     fn new(num_bits: u64, k: u32, hash: u64) -> Self {
-        StandardProbe { hash, num_bits, k }
+        StandardProbe {
+            hash,
+            num_bits,
+            k,
+            positions: PhantomData,
+        }
     }
 
     #[inline(always)]
     fn contains(&self, bits: &BitArray) -> bool {
-        let StandardProbe { hash, num_bits, k } = *self;
-        bits.test_bits((0..k).map(|i| standard_bit(hash, i, num_bits)))
+        bits.test_bits(self.bits_of())
     }
 
     #[inline(always)]
     fn insert(&self, bits: &BitArray) -> bool {
-        set_standard(bits, self.hash, self.num_bits, self.k)
+        set_standard(bits, self.k, self.bits_of(), false)
+    }
+
+    #[inline(always)]
+    fn prefetch_and_insert(&self, bits: &BitArray) -> bool {
+        set_standard(bits, self.k, self.bits_of(), true)
     }
 
     #[inline(always)]
     fn prefetch(&self, bits: &BitArray, access: Access) {
-        for i in 0..self.k {
-            let bit = standard_bit(self.hash, i, self.num_bits);
+        for bit in self.bits_of() {
             bits.prefetch_word((bit / 64) as usize, access);
         }
     }
 
     #[inline(always)]
-    fn bits(&self, mut f: impl FnMut(u64)) {
-        for i in 0..self.k {
-            f(standard_bit(self.hash, i, self.num_bits));
-        }
+    fn bits(&self, f: impl FnMut(u64)) {
+        self.bits_of().for_each(f);
     }
 
     fn model_rate(_: &mut BlockModel, num_bits: u64, k: u32, items: f64) -> f64 {
@@ -83,12 +153,17 @@ impl Probe for StandardProbe {
     }
 }
 
-/// The insert of a key with a bit missing: out of line, which keeps the
-/// inlined per-key calls smaller; inlining it measured no faster (`cargo
-/// run --release -p atomic-bloom-harness -- bench`).
+/// The insert: out of line, which keeps the inlined per-key calls
+/// smaller; inlining it measured no faster (`cargo run --release -p
+/// atomic-bloom-harness -- bench`).
 #[inline(never)]
-fn set_standard(bits: &BitArray, hash: u64, num_bits: u64, k: u32) -> bool {
-    bits.set_bits(k, |i| standard_bit(hash, i, num_bits))
+fn set_standard(
+    bits: &BitArray,
+    k: u32,
+    positions: impl Iterator<Item = u64> + Clone,
+    prefetch: bool,
+) -> bool {
+    bits.set_bits(k, positions, prefetch)
 }
 
 /// The fewest bits the model needs for `items` keys at rate `fpp` with `k`
@@ -108,7 +183,14 @@ mod tests {
     fn standard_probes_reach_the_top_of_a_huge_array() {
         let num_bits = 1u64 << 36;
         let top = (0..10_000u64)
-            .map(|h| standard_bit(mix(h), 0, num_bits) / 64)
+            .flat_map(|h| {
+                DoubleHashing::positions(mix(h), 3, num_bits).chain(Stream::positions(
+                    mix(h),
+                    1,
+                    num_bits,
+                ))
+            })
+            .map(|bit| bit / 64)
             .max()
             .unwrap();
         assert!(top > (num_bits / 64) * 99 / 100);
@@ -117,9 +199,55 @@ mod tests {
     /// The textbook table: k = 10 at 20 bits per item gives 0.0000889.
     #[test]
     fn the_rate_is_the_textbook_one() {
-        let rate = StandardProbe::model_rate(&mut BlockModel::new(0), 20_000_000, 10, 1e6);
+        let rate = StandardProbe::<DoubleHashing>::model_rate(
+            &mut BlockModel::new(0),
+            20_000_000,
+            10,
+            1e6,
+        );
         assert!((rate - 0.0000889).abs() < 1e-7, "{rate}");
         let bits = standard_bits(10, 1e6, rate);
         assert!((bits - 20e6).abs() < 1.0, "{bits}");
+    }
+}
+
+#[cfg(test)]
+mod small_filters {
+    use super::super::positions::mix;
+    use super::*;
+
+    /// The false-positive rate of many small filters (128 bits, 12 keys,
+    /// `k` = 7: 10.7 bits per key) built with `D`'s positions, over
+    /// 4 000 000 queries in all.
+    fn measured<D: Positions>() -> f64 {
+        let (num_bits, keys, k) = (128u64, 12u64, 7);
+        let (mut hits, mut queries) = (0u64, 0u64);
+        for filter in 0..20_000u64 {
+            let mut set = vec![false; num_bits as usize];
+            for key in 0..keys {
+                let hash = mix(filter << 32 | key);
+                D::positions(hash, k, num_bits).for_each(|bit| set[bit as usize] = true);
+            }
+            for query in 0..200u64 {
+                let hash = mix(filter << 32 | 1 << 31 | query);
+                hits += u64::from(D::positions(hash, k, num_bits).all(|bit| set[bit as usize]));
+                queries += 1;
+            }
+        }
+        hits as f64 / queries as f64
+    }
+
+    /// Double hashing gives small filters the rate of independent
+    /// positions (the stream's, within 5%), where a progression fed to the
+    /// reduction unremixed shows its structure: 35-45% more on these
+    /// filters (`DoubleHashing`'s docs). Both sit a few percent above the
+    /// textbook formula, which is exact only for large filters.
+    #[test]
+    fn small_filters_have_the_rate_of_independent_positions() {
+        let (ours, independent) = (measured::<DoubleHashing>(), measured::<Stream>());
+        assert!(
+            (ours / independent - 1.0).abs() < 0.05,
+            "double hashing {ours}, independent positions {independent}"
+        );
     }
 }

@@ -8,7 +8,7 @@
 //! exact block model ([`BlockModel`]) with blocks of 64 bits.
 
 #[cfg(test)]
-use super::Layout;
+use super::Placement;
 use super::block_model::{BlockModel, expected_distinct, mean_fill_rate};
 use super::positions::{for_each_bit, for_each_offset, reduce};
 use super::probe::Probe;
@@ -34,7 +34,7 @@ fn word_mask(hash: u64, num_hashes: u32) -> u64 {
 
 impl Probe for WordProbe {
     #[cfg(test)]
-    const LAYOUT: Layout = Layout::Word;
+    const PLACEMENT: Placement = Placement::Word;
     const MODEL_BLOCK_BITS: u64 = 64;
 
     #[inline(always)]

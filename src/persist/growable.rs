@@ -21,7 +21,7 @@ use crate::error::BuildError;
 use crate::hasher::WyBuildHasher;
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::growable::{AtomicGrowableBloom, Config, MAX_SUB_FILTERS, SubFilter};
-use crate::layout::Layout;
+use crate::layout::Placement;
 use crate::sizing::Sizing;
 use crate::storage::bit_array::BitArray;
 use std::fs::File;
@@ -86,7 +86,7 @@ fn encode_head<S: BuildHasher + 'static>(
     out[0..8].copy_from_slice(&MAGIC);
     out[8..10].copy_from_slice(&FilterKind::Growable.format_version().to_le_bytes());
     let (hasher_id, seed) = HasherId::of(filter.hasher()).encode();
-    out[10] = config.layout.id();
+    out[10] = config.placement.id();
     out[11] = hasher_id;
     // 12..24: `k` and `m` are per sub-filter, zero here.
     out[24..32].copy_from_slice(&seed.to_le_bytes());
@@ -300,7 +300,7 @@ impl AtomicGrowableBloom {
 fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::new();
     read_growing(&mut input, &mut bytes, FIRST_RECORD as u64)?;
-    let Ok((layout, count)) = head(&bytes, FilterKind::Growable) else {
+    let Ok((placement, count)) = head(&bytes, FilterKind::Growable) else {
         // Not a growable frame: `frame` says why, from what was read.
         return Ok(bytes);
     };
@@ -311,7 +311,7 @@ fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
             return Ok(bytes);
         };
         let num_bits = Record::decode(record).num_bits;
-        if check_num_bits(layout, num_bits).is_err() {
+        if check_num_bits(placement, num_bits).is_err() {
             return Ok(bytes);
         }
         let body_start = bytes.len();
@@ -326,7 +326,7 @@ fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
 
 /// The layout and the number of sub-filters of a growable header, checked
 /// as far as the header goes.
-fn head(bytes: &[u8], reading: FilterKind) -> Result<(Layout, u32), ReadError> {
+fn head(bytes: &[u8], reading: FilterKind) -> Result<(Placement, u32), ReadError> {
     let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
     let header_len = Frame::header_len(start)?;
     if header_len == V1_HEADER_LEN {
@@ -345,21 +345,21 @@ fn head(bytes: &[u8], reading: FilterKind) -> Result<(Layout, u32), ReadError> {
             reading,
         });
     }
-    let layout = Layout::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
+    let placement = Placement::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
     let count = u32_le(&head[92..96]);
     if count == 0 || count > MAX_SUB_FILTERS {
         return Err(ReadError::InvalidChain(format!(
             "{count} sub-filters; a growable filter has 1 to {MAX_SUB_FILTERS}"
         )));
     }
-    Ok((layout, count))
+    Ok((placement, count))
 }
 
 /// Where each sub-filter's record starts, from the bytes present: the
 /// frame. `Err` if the input is not a growable filter, or ends early or
 /// late.
 fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
-    let (layout, count) = head(bytes, reading)?;
+    let (placement, count) = head(bytes, reading)?;
     let mut starts = Vec::with_capacity(count as usize);
     let mut at = FIRST_RECORD as u64;
     for _ in 0..count {
@@ -368,7 +368,7 @@ fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
             .get(at as usize..record_end as usize)
             .ok_or_else(|| truncated(record_end, bytes))?;
         let num_bits = Record::decode(record).num_bits;
-        check_num_bits(layout, num_bits)?;
+        check_num_bits(placement, num_bits)?;
         starts.push(at as usize);
         // At most 64 records of at most 2^40 bytes each: no overflow.
         at = record_end + num_bits / 8;
@@ -415,7 +415,7 @@ fn decode<S: BuildHasher + Clone + 'static>(
                 expected.map_or("none".to_string(), |c| c.to_string()),
             )));
         }
-        let sizing = Sizing::for_bits(config.layout, record.num_bits, record.num_hashes)
+        let sizing = Sizing::placed(config.placement, record.num_bits, record.num_hashes)
             .map_err(ReadError::InvalidParameters)?;
         check_schedule(&config, depth as u32, &sizing)?;
         let num_words = (record.num_bits / 64) as usize;
@@ -478,7 +478,7 @@ fn check_schedule(config: &Config, depth: u32, recorded: &Sizing) -> Result<(), 
 /// the number of sub-filters against the maximum.
 fn read_config(bytes: &[u8], count: u32) -> Result<Config, ReadError> {
     let params = &bytes[V2_HEADER_LEN..FIRST_RECORD];
-    let layout = Layout::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
+    let placement = Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
     let initial = usize::try_from(u64_le(&params[0..8])).map_err(|_| {
         ReadError::InvalidChain("an initial capacity past this platform's address space".into())
     })?;
@@ -486,13 +486,16 @@ fn read_config(bytes: &[u8], count: u32) -> Result<Config, ReadError> {
         AtomicGrowableBloom::builder(initial, f64::from_le_bytes(bytes_8(&params[8..16])))
             .growth_factor(f64::from_le_bytes(bytes_8(&params[16..24])))
             .tightening_ratio(f64::from_le_bytes(bytes_8(&params[24..32])))
-            .layout(layout)
+            .layout(placement.layout())
             .max_sub_filters(u32_le(&params[40..44]));
     let limit = u64_le(&params[32..40]);
     if limit != u64::MAX {
         builder = builder.memory_limit(limit);
     }
-    let config = builder.config().map_err(ReadError::InvalidParameters)?;
+    let config = Config {
+        placement,
+        ..builder.config().map_err(ReadError::InvalidParameters)?
+    };
     if count > config.max_sub_filters {
         return Err(ReadError::InvalidChain(format!(
             "{count} sub-filters, above the filter's maximum of {}",

@@ -21,7 +21,7 @@ pub use saved_filter::SavedFilter;
 use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
 use crate::hasher::WyBuildHasher;
-use crate::layout::Layout;
+use crate::layout::{Layout, Placement};
 use crate::sizing::Sizing;
 use crate::storage::bit_array::BitArray;
 use std::any::Any;
@@ -386,7 +386,7 @@ struct Frame {
     kind: FilterKind,
     /// Bits of the body per cell.
     cell_bits: u64,
-    layout: Layout,
+    placement: Placement,
     num_bits: u64,
 }
 
@@ -417,14 +417,14 @@ impl Frame {
             written: kind,
             reading,
         })?;
-        let layout = Layout::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
+        let placement = Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
         let num_bits = u64_at(bytes, 16);
-        check_num_bits(layout, num_bits)?;
+        check_num_bits(placement, num_bits)?;
         Ok(Frame {
             header_len,
             kind,
             cell_bits,
-            layout,
+            placement,
             num_bits,
         })
     }
@@ -463,7 +463,8 @@ impl Frame {
 
 /// Checks a recorded `m`: in range, and a whole number of the layout's
 /// words or blocks.
-fn check_num_bits(layout: Layout, num_bits: u64) -> Result<(), ReadError> {
+fn check_num_bits(placement: Placement, num_bits: u64) -> Result<(), ReadError> {
+    let layout = placement.layout();
     // Any valid k will do here: only m is checked.
     let any_k = layout.fixed_num_hashes().unwrap_or(1);
     let sizing = Sizing::for_bits(layout, num_bits, any_k).map_err(ReadError::InvalidParameters)?;
@@ -504,7 +505,7 @@ impl Header {
         out[0..8].copy_from_slice(&MAGIC);
         out[8..10].copy_from_slice(&version.to_le_bytes());
         let (hasher_id, seed) = self.hasher.encode();
-        out[10] = self.sizing.layout().id();
+        out[10] = self.sizing.placement().id();
         out[11] = hasher_id;
         out[12..16].copy_from_slice(&self.sizing.num_hashes().to_le_bytes());
         out[16..24].copy_from_slice(&self.sizing.num_bits().to_le_bytes());
@@ -526,7 +527,7 @@ impl Header {
             return Err(ReadError::ReservedBytes);
         }
         let num_hashes = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
-        let sizing = Sizing::for_bits(frame.layout, frame.num_bits, num_hashes)
+        let sizing = Sizing::placed(frame.placement, frame.num_bits, num_hashes)
             .map_err(ReadError::InvalidParameters)?;
         Ok(Header {
             kind: frame.kind,

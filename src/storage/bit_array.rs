@@ -259,8 +259,9 @@ impl BitArray {
         self.test_word((bit / 64) as usize, 1 << (bit % 64))
     }
 
-    /// Sets bits `bit(0)` .. `bit(count - 1)` (indices in the array)
-    /// unless all of them are set; returns whether one was missing (and so
+    /// Sets the `count` bits `bits` lists (indices in the array) unless all
+    /// of them are set, after prefetching their lines if `prefetch` (a
+    /// per-key insert: `Probe::prefetch_and_insert`); returns whether one was missing (and so
     /// this call set them). Loads all words first so their cache misses
     /// overlap, and writes nothing if every bit is set (a duplicate insert).
     /// Otherwise it sets all `count` bits, one `set_bit` each.
@@ -272,29 +273,45 @@ impl BitArray {
     ///
     /// The test keeps the bits it computed for the sets, up to
     /// [`KEPT_BITS`] of them; beyond that (`k` over 16, rates below about
-    /// 1e-5) the sets ask `bit` again. A `Standard` bit costs about twenty
-    /// instructions (`src/layout/`), and asking twice made a new key's
-    /// insert that much longer, duplicates unchanged. An array of 64,
-    /// zeroed whatever `k`, cost duplicates at 100M keys the zeroing.
+    /// 1e-5) the sets walk `bits` again. Walking it twice made a new key's
+    /// insert longer by the bits' cost, duplicates unchanged. An array of
+    /// 64, zeroed whatever `k`, cost duplicates at 100M keys the zeroing.
     #[inline]
-    pub(crate) fn set_bits(&self, count: u32, bit: impl Fn(u32) -> u64) -> bool {
+    pub(crate) fn set_bits(
+        &self,
+        count: u32,
+        bits: impl Iterator<Item = u64> + Clone,
+        prefetch: bool,
+    ) -> bool {
         // Every bit tested, without a branch per bit, whose outcome is a
         // coin toss in a filter half full.
         let mut kept = [0; KEPT_BITS];
         if let Some(kept) = kept.get_mut(..count as usize) {
+            kept.iter_mut()
+                .zip(bits)
+                .for_each(|(slot, bit)| *slot = bit);
+            if prefetch {
+                for &bit in kept.iter() {
+                    self.prefetch_word((bit / 64) as usize, Access::READ);
+                }
+            }
             let mut complete = true;
-            for (slot, i) in kept.iter_mut().zip(0..) {
-                *slot = bit(i);
-                complete &= self.test_bit(*slot);
+            for &bit in kept.iter() {
+                complete &= self.test_bit(bit);
             }
             if !complete {
                 kept.iter().for_each(|&bit| self.set_bit(bit));
             }
             !complete
         } else {
-            let complete = (0..count).fold(true, |all, i| all & self.test_bit(bit(i)));
+            if prefetch {
+                for bit in bits.clone() {
+                    self.prefetch_word((bit / 64) as usize, Access::READ);
+                }
+            }
+            let complete = bits.clone().fold(true, |all, bit| all & self.test_bit(bit));
             if !complete {
-                (0..count).for_each(|i| self.set_bit(bit(i)));
+                bits.for_each(|bit| self.set_bit(bit));
             }
             !complete
         }

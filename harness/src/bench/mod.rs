@@ -42,8 +42,8 @@
 //! the same target rate. Then the `SplitBlock` layout's per-key inserts
 //! and queries and its `contains_batch`, with their own targets against
 //! fastbloom and the load probes, and paired against `Blocked`. Then
-//! `Standard`'s per-key inserts, against fastbloom's (whose bits go
-//! anywhere in the array too), unpaired.
+//! `Standard`'s per-key inserts and hits, against fastbloom's (whose bits
+//! go anywhere in the array too), with their targets.
 //!
 //! Last come the "sizing" lines: how long `Sizing::for_rate` takes for
 //! each layout over a grid of item counts and rates, against a target of
@@ -335,6 +335,8 @@ const SPLIT_MISS_2T: &str = "SplitBlock layout contains miss, per key, 2 threads
 const SPLIT_BATCH_1T: &str = "SplitBlock layout contains_batch hit, 1 thread";
 const STANDARD_INSERT_1T: &str = "Standard layout insert, per key, 1 thread";
 const STANDARD_INSERT_2T: &str = "Standard layout insert, per key, 2 threads";
+const STANDARD_CONTAINS_1T: &str = "Standard layout contains hit, per key, 1 thread";
+const STANDARD_CONTAINS_2T: &str = "Standard layout contains hit, per key, 2 threads";
 
 /// The per-key targets, the same for both sizes: inserts of new keys
 /// against fastbloom and the per-bit reference, duplicates against
@@ -559,18 +561,6 @@ const RATIOS_LAYOUTS: &[Ratio] = &[
         SECTOR_INSERT_2T,
         PER_BIT_2T,
     ),
-    // `Standard` against fastbloom, whose bits go anywhere in the array
-    // too (the same class of layout): target >= 1.0, unpaired likewise.
-    ratio(
-        "Standard insert 1T / fastbloom insert 1T",
-        STANDARD_INSERT_1T,
-        FASTBLOOM_1T,
-    ),
-    ratio(
-        "Standard insert 2T / fastbloom insert 2T",
-        STANDARD_INSERT_2T,
-        FASTBLOOM_2T,
-    ),
 ];
 
 /// The `SplitBlock` layout's targets at both sizes: per-key inserts of new
@@ -646,6 +636,35 @@ const RATIOS_SPLIT_1M: &[Ratio] = &[
         SPLIT_CONTAINS_1T,
         LOAD_1T,
         0.5,
+    ),
+];
+
+/// `Standard` against fastbloom, whose bits go anywhere in the array too
+/// (the same class of layout), per key, at both sizes.
+const RATIOS_STANDARD: &[Ratio] = &[
+    target(
+        "Standard insert 1T / fastbloom insert 1T",
+        STANDARD_INSERT_1T,
+        FASTBLOOM_1T,
+        1.0,
+    ),
+    target(
+        "Standard insert 2T / fastbloom insert 2T",
+        STANDARD_INSERT_2T,
+        FASTBLOOM_2T,
+        1.0,
+    ),
+    target(
+        "Standard contains hit 1T / fastbloom 1T",
+        STANDARD_CONTAINS_1T,
+        FB_CONTAINS_1T,
+        1.0,
+    ),
+    target(
+        "Standard contains hit 2T / fastbloom 2T",
+        STANDARD_CONTAINS_2T,
+        FB_CONTAINS_2T,
+        1.0,
     ),
 ];
 
@@ -904,6 +923,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         sectorized_filled.par_insert(0..items);
         let split_filled = fresh(Layout::SplitBlock);
         split_filled.par_insert(0..items);
+        let standard_filled = fresh(Layout::Standard);
+        standard_filled.par_insert(0..items);
         let q = ops.min(items);
         let keys: Vec<u64> = (0..q).collect();
         // fastbloom holds the same keys, for its queries.
@@ -1155,6 +1176,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 standard.insert(&k);
             },
         );
+        table.row(Work::new(STANDARD_CONTAINS_1T, pq, || {
+            assert!((0..pq).all(|k| standard_filled.contains(&k)));
+        }));
+        table.row(Work::new(STANDARD_CONTAINS_2T, pq, || {
+            two_threads(0..pq, |keys| {
+                assert!(keys.into_iter().all(|k| standard_filled.contains(&k)))
+            });
+        }));
         let (sized, split_sized) = if label == "1M" {
             (RATIOS_1M, RATIOS_SPLIT_1M)
         } else {
@@ -1166,6 +1195,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .chain(RATIOS_EXCLUSIVE)
             .chain(RATIOS_SPLIT)
             .chain(split_sized)
+            .chain(RATIOS_STANDARD)
             .collect();
         // A ratio already measured as a target is not repeated as a quotient.
         let untargeted = RATIOS_BOTH

@@ -12,7 +12,7 @@ use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::key::Key;
 use crate::kinds::bloom::AtomicBloom;
-use crate::layout::Layout;
+use crate::layout::{Layout, Placement};
 use crate::sizing::{MAX_BITS, Sizing, hash_floor};
 use crate::storage::bit_array::BitArray;
 #[cfg(loom)]
@@ -98,7 +98,9 @@ pub(crate) struct Config {
     pub(crate) false_positive_rate: f64,
     pub(crate) growth_factor: f64,
     pub(crate) tightening_ratio: f64,
-    pub(crate) layout: Layout,
+    /// The sub-filters' placement: their layout's today, or the one a
+    /// loaded file's sub-filters have.
+    pub(crate) placement: Placement,
     pub(crate) max_sub_filters: u32,
     /// Bytes the sub-filters may take in all; `u64::MAX` for no limit.
     pub(crate) memory_limit: u64,
@@ -238,7 +240,7 @@ impl<S> GrowableBuilder<S> {
             false_positive_rate: p,
             growth_factor: s,
             tightening_ratio: r,
-            layout: self.layout,
+            placement: self.layout.placement(),
             max_sub_filters: MAX_SUB_FILTERS,
             memory_limit: self.memory_limit.unwrap_or(u64::MAX),
         };
@@ -335,7 +337,8 @@ impl Config {
             requested_bits: u128::MAX,
             max_bits: MAX_BITS,
         })?;
-        Sizing::for_rate(self.layout, items, self.rate(depth))
+        Sizing::for_rate(self.placement.layout(), items, self.rate(depth))
+            .map(|sizing| sizing.placed_as(self.placement))
     }
 }
 
@@ -726,7 +729,7 @@ impl<S> AtomicGrowableBloom<S> {
 
     /// The sub-filters' layout.
     pub fn layout(&self) -> Layout {
-        self.config.layout
+        self.config.placement.layout()
     }
 
     /// The most sub-filters the filter may have.
@@ -901,7 +904,7 @@ impl<S> fmt::Debug for AtomicGrowableBloom<S> {
             .field("initial_capacity", &self.config.initial_capacity)
             .field("growth_factor", &self.config.growth_factor)
             .field("tightening_ratio", &self.config.tightening_ratio)
-            .field("layout", &self.config.layout)
+            .field("layout", &self.config.placement.layout())
             .field("sub_filters", &self.sub_filters())
             .field("memory_bytes", &self.memory_bytes())
             .finish_non_exhaustive()
