@@ -7,6 +7,7 @@
 //! valgrind --tool=callgrind target/release/examples/query_loop blocked      # or word, standard
 //! valgrind --tool=callgrind target/release/examples/query_loop blocked 0    # the same without queries
 //! valgrind --tool=callgrind target/release/examples/query_loop probe        # hash + one load
+//! valgrind --tool=callgrind target/release/examples/query_loop fastbloom    # fastbloom's filter
 //! ```
 //!
 //! The difference of the two `I refs` totals, divided by 1 000 000, is the
@@ -22,6 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let queries: u64 = args.next().map_or(Ok(1_000_000), |a| a.parse())?;
     let layout: Layout = match which.as_deref() {
         Some("probe") => return probe(queries),
+        Some("fastbloom") => return fastbloom(queries),
         Some(name) => name.parse()?,
         None => Layout::default(),
     };
@@ -45,5 +47,17 @@ fn probe(queries: u64) -> Result<(), Box<dyn std::error::Error>> {
         acc ^ words[i].load(Relaxed)
     });
     println!("probe: {queries} loads ({sum})");
+    Ok(())
+}
+
+/// fastbloom's filter (its bits anywhere, as `Standard`'s), the same keys
+/// and queries.
+fn fastbloom(queries: u64) -> Result<(), Box<dyn std::error::Error>> {
+    let filter = atomic_bloom_baselines::fastbloom(100_000, 0.01);
+    (0..100_000u64).for_each(|k| {
+        filter.insert(&k);
+    });
+    let hits = (0..queries).filter(|k| filter.contains(k)).count();
+    println!("fastbloom: {hits} of {queries} queries hit");
     Ok(())
 }

@@ -29,12 +29,13 @@
 //! Probes are drawn with replacement: two probes of one key may hit the
 //! same bit. The models assume exactly that, so the rate they promise is
 //! the rate this code delivers (`tests/false_positive_rate.rs` checks it
-//! for every layout). Plain double hashing (`h1 + i * h2`, Kirsch and
-//! Mitzenmacher, "Less Hashing, Same Performance", 2006) is not fed
-//! straight into a multiply-shift: its probes form an arithmetic
+//! for every layout). Double hashing (`h1 + i * h2`, Kirsch and
+//! Mitzenmacher, "Less Hashing, Same Performance", 2006), which `Standard`
+//! uses, is not fed straight into a multiply-shift: its probes form a
 //! progression, which the reduction maps to evenly spaced positions, and
-//! on small filters that structure raises the rate; the splitmix64 stream
-//! of `positions.rs` is nonlinear, which breaks it.
+//! on small filters that structure raises the rate; each probe is remixed
+//! first (`standard.rs`). The blocked layouts cut their bits from the
+//! splitmix64 stream of `positions.rs`, which is nonlinear.
 
 mod block_model;
 mod blocked;

@@ -1,8 +1,10 @@
 //! # `Standard`: `k` bits anywhere
 //!
-//! Each of a key's `k` bits is anywhere in the array: output `i` of the
-//! key's stream, reduced to a bit position. Space-optimal, but a new key
-//! costs up to `k` cache misses. Its rate is the textbook one, `(1 - (1 -
+//! Each of a key's `k` bits is anywhere in the array: probe `i` of the
+//! key's enhanced double hashing, remixed and reduced to a bit position
+//! ([`DoubleHashing`]); files written before it have each bit from its own
+//! splitmix64 output ([`Stream`]), and keep it. Space-optimal, but a new
+//! key costs up to `k` cache misses. Its rate is the textbook one, `(1 - (1 -
 //! 1/m)^(kn))^k` (Bloom, "Space/Time Trade-offs in Hash Coding with
 //! Allowable Errors", CACM 1970; Broder and Mitzenmacher, "Network
 //! Applications of Bloom Filters: A Survey", 2004), exact for positions
