@@ -109,3 +109,70 @@ fn builds_and_extends_equal_the_shared_path() {
         assert_eq!(par_extended, shared);
     }
 }
+
+/// A growable filter filled through `&mut` ends as the per-key inserts in
+/// the same order leave it: the same sub-filters, bits and counts, and the
+/// same keys reported new, in every layout, from a first sub-filter far
+/// smaller than the keys (so the batch grows the chain many times).
+#[test]
+fn growable_batches_through_mut_match_per_key_inserts() {
+    use atomic_bloom::AtomicGrowableBloom;
+    for layout in Layout::ALL {
+        for initial in [10usize, 1_000] {
+            let build = || {
+                AtomicGrowableBloom::builder(initial, 0.01)
+                    .layout(layout)
+                    .build()
+                    .unwrap()
+            };
+            let (mut exclusive, shared) = (build(), build());
+            let keys = keys(20_000);
+            let hashes: Vec<u64> = keys.iter().map(|k| shared.hash(k)).collect();
+            let per_key = hashes
+                .iter()
+                .filter(|&&h| shared.insert_hash(h).unwrap())
+                .count();
+            assert_eq!(
+                exclusive.insert_hash_batch_mut(&hashes),
+                Ok(per_key),
+                "{layout}"
+            );
+            assert_eq!(
+                exclusive.sub_filter_stats(),
+                shared.sub_filter_stats(),
+                "{layout}"
+            );
+            assert!(
+                exclusive == shared,
+                "{layout} from {initial}: the bits differ"
+            );
+            assert!(
+                keys.iter().all(|k| exclusive.contains(k)),
+                "{layout}: a key is missing"
+            );
+        }
+    }
+}
+
+/// A growable batch through `&mut` that needs a sub-filter it may not add
+/// stops there, as the shared batch does: the keys before it are in.
+#[test]
+fn a_growable_batch_through_mut_stops_at_its_limit() {
+    use atomic_bloom::{AtomicGrowableBloom, GrowthError};
+    let build = || {
+        AtomicGrowableBloom::builder(100, 0.01)
+            .max_sub_filters(2)
+            .build()
+            .unwrap()
+    };
+    let (mut exclusive, shared) = (build(), build());
+    let keys: Vec<u64> = (0..10_000).collect();
+    let expected = shared.insert_batch(keys.iter().copied());
+    assert!(matches!(
+        expected,
+        Err(GrowthError::SubFilterLimit { max: 2 })
+    ));
+    assert_eq!(exclusive.insert_batch_mut(keys.iter().copied()), expected);
+    assert!(exclusive == shared, "the bits differ");
+    assert_eq!(exclusive.sub_filter_stats(), shared.sub_filter_stats());
+}

@@ -41,9 +41,9 @@ pub const CASES: [Case; 5] = [
         layout: Layout::Standard,
         num_bits: 128,
         a: 0,
-        b: 1,
-        x: 1,
-        y: 7,
+        b: 2,
+        x: 2,
+        y: 3,
     },
     Case {
         layout: Layout::Blocked,

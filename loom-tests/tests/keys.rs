@@ -44,6 +44,23 @@ fn hand_picked_keys_have_the_assumed_bits() {
             x.iter().zip(&y).all(|(p, q)| *p == 0 || *q == 0),
             "{layout}: x {x:x?} y {y:x?}"
         );
+        // The whole-array models race y against a and b: a clear followed
+        // by y leaves b gone and a untouched (`clear_racing_insert`), and
+        // y is new to a filter of a and b, so inserting it writes
+        // (`intersect_racing_insert`, `union_from_a_changing_source`).
+        let covered = |key: &[u64], by: &[u64]| key.iter().zip(by).all(|(k, h)| k & !h == 0);
+        assert!(
+            !covered(&b, &words(&case.filter_with(&[case.a, case.y]))),
+            "{layout}: b under a, y"
+        );
+        assert!(
+            !covered(&y, &words(&case.filter_with(&[case.a, case.b]))),
+            "{layout}: y under a, b"
+        );
+        assert!(
+            a.iter().zip(&y).all(|(p, q)| p & q == 0),
+            "{layout}: a and y share a bit"
+        );
     }
 }
 

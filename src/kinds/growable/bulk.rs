@@ -28,7 +28,7 @@ use std::sync::OnceLock;
 /// sub-filters, hits and misses (`cargo run --release -p
 /// atomic-bloom-harness -- bench --growable` compares the batch with a
 /// loop of `contains`).
-const GROWABLE_PREFETCH_DISTANCE: usize = 8;
+pub(super) const GROWABLE_PREFETCH_DISTANCE: usize = 8;
 
 /// A growable filter's queries.
 struct Queries<'a, S>(&'a AtomicGrowableBloom<S>);

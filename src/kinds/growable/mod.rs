@@ -2,10 +2,12 @@
 //!
 //! [`AtomicGrowableBloom`]: a chain of [`AtomicBloom`]s that grows as keys
 //! arrive (the [growable](crate::docs::growable) chapter has the design,
-//! the rate bound and the limits; `chain.rs` the lock-free chain).
+//! the rate bound and the limits; `chain.rs` the lock-free chain,
+//! `bulk.rs` the batches, `exclusive.rs` the batches through `&mut`).
 
 mod bulk;
 mod chain;
+mod exclusive;
 
 use crate::error::{BuildError, GrowthError};
 use crate::hasher::WyBuildHasher;
