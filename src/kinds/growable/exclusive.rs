@@ -103,7 +103,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     }
 
     /// [`insert_hash_batch_mut`](Self::insert_hash_batch_mut) of keys,
-    /// hashed [`CHUNK`] at a time: [`insert_batch`](Self::insert_batch)
+    /// hashed 65 536 at a time: [`insert_batch`](Self::insert_batch)
     /// with plain writes, for a filter no other thread can see.
     ///
     /// # Errors
