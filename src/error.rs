@@ -85,6 +85,18 @@ pub enum BuildError {
         /// What was asked for.
         got: u32,
     },
+    /// A windowed filter's generations are fewer than 2 or more than
+    /// [`MAX_GENERATIONS`](crate::MAX_GENERATIONS).
+    #[error("a windowed filter keeps 2 to {max} generations, got {got}")]
+    InvalidGenerations {
+        /// What was asked for.
+        got: u32,
+        /// The largest supported value.
+        max: u32,
+    },
+    /// A windowed filter's window is a duration of zero.
+    #[error("a window must last longer than zero")]
+    ZeroWindow,
     /// The filter would need more than [`MAX_BITS`](crate::MAX_BITS) bits
     /// (or more than this platform can address).
     #[error(

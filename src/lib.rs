@@ -100,8 +100,10 @@ pub use error::{BuildError, GrowthError, IncompatibleError};
 pub use hasher::{WyBuildHasher, WyHasher};
 pub use key::{Bytes, Hashed, Key};
 pub use kinds::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, DEFAULT_GROWTH_FACTOR,
-    DEFAULT_TIGHTENING_RATIO, GrowableBuilder, MAX_SUB_FILTERS, SubFilterStats,
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Clock,
+    DEFAULT_GENERATIONS, DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, GrowableBuilder,
+    MAX_GENERATIONS, MAX_SUB_FILTERS, ManualClock, MonotonicClock, SubFilterStats, WhenFull,
+    Window, WindowedBuilder,
 };
 pub use layout::{Layout, MAX_HASHES, ParseLayoutError};
 pub use persist::{FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter};

@@ -117,6 +117,24 @@ pub mod fault {
         /// instead of a compare-and-swap of the newest pointer: a second
         /// publisher replaces the first one's sub-filter, with its keys.
         PublishByStore,
+        /// A windowed filter's insert writes without checking, after
+        /// announcing itself, that its generation is still current: it can
+        /// write into a generation already retired and cleared.
+        WindowWriteWithoutCheck,
+        /// A windowed filter clears a retired generation without waiting
+        /// for the inserts still inside it: one of them writes after the
+        /// clear.
+        WindowClearWithWriters,
+        /// A windowed filter's rotation advances the epoch with a load and
+        /// a store instead of a compare-and-swap: two racing rotations both
+        /// win.
+        WindowRotateByStore,
+        /// A windowed filter's query asks only the current generation: a
+        /// key inserted before a rotation is missed after it.
+        WindowQueryCurrentOnly,
+        /// A windowed filter's rotation retires the generation after the
+        /// oldest: a live generation is cleared under a query.
+        WindowRetireOffByOne,
     }
 
     std::thread_local! {

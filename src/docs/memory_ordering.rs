@@ -87,6 +87,30 @@
 //! | G14 | **Bounded overfill, one successor.** A sub-filter takes at most its fill limit (1/32 past its capacity) and one insert per other thread, however long the claimant of its growth is descheduled; however many threads build a successor, one is published and no key inserted into it is lost. | An insert that finds the sub-filter at its fill limit stops waiting and builds a successor itself; every publication is a compare-and-swap of the newest pointer from the full sub-filter, so one succeeds and the others drop their sub-filter, which no other thread has seen. | `growable.rs`: `a_stalled_grower_is_overtaken` (claimant alone and overtaken both reached); negative control `publish_by_store_is_caught`; `tests/growable.rs`: `a_stalled_grower_is_overtaken_at_the_fill_limit`, `racing_threads_lose_no_key_and_overfill_within_the_limit` |
 //! | G15 | **Counts of new keys.** A sub-filter's count of keys it reported new (what decides its growth, bounds its rate, and sums to `estimated_len`) is exactly the number of its inserts that returned `true`, however they race. | One `fetch_add` per such insert: atomic, so no increment is lost; `Relaxed`, as the count publishes nothing. | `growable.rs`: `racing_counted_inserts_both_count`; negative control `split_insert_count_loses_a_count`; `tests/growable.rs`: `racing_threads_lose_no_key_and_overfill_within_the_limit` (the counts against each thread's own tally of `true` returns) |
 //!
+//! ## The windowed filter: a ring of generations
+//!
+//! [`AtomicWindowedBloom`](crate::AtomicWindowedBloom) keeps `g` live
+//! generations of plain filters and one spare in a ring
+//! (`src/kinds/window/ring.rs`, which has the design); each generation's
+//! bits obey G1-G9. What is new is *rotation*: a new generation becomes
+//! current and the oldest is retired and cleared, while other threads
+//! insert and query. An insert announces itself in its slot, confirms its
+//! generation is current, writes, and confirms again; a slot is cleared
+//! only once retired and with no insert inside. Each handshake is a write
+//! then a read on both sides; the reads are `AcqRel` read-modify-writes,
+//! which read the newest value, so that one side always sees the other
+//! (`SeqCst` loads would too, but the model checker treats `SeqCst` as
+//! `AcqRel`). The window's promises count rotations: a key is kept for
+//! `g - 1` rotations after its insert takes effect, which the rotation
+//! schedule turns into the window's duration or number of keys.
+//!
+//! | # | guarantee | why the ordering is enough | checked by |
+//! |---|---|---|---|
+//! | W1 | **No false negative within the window.** A key whose insert happened-before a query is found by it until the key's generation is retired, `g` rotations after the generation the insert took effect in, which was current during the insert. | The insert takes effect at its last check of the epoch, when its generation was current; a query reads the epoch (`Acquire`) at least that new and asks the `g` generations up to it. | `loom-tests/tests/window.rs`: `a_key_inserted_before_a_query_is_found_across_a_rotation`; negative control `a_query_of_the_current_generation_only_misses_it`; `tests/window.rs`: `no_key_is_lost_while_rotating`, `a_window_of_keys_keeps_the_last_n`, `a_window_of_time_keeps_a_key_for_its_duration` |
+//! | W2 | **Rotations lose no insert.** An insert never writes into a generation after its clear and before it is current again; an insert whose generation was retired while it wrote inserts again into the current one before returning. | The announce/retire handshake (above): a retirement either sees the insert inside and leaves the clear to the last insert out, or the insert sees the epoch moved and does not write. The repeat is the insert's second check; loom cannot tell its absence from a key retired on schedule (both leave the key in no live generation), so it rests on the argument in `ring.rs` and the stress test. | `window.rs`: `no_insert_lands_in_a_cleared_spare`; negative controls `an_insert_that_skips_its_check_dirties_the_spare`, `a_clear_that_ignores_inserts_inside_dirties_the_spare`; `tests/window.rs`: `no_key_is_lost_while_rotating` |
+//! | W3 | **One rotation per epoch.** Of rotations racing from one epoch exactly one happens; each retires one generation, once. | A compare-and-swap of the epoch: one winner per value; only the winner retires and makes the spare current. | `window.rs`: `racing_rotations_retire_once` (one and two rotations reached); negative control `racing_rotations_by_store_both_win` |
+//! | W4 | **Clears never reach the window.** A query racing the rotation that retires and clears the oldest generation finds every key of the younger ones; the generation being cleared holds only keys already out of the window, so a query that still reads it needs none of them. | Only the retired generation's slot is cleared, after the epoch moved past it; the younger generations are not written but by inserts. | `window.rs`: `a_query_racing_a_retirement_finds_the_live_keys`; negative control `retiring_the_wrong_generation_loses_a_live_key` |
+//!
 //! Every atomic operation in `src/` carries an `// ORDERING:` comment naming
 //! the guarantee above it serves. The loom suite and its run time are
 //! described in `loom-tests/README.md`. Its negative controls run the real

@@ -1,0 +1,474 @@
+//! # The windowed filter
+//!
+//! [`AtomicWindowedBloom`] answers "was this key inserted within the
+//! window?", where the window is a duration or a number of keys, for a
+//! service that never stops: keys older than the window leave, so the
+//! filter never fills. It keeps `g` generations of plain filters in a
+//! lock-free ring (`ring.rs`, whose chapter has the design and the
+//! concurrency argument; guarantees W1-W4 of `docs::memory_ordering`).
+//!
+//! ## The window
+//!
+//! Inserts go to the current generation; queries ask all `g`. A window of
+//! `N` keys rotates when the current generation has taken `N / (g - 1)`
+//! new keys; a window of duration `T` every `T / (g - 1)`. A key is
+//! therefore kept for at least the window (`g - 1` whole generations come
+//! after its own) and at most `g / (g - 1)` of it. More generations keep
+//! the window tighter and cost each query of an absent key more filters to
+//! ask; the default, 4, keeps keys between `T` and `4T/3` for four
+//! lookups, and memory for `5/3` of a window's keys (one spare
+//! generation, `ring.rs`).
+//!
+//! ## Sizing
+//!
+//! Each generation is a plain filter sized for `N / (g - 1)` keys at rate
+//! `1 - (1 - p)^(1/g)`, so that a query of an absent key, which passes if
+//! any of the `g` generations passes it, is a false positive with
+//! probability at most `p` when every generation is full: the worst point
+//! of the cycle.
+
+mod clock;
+mod ring;
+
+pub use clock::{Clock, ManualClock, MonotonicClock};
+
+use crate::error::BuildError;
+use crate::hasher::WyBuildHasher;
+use crate::key::Key;
+use crate::kinds::bloom::AtomicBloom;
+use crate::layout::Layout;
+use crate::sizing::Sizing;
+use crate::sync::Ordering::Relaxed;
+use ring::{NOT_STARTED, Ring, Rotation};
+use std::fmt;
+use std::hash::BuildHasher;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Generations a windowed filter keeps unless told otherwise.
+pub const DEFAULT_GENERATIONS: u32 = 4;
+
+/// The most generations a windowed filter may keep.
+pub const MAX_GENERATIONS: u32 = 64;
+
+/// What a windowed filter's window is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Window {
+    /// The last this many new keys.
+    Keys(u64),
+    /// The keys inserted within this long.
+    Duration(Duration),
+}
+
+/// What a time window does when a generation takes more keys than it was
+/// sized for before its time is up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WhenFull {
+    /// Rotate early: the rate bound holds, and keys may leave before the
+    /// window's duration.
+    #[default]
+    Rotate,
+    /// Keep filling until the time is up: the window holds, and the rate
+    /// rises above the target.
+    KeepFilling,
+}
+
+/// Builds an [`AtomicWindowedBloom`].
+///
+/// ```
+/// use atomic_bloom::{AtomicWindowedBloom, Window};
+/// use std::time::Duration;
+///
+/// // Drop duplicate events seen within the last hour (about 1M of them).
+/// let seen = AtomicWindowedBloom::builder(1_000_000, 0.001)
+///     .window(Window::Duration(Duration::from_secs(3600)))
+///     .build()?;
+/// assert!(seen.insert("event-1"));
+/// assert!(!seen.insert("event-1"));
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct WindowedBuilder<S = WyBuildHasher> {
+    keys_per_window: usize,
+    false_positive_rate: f64,
+    window: Option<Window>,
+    generations: u32,
+    when_full: WhenFull,
+    layout: Layout,
+    clock: Option<Arc<dyn Clock>>,
+    hasher: S,
+}
+
+impl<S: BuildHasher + Clone> WindowedBuilder<S> {
+    /// The window: [`Window::Keys`] of the keys per window by default.
+    pub fn window(mut self, window: Window) -> Self {
+        self.window = Some(window);
+        self
+    }
+
+    /// Generations kept, 2 to [`MAX_GENERATIONS`]; default
+    /// [`DEFAULT_GENERATIONS`] (the module docs say what it trades).
+    pub fn generations(mut self, generations: u32) -> Self {
+        self.generations = generations;
+        self
+    }
+
+    /// What a time window does with a generation that fills early.
+    pub fn when_full(mut self, when_full: WhenFull) -> Self {
+        self.when_full = when_full;
+        self
+    }
+
+    /// Where each generation puts a key's bits; default [`Layout::Blocked`].
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// The clock a time window rotates by; default a [`MonotonicClock`].
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Hash keys with `hasher`.
+    pub fn hasher<T>(self, hasher: T) -> WindowedBuilder<T> {
+        WindowedBuilder {
+            keys_per_window: self.keys_per_window,
+            false_positive_rate: self.false_positive_rate,
+            window: self.window,
+            generations: self.generations,
+            when_full: self.when_full,
+            layout: self.layout,
+            clock: self.clock,
+            hasher,
+        }
+    }
+
+    /// The filter, or why not.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] for a rate outside `(0, 1)`, no keys, generations
+    /// outside `2..=MAX_GENERATIONS`, an empty window, or a size the
+    /// allocator refuses.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicWindowedBloom, BuildError};
+    /// let err = AtomicWindowedBloom::builder(1_000, 0.01).generations(1).build().unwrap_err();
+    /// assert!(matches!(err, BuildError::InvalidGenerations { got: 1, .. }));
+    /// ```
+    pub fn build(self) -> Result<AtomicWindowedBloom<S>, BuildError> {
+        let g = self.generations;
+        if !(2..=MAX_GENERATIONS).contains(&g) {
+            return Err(BuildError::InvalidGenerations {
+                got: g,
+                max: MAX_GENERATIONS,
+            });
+        }
+        let p = self.false_positive_rate;
+        if !(p > 0.0 && p < 1.0) {
+            return Err(BuildError::InvalidFalsePositiveRate(p));
+        }
+        let window = self
+            .window
+            .unwrap_or(Window::Keys(self.keys_per_window as u64));
+        let (keys, period) = match window {
+            Window::Keys(0) => return Err(BuildError::ZeroItems),
+            Window::Keys(n) => (n, None),
+            Window::Duration(d) if d.is_zero() => return Err(BuildError::ZeroWindow),
+            Window::Duration(d) => (self.keys_per_window as u64, Some(d / (g - 1))),
+        };
+        if keys == 0 {
+            return Err(BuildError::ZeroItems);
+        }
+        let per_generation = keys.div_ceil(u64::from(g - 1));
+        // 1 - (1 - p)^(1/g), kept precise for small p.
+        let generation_rate = -((-p).ln_1p() / f64::from(g)).exp_m1();
+        let items = usize::try_from(per_generation).map_err(|_| BuildError::TooLarge {
+            requested_bits: u128::MAX,
+            max_bits: self.layout.max_bits(),
+        })?;
+        let sizing = Sizing::for_rate(self.layout, items, generation_rate)?;
+        let filters = (0..=g)
+            .map(|_| AtomicBloom::with_sizing(sizing, self.hasher.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let clock = self
+            .clock
+            .unwrap_or_else(|| Arc::new(MonotonicClock::new()));
+        let ring = Ring::new(filters, clock.now_nanos());
+        Ok(AtomicWindowedBloom {
+            ring,
+            window,
+            period,
+            per_generation,
+            when_full: self.when_full,
+            false_positive_rate: p,
+            clock,
+            hasher: self.hasher,
+        })
+    }
+}
+
+/// A Bloom filter of the keys inserted within a window, a duration or a
+/// number of keys, shared by any number of threads without a lock: keys
+/// older than the window leave, so it never fills. No false negative for a
+/// key inserted within the window (W1 of `docs::memory_ordering`); a key
+/// may stay up to a third of a window longer with the default four
+/// generations (the `window` module's chapter in the source).
+///
+/// ```
+/// use atomic_bloom::{AtomicWindowedBloom, ManualClock, Window};
+/// use std::{sync::Arc, time::Duration};
+///
+/// let clock = Arc::new(ManualClock::new());
+/// let recent = AtomicWindowedBloom::builder(10_000, 0.01)
+///     .window(Window::Duration(Duration::from_secs(60)))
+///     .clock(clock.clone())
+///     .build()?;
+/// recent.insert("client-7");
+/// clock.advance(Duration::from_secs(59));
+/// assert!(recent.contains("client-7")); // within the minute
+/// clock.advance(Duration::from_secs(30));
+/// assert!(!recent.contains("client-7")); // past the minute and its slack
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+pub struct AtomicWindowedBloom<S = WyBuildHasher> {
+    ring: Ring<S>,
+    window: Window,
+    /// A time window's generation length.
+    period: Option<Duration>,
+    /// New keys a generation is sized for, after which a window of keys
+    /// rotates.
+    per_generation: u64,
+    when_full: WhenFull,
+    false_positive_rate: f64,
+    clock: Arc<dyn Clock>,
+    hasher: S,
+}
+
+impl AtomicWindowedBloom {
+    /// A builder for a window of `keys_per_window` keys (or, with
+    /// [`WindowedBuilder::window`], of a duration in which about that
+    /// many arrive) at `false_positive_rate` over the whole window.
+    pub fn builder(keys_per_window: usize, false_positive_rate: f64) -> WindowedBuilder {
+        WindowedBuilder {
+            keys_per_window,
+            false_positive_rate,
+            window: None,
+            generations: DEFAULT_GENERATIONS,
+            when_full: WhenFull::default(),
+            layout: Layout::default(),
+            clock: None,
+            hasher: WyBuildHasher::default(),
+        }
+    }
+
+    /// A filter of the last `keys` new keys at `false_positive_rate`.
+    ///
+    /// ```
+    /// let last = atomic_bloom::AtomicWindowedBloom::new(1_000, 0.01)?;
+    /// for i in 0..3_000u32 {
+    ///     last.insert(&i);
+    /// }
+    /// assert!(last.contains(&2_999u32));
+    /// assert!(!last.contains(&0u32)); // more than a window ago
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn new(keys: usize, false_positive_rate: f64) -> Result<Self, BuildError> {
+        AtomicWindowedBloom::builder(keys, false_positive_rate).build()
+    }
+}
+
+impl<S: BuildHasher> AtomicWindowedBloom<S> {
+    /// Inserts `key`; returns whether it was new to the current generation
+    /// (a key still in an older one counts as new here: it is inserted
+    /// again so that it stays a whole window from now).
+    pub fn insert<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// Whether `key` was inserted within the window (or is a false
+    /// positive).
+    pub fn contains<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// The 64-bit hash the filter uses for `key`.
+    pub fn hash<T: Key + ?Sized>(&self, key: &T) -> u64 {
+        key.hash_with(&self.hasher)
+    }
+
+    /// [`insert`](Self::insert) by the key's 64-bit hash.
+    pub fn insert_hash(&self, hash: u64) -> bool {
+        self.rotate_if_due();
+        let (new, generation) = self.ring.insert_with(|filter| filter.insert_hash(hash));
+        if new && (self.period.is_none() || self.when_full == WhenFull::Rotate) {
+            self.rotate_if_full(generation);
+        }
+        new
+    }
+
+    /// [`contains`](Self::contains) by the key's 64-bit hash.
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        self.rotate_if_due();
+        let epoch = self.ring.epoch();
+        self.ring
+            .live_slots(epoch)
+            .any(|slot| slot.filter.contains_hash(hash))
+    }
+
+    /// Inserts every key; returns how many were new to the current
+    /// generation.
+    pub fn insert_batch<I>(&self, keys: I) -> usize
+    where
+        I: IntoIterator,
+        I::Item: Key,
+    {
+        keys.into_iter().filter(|key| self.insert(key)).count()
+    }
+
+    /// Whether each key was inserted within the window.
+    pub fn contains_batch<I>(&self, keys: I) -> Vec<bool>
+    where
+        I: IntoIterator,
+        I::Item: Key,
+    {
+        keys.into_iter().map(|key| self.contains(&key)).collect()
+    }
+}
+
+impl<S> AtomicWindowedBloom<S> {
+    /// Starts a new generation now, retiring the oldest (its keys leave):
+    /// for a caller that rotates by its own schedule. Returns `false` if
+    /// the rotation could not happen yet (another thread's rotation won,
+    /// or an insert that began before the spare generation was retired is
+    /// still writing to it).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::builder(1_000, 0.01).generations(2).build()?;
+    /// f.insert("a");
+    /// assert!(f.rotate());
+    /// assert!(f.contains("a")); // one generation back
+    /// assert!(f.rotate());
+    /// assert!(!f.contains("a")); // retired
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn rotate(&self) -> bool {
+        let epoch = self.ring.epoch();
+        self.ring.rotate_from(epoch, || self.clock.now_nanos()) == Rotation::Rotated
+    }
+
+    /// The window.
+    pub fn window(&self) -> Window {
+        self.window
+    }
+
+    /// Generations kept (`g`).
+    pub fn generations(&self) -> u32 {
+        self.ring.live() as u32
+    }
+
+    /// Whether the spare generation, if ready, holds no bit (W2): for the
+    /// loom models.
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub fn spare_is_clean_if_ready(&self) -> bool {
+        self.ring.spare_is_clean_if_ready()
+    }
+
+    /// Rotations so far.
+    pub fn rotations(&self) -> u64 {
+        self.ring.epoch()
+    }
+
+    /// The rate the window was built for: the most a query of an absent
+    /// key passes when every generation is full.
+    pub fn false_positive_rate(&self) -> f64 {
+        self.false_positive_rate
+    }
+
+    /// New keys each generation is sized for.
+    pub fn keys_per_generation(&self) -> u64 {
+        self.per_generation
+    }
+
+    /// About how many keys the live generations hold: the keys each
+    /// reported new (a key in two generations counts twice).
+    pub fn estimated_len(&self) -> u64 {
+        let epoch = self.ring.epoch();
+        // ORDERING: Relaxed; counts, publishing nothing (as G8).
+        self.ring
+            .live_slots(epoch)
+            .map(|slot| slot.inserted.load(Relaxed))
+            .sum()
+    }
+
+    /// Bytes of memory the generations take, the spare included.
+    pub fn memory_bytes(&self) -> usize {
+        let epoch = self.ring.epoch();
+        (0..=self.ring.live())
+            .map(|age| self.ring.slot(epoch + age).filter.memory_bytes())
+            .sum()
+    }
+
+    /// Rotates a time window once for each generation length that went by
+    /// since the current generation started, so that a filter left idle
+    /// forgets on time. Each new generation starts one length after the
+    /// last (on schedule, however late the call), so that a key's
+    /// generation is followed by `g - 1` whole lengths before it retires;
+    /// after `g` rotations every old key is gone, and one more starts the
+    /// current generation now.
+    fn rotate_if_due(&self) {
+        let Some(period) = self.period else {
+            return;
+        };
+        let period = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX);
+        for round in 0..=self.ring.live() {
+            let epoch = self.ring.epoch();
+            // ORDERING: Relaxed; a stale start rotates late, never early
+            // (`ring.rs`, `rotate_from`).
+            let started = self.ring.slot(epoch).started.load(Relaxed);
+            if started == NOT_STARTED {
+                return;
+            }
+            let now = self.clock.now_nanos();
+            if now.saturating_sub(started) < period {
+                return;
+            }
+            let next_start = if round < self.ring.live() {
+                started.saturating_add(period)
+            } else {
+                now
+            };
+            if self.ring.rotate_from(epoch, || next_start) == Rotation::SpareBusy {
+                return;
+            }
+        }
+    }
+
+    /// Rotates when generation `generation`, still current, has taken the
+    /// keys it was sized for.
+    fn rotate_if_full(&self, generation: u64) {
+        // ORDERING: Relaxed; a count deciding when to rotate.
+        let inserted = self.ring.slot(generation).inserted.load(Relaxed);
+        if inserted >= self.per_generation && self.ring.epoch() == generation {
+            self.ring.rotate_from(generation, || self.clock.now_nanos());
+        }
+    }
+}
+
+impl<S> fmt::Debug for AtomicWindowedBloom<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AtomicWindowedBloom")
+            .field("window", &self.window)
+            .field("generations", &self.generations())
+            .field("keys_per_generation", &self.per_generation)
+            .field("false_positive_rate", &self.false_positive_rate)
+            .field("rotations", &self.rotations())
+            .finish_non_exhaustive()
+    }
+}
