@@ -83,7 +83,8 @@ fn a_window_of_time_keeps_a_key_for_its_duration() {
 
 /// With `WhenFull::Rotate`, a time window whose generation takes more keys
 /// than it was sized for rotates early, keeping the rate; with
-/// `KeepFilling` it does not rotate until its time is up.
+/// `KeepFilling` it does not rotate until its time is up. Both count the
+/// generations that filled early.
 #[test]
 fn a_time_window_that_fills_early_rotates_or_keeps_filling() {
     for (when_full, rotates) in [(WhenFull::Rotate, true), (WhenFull::KeepFilling, false)] {
@@ -96,6 +97,14 @@ fn a_time_window_that_fills_early_rotates_or_keeps_filling() {
             .unwrap();
         f.insert_batch(0..10_000u64);
         assert_eq!(f.rotations() > 0, rotates, "{when_full:?}");
+        // Reported either way: every generation it rotated early, or the
+        // one it kept filling.
+        let early = f.generations_filled_early();
+        assert_eq!(
+            early,
+            if rotates { f.rotations() } else { 1 },
+            "{when_full:?}"
+        );
         // The newest keys are in either way.
         assert!((9_000..10_000u64).all(|k| f.contains(&k)));
     }

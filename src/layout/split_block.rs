@@ -144,11 +144,11 @@ impl Probe for SplitBlockProbe {
         // already has both of the key's bits in it is not written. In a
         // filter filling up, a quarter or more of a new key's words are
         // complete, and each write skipped is a locked instruction saved:
-        // per-key inserts of new keys ran about 17% faster at 1M keys than
-        // with a whole-block test and four unconditional `fetch_or`s, and
-        // level at 100M (`cargo run --release -p atomic-bloom-harness --
-        // bench`). RocksDB's concurrent insert (`DynamicBloom::
-        // AddConcurrently`) tests its words the same way.
+        // per-key inserts of new keys ran faster in cache than with a
+        // whole-block test and four unconditional `fetch_or`s, and level
+        // out of it (`cargo run --release -p atomic-bloom-harness --
+        // bench`, the `SplitBlock` rows). RocksDB's concurrent insert
+        // (`DynamicBloom::AddConcurrently`) tests its words the same way.
         let masks = block_masks(self.low);
         let mut any = false;
         for (j, mask) in masks.into_iter().enumerate() {

@@ -209,6 +209,40 @@ impl<'a> Table<'a> {
         self.row(Work::inserts_2t(two, ops, reset, insert));
     }
 
+    /// Two rows: present keys `0..ops` asked one call per key with
+    /// `contains`, on one thread and split over two; every one must hit.
+    fn per_key_hits(
+        &mut self,
+        [one, two]: [&'static str; 2],
+        ops: u64,
+        contains: impl Fn(u64) -> bool + Copy + Sync + 'a,
+    ) {
+        self.row(Work::new(one, ops, move || {
+            assert!((0..ops).all(contains));
+        }));
+        self.row(Work::new(two, ops, move || {
+            two_threads(0..ops, |keys| assert!(keys.into_iter().all(contains)));
+        }));
+    }
+
+    /// Two rows: absent keys asked one call per key with `contains`, on
+    /// one thread and split over two.
+    fn per_key_misses(
+        &mut self,
+        [one, two]: [&'static str; 2],
+        ops: u64,
+        contains: impl Fn(u64) -> bool + Copy + Sync + 'a,
+    ) {
+        self.row(Work::new(one, ops, move || {
+            std::hint::black_box((ABSENT..ABSENT + ops).filter(|&k| contains(k)).count());
+        }));
+        self.row(Work::new(two, ops, move || {
+            two_threads(ABSENT..ABSENT + ops, |keys| {
+                std::hint::black_box(keys.filter(|&k| contains(k)).count());
+            });
+        }));
+    }
+
     fn index(&self, what: &str) -> usize {
         self.works
             .iter()
@@ -1034,45 +1068,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         table.row(locked_inserts_2t(RWLOCK_2T, slow_inserts, &rwlock));
         table.row(locked_inserts_2t(SHARDED_2T, slow_inserts, &sharded));
 
-        table.row(Work::new(CONTAINS_1T, pq, || {
-            assert!((0..pq).all(|k| filled.contains(&k)));
-        }));
-        table.row(Work::new(CONTAINS_2T, pq, || {
-            two_threads(0..pq, |keys| {
-                assert!(keys.into_iter().all(|k| filled.contains(&k)))
-            });
-        }));
-        table.row(Work::new(FB_CONTAINS_1T, pq, || {
-            assert!((0..pq).all(|k| fb_filled.contains(&k)));
-        }));
-        table.row(Work::new(FB_CONTAINS_2T, pq, || {
-            two_threads(0..pq, |keys| {
-                assert!(keys.into_iter().all(|k| fb_filled.contains(&k)))
-            });
-        }));
-        table.row(Work::new(FB_MISS_1T, pq, || {
-            std::hint::black_box(
-                (ABSENT..ABSENT + pq)
-                    .filter(|k| fb_filled.contains(k))
-                    .count(),
-            );
-        }));
-        table.row(Work::new(FB_MISS_2T, pq, || {
-            two_threads(ABSENT..ABSENT + pq, |keys| {
-                std::hint::black_box(keys.filter(|k| fb_filled.contains(k)).count());
-            });
-        }));
+        table.per_key_hits([CONTAINS_1T, CONTAINS_2T], pq, |k| filled.contains(&k));
+        table.per_key_hits([FB_CONTAINS_1T, FB_CONTAINS_2T], pq, |k| {
+            fb_filled.contains(&k)
+        });
+        table.per_key_misses([FB_MISS_1T, FB_MISS_2T], pq, |k| fb_filled.contains(&k));
         table.row(Work::new(CONTAINS_BATCH_1T, q, || {
             assert!(filled.contains_batch(0..q).into_iter().all(|hit| hit));
         }));
-        table.row(Work::new(MISS_1T, pq, || {
-            std::hint::black_box((ABSENT..ABSENT + pq).filter(|k| filled.contains(k)).count());
-        }));
-        table.row(Work::new(MISS_2T, pq, || {
-            two_threads(ABSENT..ABSENT + pq, |keys| {
-                std::hint::black_box(keys.filter(|k| filled.contains(k)).count());
-            });
-        }));
+        table.per_key_misses([MISS_1T, MISS_2T], pq, |k| filled.contains(&k));
         table.row(Work::new(DUP_1T, pq, || {
             assert_eq!((0..pq).filter(|k| filled.insert(k)).count(), 0);
         }));
@@ -1145,26 +1149,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 split.insert(&k);
             },
         );
-        table.row(Work::new(SPLIT_CONTAINS_1T, pq, || {
-            assert!((0..pq).all(|k| split_filled.contains(&k)));
-        }));
-        table.row(Work::new(SPLIT_CONTAINS_2T, pq, || {
-            two_threads(0..pq, |keys| {
-                assert!(keys.into_iter().all(|k| split_filled.contains(&k)))
-            });
-        }));
-        table.row(Work::new(SPLIT_MISS_1T, pq, || {
-            std::hint::black_box(
-                (ABSENT..ABSENT + pq)
-                    .filter(|k| split_filled.contains(k))
-                    .count(),
-            );
-        }));
-        table.row(Work::new(SPLIT_MISS_2T, pq, || {
-            two_threads(ABSENT..ABSENT + pq, |keys| {
-                std::hint::black_box(keys.filter(|k| split_filled.contains(k)).count());
-            });
-        }));
+        table.per_key_hits([SPLIT_CONTAINS_1T, SPLIT_CONTAINS_2T], pq, |k| {
+            split_filled.contains(&k)
+        });
+        table.per_key_misses([SPLIT_MISS_1T, SPLIT_MISS_2T], pq, |k| {
+            split_filled.contains(&k)
+        });
         table.row(Work::new(SPLIT_BATCH_1T, q, || {
             assert!(split_filled.contains_batch(0..q).into_iter().all(|hit| hit));
         }));
@@ -1176,14 +1166,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 standard.insert(&k);
             },
         );
-        table.row(Work::new(STANDARD_CONTAINS_1T, pq, || {
-            assert!((0..pq).all(|k| standard_filled.contains(&k)));
-        }));
-        table.row(Work::new(STANDARD_CONTAINS_2T, pq, || {
-            two_threads(0..pq, |keys| {
-                assert!(keys.into_iter().all(|k| standard_filled.contains(&k)))
-            });
-        }));
+        table.per_key_hits([STANDARD_CONTAINS_1T, STANDARD_CONTAINS_2T], pq, |k| {
+            standard_filled.contains(&k)
+        });
         let (sized, split_sized) = if label == "1M" {
             (RATIOS_1M, RATIOS_SPLIT_1M)
         } else {

@@ -38,7 +38,7 @@ use crate::key::Key;
 use crate::kinds::bloom::AtomicBloom;
 use crate::layout::Layout;
 use crate::sizing::Sizing;
-use crate::sync::Ordering::Relaxed;
+use crate::sync::{AtomicU64, Ordering::Relaxed};
 use ring::{NOT_STARTED, Ring, Rotation};
 use std::fmt;
 use std::hash::BuildHasher;
@@ -206,6 +206,7 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
             period,
             per_generation,
             when_full: self.when_full,
+            filled_early: AtomicU64::new(0),
             false_positive_rate: p,
             clock,
             hasher: self.hasher,
@@ -245,6 +246,9 @@ pub struct AtomicWindowedBloom<S = WyBuildHasher> {
     /// rotates.
     per_generation: u64,
     when_full: WhenFull,
+    /// Generations of a time window that took the keys they were sized
+    /// for before their time was up.
+    filled_early: AtomicU64,
     false_positive_rate: f64,
     clock: Arc<dyn Clock>,
     hasher: S,
@@ -305,7 +309,12 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     /// [`insert`](Self::insert) by the key's 64-bit hash.
     pub fn insert_hash(&self, hash: u64) -> bool {
         self.rotate_if_due();
-        let (new, generation) = self.ring.insert_with(|filter| filter.insert_hash(hash));
+        let full = self.per_generation;
+        let (new, generation, filled) = self.ring.insert_with(full, |f| f.insert_hash(hash));
+        if filled && self.period.is_some() {
+            // ORDERING: Relaxed; a count for the caller, publishing nothing.
+            self.filled_early.fetch_add(1, Relaxed);
+        }
         if new && (self.period.is_none() || self.when_full == WhenFull::Rotate) {
             self.rotate_if_full(generation);
         }
@@ -389,6 +398,43 @@ impl<S> AtomicWindowedBloom<S> {
     /// key passes when every generation is full.
     pub fn false_positive_rate(&self) -> f64 {
         self.false_positive_rate
+    }
+
+    /// How many generations of a time window took the keys they were
+    /// sized for before their time was up: keys arrive faster than the
+    /// window was built for ([`WhenFull`] says what it then did). Always 0
+    /// for a window of keys.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicWindowedBloom, ManualClock, WhenFull, Window};
+    /// use std::{sync::Arc, time::Duration};
+    /// let clock = Arc::new(ManualClock::new());
+    /// let f = AtomicWindowedBloom::builder(300, 0.01)
+    ///     .window(Window::Duration(Duration::from_secs(60)))
+    ///     .when_full(WhenFull::KeepFilling)
+    ///     .clock(clock.clone())
+    ///     .build()?;
+    /// // Sized for 100 keys per 20-second generation; 150 arrive at once.
+    /// f.insert_batch(0..150u32);
+    /// assert_eq!(f.generations_filled_early(), 1);
+    /// clock.advance(Duration::from_secs(10));
+    /// assert!(f.keys_per_second().unwrap() > 10.0); // about 15 a second
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn generations_filled_early(&self) -> u64 {
+        // ORDERING: Relaxed, as where it is counted.
+        self.filled_early.load(Relaxed)
+    }
+
+    /// New keys per second into the current generation since it began, by
+    /// the filter's clock: the rate keys arrive at, to compare with what a
+    /// time window was built for. `None` until time has gone by in it.
+    pub fn keys_per_second(&self) -> Option<f64> {
+        let slot = self.ring.slot(self.ring.epoch());
+        // ORDERING: Relaxed, both: a count and a start, publishing nothing.
+        let (started, inserted) = (slot.started.load(Relaxed), slot.inserted.load(Relaxed));
+        let elapsed = self.clock.now_nanos().checked_sub(started)?;
+        (started != NOT_STARTED && elapsed > 0).then(|| inserted as f64 * 1e9 / elapsed as f64)
     }
 
     /// New keys each generation is sized for.

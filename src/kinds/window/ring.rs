@@ -201,12 +201,14 @@ impl<S> Ring<S> {
     /// Runs `write` on the current generation's filter, again on the next
     /// one if a rotation came meanwhile, until a check after the write
     /// finds its generation still current (W1, W2). Returns whether any
-    /// write reported the key new, and the generation it took effect in.
+    /// write reported the key new, the generation it took effect in, and
+    /// whether this call's count was that generation's `full`th new key.
     pub(crate) fn insert_with(
         &self,
+        full: u64,
         mut write: impl FnMut(&AtomicBloom<S>) -> bool,
-    ) -> (bool, u64) {
-        let mut new = false;
+    ) -> (bool, u64, bool) {
+        let (mut new, mut filled) = (false, false);
         loop {
             let epoch = self.epoch();
             let slot = self.slot(epoch);
@@ -221,14 +223,16 @@ impl<S> Ring<S> {
                 let fresh = write(&slot.filter);
                 if fresh {
                     // ORDERING: Relaxed; a count that decides when to
-                    // rotate, publishing nothing (as the growable filter's).
-                    slot.inserted.fetch_add(1, Relaxed);
+                    // rotate, publishing nothing (as the growable filter's);
+                    // its atomicity gives each count to one insert, so one
+                    // insert sees the generation fill.
+                    filled |= slot.inserted.fetch_add(1, Relaxed) + 1 == full;
                 }
                 new |= fresh;
             }
             self.leave(slot);
             if still_current && self.epoch_now() == epoch {
-                return (new, epoch);
+                return (new, epoch, filled);
             }
         }
     }
