@@ -7,16 +7,8 @@
 //! [`sizing`](crate::docs::sizing) chapter.
 
 use crate::error::BuildError;
+pub use crate::layout::MAX_BITS;
 use crate::layout::{BlockModel, Layout, MAX_HASHES, Placement, Probe, standard_bits};
-
-/// The largest bit array a filter may have: 2^43 bits, 1 TiB (2^40 bits,
-/// 128 GiB, for [`Layout::SplitBlock`]: [`Layout::max_bits`]).
-///
-/// ```
-/// use atomic_bloom::{AtomicBloom, BuildError, MAX_BITS};
-/// assert!(matches!(AtomicBloom::with_bits(MAX_BITS + 1, 3), Err(BuildError::TooLarge { .. })));
-/// ```
-pub const MAX_BITS: u64 = 1 << 43;
 
 /// The loosest rate a filter is sized for: a rate above it is sized as
 /// it. Closer to 1, the model's rates differ from 1 by less than its

@@ -58,6 +58,15 @@ pub(crate) use word::WordProbe;
 use std::fmt;
 use std::str::FromStr;
 
+/// The largest bit array a filter may have: 2^43 bits, 1 TiB (2^40 bits,
+/// 128 GiB, for [`Layout::SplitBlock`]: [`Layout::max_bits`]).
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, BuildError, MAX_BITS};
+/// assert!(matches!(AtomicBloom::with_bits(MAX_BITS + 1, 3), Err(BuildError::TooLarge { .. })));
+/// ```
+pub const MAX_BITS: u64 = 1 << 43;
+
 /// The most bits a key may set (`k`).
 ///
 /// ```
@@ -212,7 +221,7 @@ impl Layout {
     pub const fn max_bits(self) -> u64 {
         match self {
             Layout::SplitBlock => MAX_SPLIT_BLOCK_BITS,
-            _ => crate::MAX_BITS,
+            _ => MAX_BITS,
         }
     }
 
