@@ -253,3 +253,20 @@ fn the_rate_holds_at_the_worst_point_of_the_cycle() {
         );
     }
 }
+
+/// The `par_` forms answer as per-key calls: every key inserted on
+/// rayon's threads is found, in order, and keys never inserted mostly are
+/// not.
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_forms_answer_as_per_key_calls() {
+    let f = AtomicWindowedBloom::new(100_000, 0.001).unwrap();
+    let new = f.par_insert(0..50_000u64);
+    assert!((49_900..=50_000).contains(&new), "{new}");
+    let keys: Vec<u64> = (0..50_000).chain(1 << 40..(1 << 40) + 50_000).collect();
+    let found = f.par_contains(keys.clone());
+    let expected: Vec<bool> = keys.iter().map(|k| f.contains(k)).collect();
+    assert_eq!(found, expected);
+    assert!(found[..50_000].iter().all(|&hit| hit));
+    assert!(found[50_000..].iter().filter(|&&hit| hit).count() < 200);
+}

@@ -326,6 +326,73 @@ impl Sharded {
 
 /// The plain filter behind one `Mutex`.
 pub type MutexFilter = Mutex<PlainBlocked>;
+
+/// A windowed filter behind one `Mutex`, the obvious locked design: a ring
+/// of `g + 1` plain blocked filters sized as `AtomicWindowedBloom` sizes
+/// its generations; an insert goes to the current one and, once it has
+/// taken its share of the window's keys, moves on to the next, clearing it;
+/// a query asks the `g` newest.
+pub struct MutexRing {
+    ring: Mutex<RingState>,
+}
+
+struct RingState {
+    generations: Vec<PlainBlocked>,
+    current: usize,
+    inserted: u64,
+    per_generation: u64,
+}
+
+impl MutexRing {
+    /// A window of `keys` keys at rate `fpp`, over `g` generations.
+    pub fn new(keys: usize, fpp: f64, g: usize) -> Self {
+        let per_generation = keys.div_ceil(g - 1);
+        // As `AtomicWindowedBloom`: each generation at 1 - (1 - p)^(1/g).
+        let rate = -((-fpp).ln_1p() / g as f64).exp_m1();
+        MutexRing {
+            ring: Mutex::new(RingState {
+                generations: (0..=g)
+                    .map(|_| PlainBlocked::new(per_generation, rate))
+                    .collect(),
+                current: 0,
+                inserted: 0,
+                per_generation: per_generation as u64,
+            }),
+        }
+    }
+
+    /// Inserts `key` under the lock; whether it was new to the current
+    /// generation.
+    pub fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
+        let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        let current = ring.current;
+        let new = ring.generations[current].insert(key);
+        ring.inserted += u64::from(new);
+        if ring.inserted >= ring.per_generation {
+            let next = (current + 1) % ring.generations.len();
+            ring.generations[next].clear();
+            ring.current = next;
+            ring.inserted = 0;
+        }
+        new
+    }
+
+    /// Whether `key` may be in the window, under the lock.
+    pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
+        let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        let slots = ring.generations.len();
+        (0..slots - 1)
+            .any(|age| ring.generations[(ring.current + slots - age) % slots].contains(key))
+    }
+
+    /// Removes every key.
+    pub fn clear(&self) {
+        let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        ring.generations.iter_mut().for_each(PlainBlocked::clear);
+        ring.current = 0;
+        ring.inserted = 0;
+    }
+}
 /// The plain filter behind one `RwLock`.
 pub type RwLockFilter = RwLock<PlainBlocked>;
 

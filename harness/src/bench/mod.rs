@@ -52,9 +52,9 @@
 //!
 //! `bench --counting` runs the counting filter's comparison instead
 //! (`counting.rs`), `bench --growable` the growable filter's
-//! (`growable.rs`), and `bench --string-keys` the per-key insert targets
-//! with 32-byte string keys (`strings.rs`), with the same measurement
-//! machinery.
+//! (`growable.rs`), `bench --window` the windowed filter's (`window.rs`),
+//! and `bench --string-keys` the per-key insert targets with 32-byte
+//! string keys (`strings.rs`), with the same measurement machinery.
 
 /// The comparison is fixed so runs compare; a flag picks another one
 /// instead of the plain filter's.
@@ -77,11 +77,18 @@ pub struct Args {
     /// threads, 1M and 100M keys.
     #[arg(long, conflicts_with = "counting")]
     string_keys: bool,
+    /// Compare the windowed filter (`AtomicWindowedBloom`, a window of 1M
+    /// keys over four generations) with a plain `AtomicBloom` holding as
+    /// many keys and with the same ring behind a `Mutex`: insert and
+    /// contains, per key, 1 and 2 threads.
+    #[arg(long, conflicts_with_all = ["counting", "growable", "string_keys"])]
+    window: bool,
 }
 
 mod counting;
 mod growable;
 mod strings;
+mod window;
 
 use crate::load::{MAX_OTHERS_SHARE, Sample};
 use crate::say;
@@ -903,6 +910,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.string_keys {
         return strings::run();
+    }
+    if args.window {
+        return window::run();
     }
     let mut session = Session::start();
     let mut sizing = SizingTimes::new();

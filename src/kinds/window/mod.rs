@@ -348,6 +348,48 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     {
         keys.into_iter().map(|key| self.contains(&key)).collect()
     }
+
+    /// [`insert_batch`](Self::insert_batch) on all of rayon's threads.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::new(100_000, 0.01)?;
+    /// assert!(f.par_insert(0..10_000u64) > 9_900);
+    /// assert!(f.contains(&7_777u64));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_insert<I>(&self, keys: I) -> usize
+    where
+        I: rayon::iter::IntoParallelIterator,
+        I::Item: Key,
+        S: Sync,
+    {
+        use rayon::iter::ParallelIterator;
+        keys.into_par_iter().filter(|key| self.insert(key)).count()
+    }
+
+    /// [`contains_batch`](Self::contains_batch) on all of rayon's threads,
+    /// in order.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::new(100_000, 0.01)?;
+    /// f.par_insert(0..1_000u32);
+    /// assert_eq!(f.par_contains(vec![5u32, 999]), [true, true]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_contains<I>(&self, keys: I) -> Vec<bool>
+    where
+        I: rayon::iter::IntoParallelIterator,
+        I::Iter: rayon::iter::IndexedParallelIterator,
+        I::Item: Key,
+        S: Sync,
+    {
+        use rayon::iter::ParallelIterator;
+        keys.into_par_iter()
+            .map(|key| self.contains(&key))
+            .collect()
+    }
 }
 
 impl<S> AtomicWindowedBloom<S> {

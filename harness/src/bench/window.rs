@@ -1,0 +1,154 @@
+//! `bench --window`: what forgetting costs, side by side in one run.
+//! `AtomicWindowedBloom` (a window of 1M keys, four generations, p = 1%)
+//! against a plain `AtomicBloom` that holds as many keys as the window at
+//! its fullest (the cost of asking four generations and of rotating), and
+//! against the same ring of generations behind one `Mutex` (what a service
+//! would otherwise write). Per-key inserts of new keys, which rotate the
+//! ring as they go, and queries of present and absent keys, on 1 and 2
+//! threads; u64 keys. Ratios to the plain filter and to the `Mutex` are
+//! measured as pairs.
+
+use super::{Ratio, Session, Table, Work, paired, ratio, two_threads};
+use crate::say;
+use atomic_bloom::{AtomicBloom, AtomicWindowedBloom};
+use baselines::MutexRing;
+
+const KEYS: usize = 1_000_000;
+const GENERATIONS: u32 = 4;
+const FPP: f64 = 0.01;
+
+const W_INSERT_1T: &str = "windowed insert, per key, 1 thread";
+const W_INSERT_2T: &str = "windowed insert, per key, 2 threads";
+const W_HIT_1T: &str = "windowed contains hit, per key, 1 thread";
+const W_HIT_2T: &str = "windowed contains hit, per key, 2 threads";
+const W_MISS_1T: &str = "windowed contains miss, per key, 1 thread";
+const W_MISS_2T: &str = "windowed contains miss, per key, 2 threads";
+const P_INSERT_1T: &str = "plain AtomicBloom insert, 1 thread";
+const P_INSERT_2T: &str = "plain AtomicBloom insert, 2 threads";
+const P_HIT_1T: &str = "plain AtomicBloom contains hit, 1 thread";
+const P_HIT_2T: &str = "plain AtomicBloom contains hit, 2 threads";
+const P_MISS_1T: &str = "plain AtomicBloom contains miss, 1 thread";
+const P_MISS_2T: &str = "plain AtomicBloom contains miss, 2 threads";
+const M_INSERT_1T: &str = "Mutex ring insert, 1 thread";
+const M_INSERT_2T: &str = "Mutex ring insert, 2 threads";
+const M_HIT_1T: &str = "Mutex ring contains hit, 1 thread";
+const M_HIT_2T: &str = "Mutex ring contains hit, 2 threads";
+const M_MISS_1T: &str = "Mutex ring contains miss, 1 thread";
+const M_MISS_2T: &str = "Mutex ring contains miss, 2 threads";
+
+const RATIOS: &[Ratio] = &[
+    paired("windowed / plain: insert, 1T", W_INSERT_1T, P_INSERT_1T),
+    paired("windowed / plain: insert, 2T", W_INSERT_2T, P_INSERT_2T),
+    paired("windowed / plain: contains hit, 1T", W_HIT_1T, P_HIT_1T),
+    ratio("windowed / plain: contains hit, 2T", W_HIT_2T, P_HIT_2T),
+    paired("windowed / plain: contains miss, 1T", W_MISS_1T, P_MISS_1T),
+    ratio("windowed / plain: contains miss, 2T", W_MISS_2T, P_MISS_2T),
+    paired(
+        "windowed / Mutex ring: insert, 1T",
+        W_INSERT_1T,
+        M_INSERT_1T,
+    ),
+    paired(
+        "windowed / Mutex ring: insert, 2T",
+        W_INSERT_2T,
+        M_INSERT_2T,
+    ),
+    paired(
+        "windowed / Mutex ring: contains hit, 1T",
+        W_HIT_1T,
+        M_HIT_1T,
+    ),
+    paired(
+        "windowed / Mutex ring: contains hit, 2T",
+        W_HIT_2T,
+        M_HIT_2T,
+    ),
+    paired(
+        "windowed / Mutex ring: contains miss, 1T",
+        W_MISS_1T,
+        M_MISS_1T,
+    ),
+    ratio(
+        "windowed / Mutex ring: contains miss, 2T",
+        W_MISS_2T,
+        M_MISS_2T,
+    ),
+    ratio("windowed: insert 2T / 1T", W_INSERT_2T, W_INSERT_1T),
+    ratio("Mutex ring: insert 2T / 1T", M_INSERT_2T, M_INSERT_1T),
+];
+
+fn windowed() -> AtomicWindowedBloom {
+    AtomicWindowedBloom::builder(KEYS, FPP)
+        .generations(GENERATIONS)
+        .build()
+        .expect("valid parameters")
+}
+
+pub fn run() -> anyhow::Result<()> {
+    let mut session = Session::start();
+    let count = KEYS as u64;
+    // The window at its fullest holds g / (g - 1) windows of keys.
+    let fullest = KEYS * GENERATIONS as usize / (GENERATIONS as usize - 1);
+    let ours = std::sync::RwLock::new(windowed());
+    let plain = AtomicBloom::new(fullest, FPP)?;
+    let ring = MutexRing::new(KEYS, FPP, GENERATIONS as usize);
+    // Filled filters for the queries: the window's last `count` keys.
+    let filled = windowed();
+    (0..count).for_each(|k| {
+        filled.insert(&k);
+    });
+    let filled_plain = AtomicBloom::new(fullest, FPP)?;
+    filled_plain.par_insert(0..count);
+    let filled_ring = MutexRing::new(KEYS, FPP, GENERATIONS as usize);
+    (0..count).for_each(|k| {
+        filled_ring.insert(&k);
+    });
+    say!(
+        "  1M memory: windowed {} KiB over {} generations and a spare, plain {} KiB",
+        filled.memory_bytes() >> 10,
+        filled.generations(),
+        filled_plain.memory_bytes() >> 10
+    );
+    let mut table = Table::new("1M");
+    let fresh_ours = || *ours.write().unwrap_or_else(|e| e.into_inner()) = windowed();
+    table.row(Work::after(W_INSERT_1T, count, fresh_ours, || {
+        let f = ours.read().unwrap_or_else(|e| e.into_inner());
+        (0..count).for_each(|k| {
+            f.insert(&k);
+        });
+    }));
+    table.row(Work::after(W_INSERT_2T, count, fresh_ours, || {
+        let f = ours.read().unwrap_or_else(|e| e.into_inner());
+        let f = &*f;
+        two_threads(0..count, |keys| {
+            keys.for_each(|k| {
+                f.insert(&k);
+            })
+        });
+    }));
+    table.per_key_inserts(
+        [P_INSERT_1T, P_INSERT_2T],
+        count,
+        || plain.clear(),
+        |k| {
+            plain.insert(&k);
+        },
+    );
+    table.per_key_inserts(
+        [M_INSERT_1T, M_INSERT_2T],
+        count,
+        || ring.clear(),
+        |k| {
+            ring.insert(&k);
+        },
+    );
+    table.per_key_hits([W_HIT_1T, W_HIT_2T], count, |k| filled.contains(&k));
+    table.per_key_hits([P_HIT_1T, P_HIT_2T], count, |k| filled_plain.contains(&k));
+    table.per_key_hits([M_HIT_1T, M_HIT_2T], count, |k| filled_ring.contains(&k));
+    table.per_key_misses([W_MISS_1T, W_MISS_2T], count, |k| filled.contains(&k));
+    table.per_key_misses([P_MISS_1T, P_MISS_2T], count, |k| filled_plain.contains(&k));
+    table.per_key_misses([M_MISS_1T, M_MISS_2T], count, |k| filled_ring.contains(&k));
+    session.report(&table, RATIOS);
+    session.conclude();
+    Ok(())
+}
