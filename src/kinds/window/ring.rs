@@ -59,6 +59,7 @@ use crate::sync::{
     AtomicU64,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
+use crossbeam_utils::CachePadded;
 
 /// Phases of a slot, the low two bits of its state; the rest is the
 /// generation the phase is about.
@@ -76,17 +77,20 @@ const fn state(generation: u64, phase: u64) -> u64 {
     generation << 2 | phase
 }
 
-/// One slot of the ring.
+/// One slot of the ring. The words every insert writes (`writers`, and
+/// `inserted` for a new key) have cache lines of their own, so that the
+/// filter's fields, which every operation reads, do not bounce between
+/// cores with them.
 pub(crate) struct Slot<S> {
     pub(crate) filter: AtomicBloom<S>,
     /// Inserts inside this slot (announced, not yet left).
-    writers: AtomicU64,
+    writers: CachePadded<AtomicU64>,
     /// `state(generation, phase)`: live with, retired from, being cleared
     /// after, or ready for a generation.
     state: AtomicU64,
     /// Keys its inserts reported new while it was live (count rotation,
     /// estimates).
-    pub(crate) inserted: AtomicU64,
+    pub(crate) inserted: CachePadded<AtomicU64>,
     /// When it became current, in the clock's nanoseconds;
     /// [`NOT_STARTED`] from its clear until the rotation that makes it
     /// current has read the clock.
@@ -108,8 +112,9 @@ pub(crate) enum Rotation {
 /// The ring: `g + 1` slots and the current epoch.
 pub(crate) struct Ring<S> {
     slots: Box<[Slot<S>]>,
-    /// The current generation's number; only grows.
-    epoch: AtomicU64,
+    /// The current generation's number; only grows. Every insert reads it
+    /// with a read-modify-write, so it has a cache line of its own.
+    epoch: CachePadded<AtomicU64>,
     /// Live generations, `g` (at least 2).
     live: u64,
 }
@@ -124,19 +129,19 @@ impl<S> Ring<S> {
             .enumerate()
             .map(|(i, filter)| Slot {
                 filter,
-                writers: AtomicU64::new(0),
+                writers: CachePadded::new(AtomicU64::new(0)),
                 state: AtomicU64::new(if i == 0 {
                     state(0, LIVE)
                 } else {
                     state(i as u64, READY)
                 }),
-                inserted: AtomicU64::new(0),
+                inserted: CachePadded::new(AtomicU64::new(0)),
                 started: AtomicU64::new(if i == 0 { now } else { NOT_STARTED }),
             })
             .collect();
         Ring {
             slots,
-            epoch: AtomicU64::new(0),
+            epoch: CachePadded::new(AtomicU64::new(0)),
             live,
         }
     }
