@@ -74,6 +74,18 @@ class BloomFilter:
         layout: Optional[Layout] = None,
         seed: int = 0,
     ) -> Self: ...
+    @classmethod
+    def from_keys(
+        cls,
+        keys: Iterable[Key],
+        false_positive_rate: float = 0.01,
+        *,
+        expected_items: Optional[int] = None,
+        layout: Optional[Layout] = None,
+        seed: int = 0,
+    ) -> Self:
+        """A new filter of ``keys``, sized for ``expected_items`` (default ``len(keys)``), built with
+        plain writes and the GIL released; the same bits as ``add_many`` on a new filter."""
     def add(self, key: Key) -> bool:
         """Adds ``key``; returns whether it was new."""
     def __contains__(self, key: Key, /) -> bool: ...
@@ -142,6 +154,18 @@ class CountingBloomFilter:
         layout: Optional[Layout] = None,
         seed: int = 0,
     ) -> Self: ...
+    @classmethod
+    def from_keys(
+        cls,
+        keys: Iterable[Key],
+        false_positive_rate: float = 0.01,
+        *,
+        expected_items: Optional[int] = None,
+        layout: Optional[Layout] = None,
+        seed: int = 0,
+    ) -> Self:
+        """A new filter of ``keys`` (each counted once per occurrence), sized for ``expected_items``
+        (default ``len(keys)``), built with plain writes and the GIL released."""
     def add(self, key: Key) -> bool:
         """Adds one occurrence of ``key``; returns whether it was absent before."""
     def remove(self, key: Key, *, checked: bool = True) -> bool:

@@ -73,6 +73,42 @@ macro_rules! filter_methods {
                     .map_err($crate::errors::build_error)
             }
 
+            /// A new filter holding every key of `keys`, sized for
+            /// `expected_items` (by default, `len(keys)`). Built with plain
+            /// writes while no other thread can see it (the library's
+            /// exclusive build), the GIL released while keys are hashed and
+            /// inserted; the same bits as `add_many` on a new filter.
+            #[classmethod]
+            #[pyo3(signature = (keys, false_positive_rate = 0.01, *, expected_items = None, layout = None, seed = 0))]
+            fn from_keys(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                py: Python<'_>,
+                keys: &Bound<'_, PyAny>,
+                false_positive_rate: f64,
+                expected_items: Option<i128>,
+                layout: Option<&str>,
+                seed: i128,
+            ) -> PyResult<Self> {
+                let expected = match expected_items {
+                    Some(n) => n,
+                    None => keys.len().map_err(|_| {
+                        pyo3::exceptions::PyTypeError::new_err(
+                            "from_keys needs expected_items for keys without a len() (an iterator or generator)",
+                        )
+                    })? as i128,
+                };
+                let mut filter: $inner =
+                    $crate::params::builder(expected, false_positive_rate, layout, seed)?
+                        .build()
+                        .map_err($crate::errors::build_error)?;
+                let hasher = filter.hasher().clone();
+                let order = $crate::keys::Order::KeysFirst;
+                $crate::keys::for_each_chunk(py, keys, &hasher, order, |hashes| {
+                    filter.insert_hash_batch_mut(hashes)
+                })?;
+                Ok(Self::wrap(filter))
+            }
+
             /// Adds `key` (one more occurrence of it, for a counting filter);
             /// returns whether it was absent before.
             fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {

@@ -168,6 +168,33 @@ class TestKeys:
         assert bulk.contains_many(keys) == [True] * len(keys)
 
 
+class TestFromKeys:
+    """A filter built from its keys (the library's exclusive build) is the
+    filter ``add_many`` builds, for both fixed-size classes and every layout."""
+
+    @pytest.mark.parametrize("layout", LAYOUTS)
+    @pytest.mark.parametrize("cls", [BloomFilter, atomic_bloom.CountingBloomFilter])
+    def test_the_same_bits_as_add_many(self, cls, layout):
+        keys = [f"key-{i}" for i in range(5_000)] + list(range(3_000)) + ["key-7"] * 3
+        built = cls.from_keys(keys, 0.001, layout=layout, seed=4)
+        added = cls(len(keys), 0.001, layout=layout, seed=4)
+        added.add_many(keys)
+        assert built == added
+        assert all(key in built for key in keys)
+
+    def test_a_sized_input_needs_no_count_and_an_iterator_does(self):
+        f = BloomFilter.from_keys(range(1_000))
+        assert f == BloomFilter.from_keys(iter(range(1_000)), expected_items=1_000)
+        with pytest.raises(TypeError, match="needs expected_items"):
+            BloomFilter.from_keys(k for k in range(10))
+
+    def test_a_bad_key_raises_and_builds_nothing(self):
+        with pytest.raises(TypeError):
+            BloomFilter.from_keys(["a", None, "b"])
+        with pytest.raises(ValueError, match="expected_items must be at least 1"):
+            BloomFilter.from_keys([])
+
+
 class TestBulk:
     def test_add_many_counts_new_keys_like_add_would(self):
         f = BloomFilter(1000, layout="word")
