@@ -2,8 +2,8 @@
 pre-filter another DataFrame.
 
 The build is the usual per-partition aggregation: every partition builds
-its own filter on its executor (``add_many``, which releases the GIL while
-it inserts), ships it as the library's validated bytes, and the partition
+its own filter on its executor (``from_keys``: plain writes, the GIL
+released while it inserts), ships it as the library's validated bytes, and the partition
 filters are OR-merged with ``treeReduce``. The keys reach the executors'
 Python in Arrow record batches (``mapInArrow``) rather than one pickled row
 each, which was about four times slower (``python/bench/spark_build.py``;
@@ -135,11 +135,16 @@ def _build(
 
     # pyarrow RecordBatches in and out (typed Any: pyarrow ships no stubs).
     def build_partition(batches: Iterable[Any]) -> Iterator[Any]:
+        import itertools
+
         import pyarrow as pa  # type: ignore[import-untyped]  # pyarrow ships no stubs
 
-        partition = new_filter()
-        for batch in batches:
-            partition.add_many(batch.column(0).to_pylist())
+        # A filter no other thread sees yet: the exclusive build (plain
+        # writes) through ``from_keys``, the same bits as ``add_many``.
+        keys = itertools.chain.from_iterable(batch.column(0).to_pylist() for batch in batches)
+        partition = cls.from_keys(
+            keys, false_positive_rate, expected_items=items, layout=layout, seed=seed
+        )
         yield pa.record_batch([pa.array([partition.to_bytes()], pa.binary())], names=["filter"])
 
     filters = values.mapInArrow(build_partition, "filter binary").rdd
