@@ -281,11 +281,11 @@ pub enum IncompatibleError {
     #[error("filters hash keys differently (different hasher or seed)")]
     Hasher,
     /// Both are `Standard` filters, but one was read from a file written
-    /// before enhanced double hashing, whose keys' bits are elsewhere
+    /// before double hashing, whose keys' bits are elsewhere
     /// (`docs::format`): rebuild it from its keys to combine the two.
     #[error(
         "filters place bits differently: one is a Standard filter from a file written before \
-         enhanced double hashing; rebuild it from its keys to combine them"
+         double hashing; rebuild it from its keys to combine them"
     )]
     Positions,
 }

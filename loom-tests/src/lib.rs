@@ -35,15 +35,21 @@ pub struct Case {
     pub y: u64,
 }
 
+/// The splitmix64 increment, `2^64 / φ`: its multiples spread over the
+/// whole range of hashes.
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
 /// Every layout, each with `k = 2` (`SplitBlock`, which fixes it, 8).
 pub const CASES: [Case; 5] = [
+    // Multiples of 2^64 / φ: `Standard`'s first bit is the hash's top
+    // bits, which small hashes would all share.
     Case {
         layout: Layout::Standard,
         num_bits: 128,
-        a: 0,
-        b: 2,
-        x: 2,
-        y: 3,
+        a: GOLDEN.wrapping_mul(4),
+        b: GOLDEN,
+        x: GOLDEN,
+        y: GOLDEN.wrapping_mul(2),
     },
     Case {
         layout: Layout::Blocked,

@@ -8,7 +8,7 @@
 //! |---|---|---|---|
 //! | 0  | 8 | magic | `89 41 42 4C 4F 4F 4D 0A` (`\x89ABLOOM\n`: the high byte catches 7-bit channels, the `\n` newline mangling) |
 //! | 8  | 2 | format version | `1` or `2`, u16 LE (below) |
-//! | 10 | 1 | placement id | where bits go: `0` Standard with each bit its own splitmix64 output (files written before enhanced double hashing; read, never written for new filters), `1` Blocked, `2` Word, `3` Sectorized, `4` SplitBlock, `5` Standard by enhanced double hashing (`4` and `5` added after 0.1.0, whose readers refuse them) |
+//! | 10 | 1 | placement id | where bits go: `0` Standard with each bit its own splitmix64 output (files written before double hashing; read, never written for new filters), `1` Blocked, `2` Word, `3` Sectorized, `4` SplitBlock, `5` Standard by double hashing (`4` and `5` added after 0.1.0, whose readers refuse them) |
 //! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes) |
 //! | 12 | 4 | `k` | u32 LE, `1..=MAX_HASHES`; `8` for SplitBlock |
 //! | 16 | 8 | `m` | u64 LE, cells (bits, or counters): `1..=MAX_BITS` (`2^40` for SplitBlock), a multiple of 64 (512 for Blocked and Sectorized, 256 for SplitBlock) |

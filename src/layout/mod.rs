@@ -33,7 +33,7 @@
 //! Mitzenmacher, "Less Hashing, Same Performance", 2006), which `Standard`
 //! uses, is not fed straight into a multiply-shift: its probes form a
 //! progression, which the reduction maps to evenly spaced positions, and
-//! on small filters that structure raises the rate; each probe is remixed
+//! on small filters that structure raises the rate; each step rotates
 //! first (`standard.rs`). The blocked layouts cut their bits from the
 //! splitmix64 stream of `positions.rs`, which is nonlinear.
 
@@ -320,13 +320,13 @@ impl std::error::Error for ParseLayoutError {}
 #[repr(u8)]
 pub(crate) enum Placement {
     /// `Standard` with each bit its own splitmix64 output: what files
-    /// before enhanced double hashing hold.
+    /// before double hashing hold.
     StandardStream = 0,
     Blocked = 1,
     Word = 2,
     Sectorized = 3,
     SplitBlock = 4,
-    /// `Standard` by enhanced double hashing (`standard.rs`).
+    /// `Standard` by double hashing (`standard.rs`).
     Standard = 5,
 }
 

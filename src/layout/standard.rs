@@ -1,7 +1,7 @@
 //! # `Standard`: `k` bits anywhere
 //!
 //! Each of a key's `k` bits is anywhere in the array: probe `i` of the
-//! key's enhanced double hashing, remixed and reduced to a bit position
+//! key's double hashing, whose steps rotate, reduced to a bit position
 //! ([`DoubleHashing`]); files written before it have each bit from its own
 //! splitmix64 output ([`Stream`]), and keep it. Space-optimal, but a new
 //! key costs up to `k` cache misses. Its rate is the textbook one, `(1 - (1 -
@@ -29,19 +29,18 @@ pub(crate) trait Positions: Copy {
     fn positions(hash: u64, k: u32, num_bits: u64) -> impl Iterator<Item = u64> + Clone;
 }
 
-/// Enhanced double hashing (Dillinger and Manolios, "Bloom Filters in
-/// Probabilistic Verification", FMCAD 2004; Kirsch and Mitzenmacher,
-/// "Less Hashing, Same Performance", 2006, show double hashing keeps the
-/// rate of independent hashes): `x` starts at the hash and `y` at a
-/// second hash made from it; each probe steps `x += y`, `y += i`. The
-/// steps form a polynomial in `i` whose top bits, which a multiply-shift
-/// reduction keeps, step almost evenly (the `y += i` term is too small to
-/// reach them), so each `x` is remixed by a multiply-xorshift before the
-/// reduction: unremixed, small filters measured well above the rate of
-/// independent positions (`small_filters_have_the_rate_of_independent_positions`
-/// fails without the remix).
-/// A probe costs two adds, a shift, a xor and two multiplies, against the
-/// stream's four multiplies.
+/// Double hashing with a rotation (Kirsch and Mitzenmacher, "Less
+/// Hashing, Same Performance", 2006, show double hashing keeps the rate of
+/// independent hashes; fastbloom steps the same way): `x` starts at the
+/// hash and `y` is a second hash made from it; each probe steps
+/// `x = rotl(x, 5) + y`. Plain steps `x += y` (or Dillinger and Manolios's
+/// enhanced `y += i` on top, too small to reach them) move the top bits,
+/// which a multiply-shift reduction keeps, almost evenly, and small
+/// filters measured well above the rate of independent positions; the
+/// rotation carries the low bits into the top ones each step, which
+/// breaks that (`small_filters_have_the_rate_of_independent_positions`
+/// fails for plain steps). A probe costs a rotate, an add and the
+/// reduction's multiply, against the stream's four multiplies.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DoubleHashing;
 
@@ -51,12 +50,11 @@ impl Positions for DoubleHashing {
 
     #[inline(always)]
     fn positions(hash: u64, k: u32, num_bits: u64) -> impl Iterator<Item = u64> + Clone {
-        let (mut x, mut y) = (hash, hash.wrapping_mul(GOLDEN) | 1);
-        (0..u64::from(k)).map(move |i| {
-            let z = (x ^ (x >> 32)).wrapping_mul(GOLDEN);
-            x = x.wrapping_add(y);
-            y = y.wrapping_add(i);
-            reduce(z, num_bits)
+        let (mut x, y) = (hash, hash.wrapping_mul(GOLDEN) | 1);
+        (0..k).map(move |_| {
+            let bit = reduce(x, num_bits);
+            x = x.rotate_left(5).wrapping_add(y);
+            bit
         })
     }
 }
