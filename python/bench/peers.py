@@ -1,6 +1,6 @@
-"""atomic_bloom against rbloom and pybloom-live, side by side in one run.
+"""atomic_bloom against rbloom, abloom and pybloom-live, side by side in one run.
 
-    pip install ./python rbloom pybloom-live
+    pip install ./python rbloom abloom pybloom-live
     python python/bench/peers.py            # 1M str keys, p = 1%, 5 rounds
     python python/bench/peers.py --layout sectorized
 
@@ -34,6 +34,10 @@ try:
     import rbloom
 except ImportError:  # pragma: no cover
     rbloom = None
+try:
+    import abloom
+except ImportError:  # pragma: no cover
+    abloom = None
 try:
     import pybloom_live
 except ImportError:  # pragma: no cover
@@ -74,6 +78,11 @@ def ours_insert(n, rate, layout, threads):
     return in_threads(f.add_many, contiguous_parts(keys, threads))
 
 
+def ours_from_keys(n, rate, layout):
+    keys = fresh_keys(n)
+    return timed(lambda: atomic_bloom.BloomFilter.from_keys(keys, rate, layout=layout))
+
+
 def ours_query(n, rate, layout, threads):
     f = atomic_bloom.BloomFilter(n, rate, layout=layout)
     f.add_many(fresh_keys(n))
@@ -91,6 +100,19 @@ def rbloom_insert(n, rate):
 
 def rbloom_query(n, rate):
     f = rbloom.Bloom(n, rate)
+    f.update(fresh_keys(n))
+    keys = fresh_keys(n)
+    return timed(lambda: [k in f for k in keys])
+
+
+def abloom_insert(n, rate):
+    keys = fresh_keys(n)
+    f = abloom.BloomFilter(n, rate)
+    return timed(lambda: f.update(keys))
+
+
+def abloom_query(n, rate):
+    f = abloom.BloomFilter(n, rate)
     f.update(fresh_keys(n))
     keys = fresh_keys(n)
     return timed(lambda: [k in f for k in keys])
@@ -129,12 +151,16 @@ def main():
     rows = {
         "atomic_bloom add_many, 1 thread": lambda: n / ours_insert(n, rate, layout, 1),
         "atomic_bloom add_many, 2 threads": lambda: n / ours_insert(n, rate, layout, 2),
+        "atomic_bloom from_keys, 1 thread": lambda: n / ours_from_keys(n, rate, layout),
         "atomic_bloom contains_many, 1 thread": lambda: n / ours_query(n, rate, layout, 1),
         "atomic_bloom contains_many, 2 threads": lambda: n / ours_query(n, rate, layout, 2),
     }
     if rbloom:
         rows["rbloom update, 1 thread"] = lambda: n / rbloom_insert(n, rate)
         rows["rbloom `in` loop, 1 thread"] = lambda: n / rbloom_query(n, rate)
+    if abloom:
+        rows["abloom update, 1 thread"] = lambda: n / abloom_insert(n, rate)
+        rows["abloom `in` loop, 1 thread"] = lambda: n / abloom_query(n, rate)
     if pybloom_live:
         m = args.pybloom_keys
         rows["pybloom-live add loop, 1 thread"] = lambda: m / pybloom_insert(m, rate)
@@ -158,11 +184,13 @@ def main():
     print("|---|---|")
     print(f"| add_many 2 threads / 1 thread | {median['atomic_bloom add_many, 2 threads'] / ours_in:.2f} |")
     print(f"| contains_many 2 threads / 1 thread | {median['atomic_bloom contains_many, 2 threads'] / ours_q:.2f} |")
-    for peer in ("rbloom", "pybloom-live"):
+    for peer in ("rbloom", "abloom", "pybloom-live"):
         inserts = [k for k in median if k.startswith(peer) and ("update" in k or "add" in k)]
         queries = [k for k in median if k.startswith(peer) and "`in`" in k]
         if inserts:
             print(f"| add_many 1 thread / {peer} insert | {ours_in / median[inserts[0]]:.2f} |")
+            built = median["atomic_bloom from_keys, 1 thread"]
+            print(f"| from_keys 1 thread / {peer} insert | {built / median[inserts[0]]:.2f} |")
         if queries:
             print(f"| contains_many 1 thread / {peer} query | {ours_q / median[queries[0]]:.2f} |")
 

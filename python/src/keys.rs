@@ -29,7 +29,9 @@
 //! ([`ReadAs::ArrowValues`]).
 //!
 //! Bulk calls hash short keys with the GIL held and release it to insert
-//! or look up a chunk of hashes ([`for_each_chunk`]). Long keys are hashed
+//! or look up a chunk of hashes ([`for_each_chunk`]), on a helper thread
+//! while the next chunk is taken ([`Order::Pipelined`]) or on every core
+//! once every key is taken ([`spread_keys_first`]). Long keys are hashed
 //! after the release, so they must outlive it without the interpreter:
 //! `str` and `bytes` are immutable and are borrowed (a reference keeps
 //! them alive); `bytearray` and `memoryview` can change under another
@@ -41,8 +43,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{
-    IntoPyDict, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMemoryView, PyRange, PySet, PySlice,
-    PyString, PyTuple,
+    IntoPyDict, PyByteArray, PyBytes, PyDict, PyInt, PyIterator, PyList, PyMemoryView, PyRange,
+    PySet, PySlice, PyString, PyTuple,
 };
 use std::hash::{BuildHasher, Hash, Hasher};
 
@@ -255,6 +257,27 @@ impl HashChunk {
     fn clear(&mut self) {
         self.hashes.clear();
         self.deferred.clear();
+    }
+
+    /// Takes up to [`KEYS`](Self::KEYS) more keys from `iter`; returns the
+    /// error of a bad key or of the iterable, which ends the chunk.
+    fn fill<S: BuildHasher>(
+        &mut self,
+        iter: &mut Bound<'_, PyIterator>,
+        hasher: &S,
+    ) -> Option<PyErr> {
+        for object in iter.by_ref().take(Self::KEYS - self.hashes.len()) {
+            if let Err(error) = object.and_then(|object| self.push(object, hasher)) {
+                return Some(error);
+            }
+        }
+        None
+    }
+
+    /// Whether the chunk holds [`KEYS`](Self::KEYS) keys, so that the keys
+    /// may go on.
+    fn is_full(&self) -> bool {
+        self.hashes.len() == Self::KEYS
     }
 }
 
@@ -496,7 +519,8 @@ impl ReadAs {
                     ReadAs::Objects
                 }
             }
-            (module, "Series" | "Index") if module.starts_with("pandas.") => {
+            // `pandas` from pandas 3 on, `pandas.core.series` before.
+            (module, "Series" | "Index") if module.split('.').next() == Some("pandas") => {
                 let dtype = keys.getattr(intern!(py, "dtype"))?;
                 let dtype_class = dtype.get_type();
                 let kind = dtype.getattr(intern!(py, "kind"))?;
@@ -555,6 +579,13 @@ impl IntFormat {
 /// key is worked on. A buffer of integers holds no bad key, and is read a
 /// chunk at a time either way.
 ///
+/// Pipelined, keys of more than one chunk are worked on by a helper
+/// thread while this one, with the GIL, takes the next chunk: taking keys
+/// (iterating, reading each `str`, hashing) and working on them (a query
+/// or an exclusive build's inserts) then run on two cores at once. The
+/// helper gets chunks in order, so results keep the keys' order. A call
+/// of one chunk, or on one core, runs on the calling thread.
+///
 /// Signals are checked after each chunk, so Ctrl-C stops a long call with
 /// `KeyboardInterrupt` (the interpreter runs its handlers only between
 /// bytecodes, and iterating a list or a range, or reading a buffer, runs
@@ -567,77 +598,246 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
     order: Order,
     mut work: impl FnMut(&[u64]) -> PyResult<T> + Send,
 ) -> PyResult<Vec<T>> {
-    let read_as = ReadAs::of(keys)?;
-    let values;
-    let keys = match read_as {
-        ReadAs::PandasValues => {
-            values = keys.call_method0(intern!(py, "to_numpy"))?;
-            &values
-        }
-        ReadAs::ArrowValues => {
-            let nulls: usize = keys.getattr(intern!(py, "null_count"))?.extract()?;
-            values = if nulls > 0 {
-                keys.call_method0(intern!(py, "to_pylist"))?
-            } else if keys.get_type().qualname()?.to_cow()? == "ChunkedArray" {
-                // A chunked array's `to_numpy` copies anyway, and takes
-                // `zero_copy_only` only since pyarrow 13 (apache/arrow
-                // pull request 35582).
-                keys.call_method0(intern!(py, "to_numpy"))?
-            } else {
-                let copy = [(intern!(py, "zero_copy_only"), false)].into_py_dict(py)?;
-                keys.call_method(intern!(py, "to_numpy"), (), Some(&copy))?
-            };
-            &values
-        }
-        ReadAs::Objects | ReadAs::Buffer => keys,
+    let mut iter = match KeySource::of(keys)? {
+        KeySource::Ints(ints) => return ints.for_each_chunk(hasher, work),
+        KeySource::Objects(iter) => iter,
     };
-    if !matches!(read_as, ReadAs::Objects)
-        && let Some(ints) = IntBuffer::extract(keys)?
-    {
-        return ints.for_each_chunk(hasher, work);
+    if order == Order::Pipelined {
+        return pipelined(py, iter, hasher, work);
     }
-    let mut iter = keys.try_iter()?;
-    let mut chunk = HashChunk::new();
-    if order == Order::KeysFirst {
-        let mut hashes = Vec::new();
-        loop {
-            chunk.clear();
-            for object in iter.by_ref().take(HashChunk::KEYS) {
-                chunk.push(object?, hasher)?;
-            }
-            if chunk.hashes.is_empty() {
-                break;
-            }
-            // Long keys are hashed now, with the GIL held, so that no
-            // reference outlives its chunk.
-            hashes.extend_from_slice(chunk.hash_deferred(hasher));
-            py.check_signals()?;
-        }
-        let mut results = Vec::new();
-        for chunk in hashes.chunks(HashChunk::KEYS) {
-            results.push(py.detach(|| work(chunk))?);
+    let hashes = all_hashes(py, &mut iter, hasher)?;
+    let mut results = Vec::new();
+    for chunk in hashes.chunks(HashChunk::KEYS) {
+        results.push(py.detach(|| work(chunk))?);
+        py.check_signals()?;
+    }
+    Ok(results)
+}
+
+/// Keys first (every key is taken and checked before any is worked on),
+/// then `work` on each chunk of their hashes, the chunks spread over the
+/// machine's cores with the GIL released: for the inserts of a filter
+/// that other threads may see, whose atomic writes cost more than taking
+/// the keys did, so one Python thread's `add_many` uses every core.
+/// Results are in the chunks' order. A call of one chunk, or on one core,
+/// runs on the calling thread, as [`try_for_each_chunk`] does.
+pub fn spread_keys_first<S: BuildHasher + Sync, T: Send>(
+    py: Python<'_>,
+    keys: &Bound<'_, PyAny>,
+    hasher: &S,
+    work: impl Fn(&[u64]) -> T + Sync,
+) -> PyResult<Vec<T>> {
+    let mut iter = match KeySource::of(keys)? {
+        KeySource::Ints(ints) => return ints.for_each_chunk(hasher, |hashes| Ok(work(hashes))),
+        KeySource::Objects(iter) => iter,
+    };
+    let hashes = all_hashes(py, &mut iter, hasher)?;
+    let chunks: Vec<&[u64]> = hashes.chunks(HashChunk::KEYS).collect();
+    let threads = cores().min(chunks.len());
+    if threads <= 1 {
+        let mut results = Vec::with_capacity(chunks.len());
+        for chunk in chunks {
+            results.push(py.detach(|| work(chunk)));
             py.check_signals()?;
         }
         return Ok(results);
     }
-    let mut results = Vec::new();
-    loop {
-        chunk.clear();
-        let mut stopped = None;
-        for object in iter.by_ref().take(HashChunk::KEYS) {
-            if let Err(error) = object.and_then(|object| chunk.push(object, hasher)) {
-                stopped = Some(error);
-                break;
-            }
-        }
-        if chunk.hashes.is_empty() {
-            return stopped.map_or(Ok(results), Err);
-        }
-        let worked = &mut chunk;
-        results.push(py.detach(|| work(worked.hash_deferred(hasher)))?);
-        if let Some(error) = stopped {
-            return Err(error);
-        }
+    // Rounds of a few chunks a thread, signals checked between them (a
+    // round of 1M keys takes milliseconds; starting its threads, tens of
+    // microseconds). In a round, contiguous groups of chunks, one per
+    // thread; this thread works on the first.
+    let mut results = Vec::with_capacity(chunks.len());
+    for round in chunks.chunks(threads * SPREAD_CHUNKS_PER_ROUND) {
+        let per_thread = round.len().div_ceil(threads);
+        let worked = py.detach(|| {
+            std::thread::scope(|scope| {
+                let work = &work;
+                let mut groups = round.chunks(per_thread);
+                let own = groups.next().unwrap_or_default();
+                let helpers: Vec<_> = groups
+                    .map(|group| {
+                        scope.spawn(move || group.iter().map(|c| work(c)).collect::<Vec<T>>())
+                    })
+                    .collect();
+                let mut worked: Vec<T> = own.iter().map(|c| work(c)).collect();
+                for helper in helpers {
+                    match helper.join() {
+                        Ok(theirs) => worked.extend(theirs),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                }
+                worked
+            })
+        });
+        results.extend(worked);
         py.check_signals()?;
     }
+    Ok(results)
+}
+
+/// Chunks each thread works on in a round of [`spread_keys_first`].
+const SPREAD_CHUNKS_PER_ROUND: usize = 8;
+
+/// The cores this process may run on (1 if unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// Where a bulk call's keys come from.
+enum KeySource<'py> {
+    /// A buffer of integers, read a chunk at a time.
+    Ints(IntBuffer<'py>),
+    /// One Python object per key.
+    Objects(Bound<'py, PyIterator>),
+}
+
+impl<'py> KeySource<'py> {
+    /// How to read `keys` ([`ReadAs`]): through a buffer of integers where
+    /// the container has one, else by iterating it (or the values it
+    /// converts to).
+    fn of(keys: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let py = keys.py();
+        let read_as = ReadAs::of(keys)?;
+        let keys = match read_as {
+            ReadAs::PandasValues => keys.call_method0(intern!(py, "to_numpy"))?,
+            ReadAs::ArrowValues => {
+                let nulls: usize = keys.getattr(intern!(py, "null_count"))?.extract()?;
+                if nulls > 0 {
+                    keys.call_method0(intern!(py, "to_pylist"))?
+                } else if keys.get_type().qualname()?.to_cow()? == "ChunkedArray" {
+                    // A chunked array's `to_numpy` copies anyway, and takes
+                    // `zero_copy_only` only since pyarrow 13 (apache/arrow
+                    // pull request 35582).
+                    keys.call_method0(intern!(py, "to_numpy"))?
+                } else {
+                    let copy = [(intern!(py, "zero_copy_only"), false)].into_py_dict(py)?;
+                    keys.call_method(intern!(py, "to_numpy"), (), Some(&copy))?
+                }
+            }
+            ReadAs::Objects | ReadAs::Buffer => keys.clone(),
+        };
+        if !matches!(read_as, ReadAs::Objects)
+            && let Some(ints) = IntBuffer::extract(&keys)?
+        {
+            return Ok(KeySource::Ints(ints));
+        }
+        keys.try_iter().map(KeySource::Objects)
+    }
+}
+
+/// Every key's hash, taken with the GIL held; the first bad key or error
+/// of the iterable stops it. Long keys are hashed now too, so that no
+/// reference outlives its chunk.
+fn all_hashes<S: BuildHasher>(
+    py: Python<'_>,
+    iter: &mut Bound<'_, PyIterator>,
+    hasher: &S,
+) -> PyResult<Vec<u64>> {
+    let mut chunk = HashChunk::new();
+    let mut hashes = Vec::new();
+    loop {
+        chunk.clear();
+        if let Some(error) = chunk.fill(iter, hasher) {
+            return Err(error);
+        }
+        if chunk.hashes.is_empty() {
+            return Ok(hashes);
+        }
+        hashes.extend_from_slice(chunk.hash_deferred(hasher));
+        py.check_signals()?;
+    }
+}
+
+/// [`try_for_each_chunk`], pipelined.
+fn pipelined<S: BuildHasher + Sync, T: Send>(
+    py: Python<'_>,
+    mut iter: Bound<'_, PyIterator>,
+    hasher: &S,
+    mut work: impl FnMut(&[u64]) -> PyResult<T> + Send,
+) -> PyResult<Vec<T>> {
+    let mut results = Vec::new();
+    let mut chunk = HashChunk::new();
+    let stopped = chunk.fill(&mut iter, hasher);
+    if stopped.is_some() || !chunk.is_full() || cores() == 1 {
+        // One chunk (or one core): no helper.
+        let mut stopped = stopped;
+        loop {
+            if chunk.hashes.is_empty() {
+                return stopped.map_or(Ok(results), Err);
+            }
+            let worked = &mut chunk;
+            results.push(py.detach(|| work(worked.hash_deferred(hasher)))?);
+            if let Some(error) = stopped {
+                return Err(error);
+            }
+            py.check_signals()?;
+            chunk.clear();
+            stopped = chunk.fill(&mut iter, hasher);
+        }
+    }
+    std::thread::scope(|scope| {
+        let (to_helper, inbox) = std::sync::mpsc::channel::<HashChunk>();
+        let (to_caller, mut outbox) = std::sync::mpsc::channel::<(HashChunk, PyResult<T>)>();
+        scope.spawn(move || {
+            for mut chunk in inbox {
+                let result = work(chunk.hash_deferred(hasher));
+                // The caller drains this channel before it returns.
+                let _ = to_caller.send((chunk, result));
+            }
+        });
+        // Two chunks circulate: the helper works on one while this thread
+        // fills the other.
+        let mut spare = Some(HashChunk::new());
+        let mut next = chunk;
+        let outcome: PyResult<()> = loop {
+            let last = !next.is_full();
+            if !next.hashes.is_empty() {
+                // The helper outlives this loop: the channel is open.
+                let _ = to_helper.send(next);
+            }
+            if last {
+                break Ok(());
+            }
+            if let Err(error) = py.check_signals() {
+                break Err(error);
+            }
+            next = match spare.take() {
+                Some(chunk) => chunk,
+                None => match py.detach({
+                    let outbox = &mut outbox;
+                    move || outbox.recv()
+                }) {
+                    Ok((mut chunk, result)) => {
+                        match result {
+                            Ok(result) => results.push(result),
+                            Err(error) => break Err(error),
+                        }
+                        // With the GIL held: drops the long keys' references.
+                        chunk.clear();
+                        chunk
+                    }
+                    // The helper panicked; the scope's join says so.
+                    Err(_) => break Ok(()),
+                },
+            };
+            if let Some(error) = next.fill(&mut iter, hasher) {
+                if !next.hashes.is_empty() {
+                    let _ = to_helper.send(next);
+                }
+                break Err(error);
+            }
+        };
+        drop(to_helper);
+        let rest: Vec<_> = py.detach(move || outbox.into_iter().collect());
+        let mut outcome = outcome;
+        for (chunk, result) in rest {
+            drop(chunk);
+            match result {
+                Ok(result) if outcome.is_ok() => results.push(result),
+                Ok(_) => {}
+                Err(error) => outcome = outcome.and(Err(error)),
+            }
+        }
+        outcome.map(|()| results)
+    })
 }

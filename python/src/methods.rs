@@ -102,7 +102,9 @@ macro_rules! filter_methods {
                         .build()
                         .map_err($crate::errors::build_error)?;
                 let hasher = filter.hasher().clone();
-                let order = $crate::keys::Order::KeysFirst;
+                // A bad key leaves no filter behind, so keys need not be
+                // taken first: a helper thread inserts while keys are taken.
+                let order = $crate::keys::Order::Pipelined;
                 $crate::keys::for_each_chunk(py, keys, &hasher, order, |hashes| {
                     filter.insert_hash_batch_mut(hashes)
                 })?;
@@ -116,15 +118,15 @@ macro_rules! filter_methods {
                 Ok(self.inner.insert_hash(hash))
             }
 
-            /// Adds every key of an iterable, with the GIL released while keys
-            /// are hashed and inserted; returns how many were absent before.
-            /// Every key is taken and checked first: a bad key (`None` in a
-            /// pandas column) or an error from the iterable raises with
-            /// nothing added, so a call retried after the input is mended
-            /// counts no key twice.
+            /// Adds every key of an iterable; returns how many were absent
+            /// before. Every key is taken and checked first: a bad key
+            /// (`None` in a pandas column) or an error from the iterable
+            /// raises with nothing added, so a call retried after the input
+            /// is mended counts no key twice. Then the keys are inserted with
+            /// the GIL released, spread over the machine's cores when there
+            /// are many.
             fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-                let order = $crate::keys::Order::KeysFirst;
-                let counts = $crate::keys::for_each_chunk(py, keys, self.inner.hasher(), order, |hashes| {
+                let counts = $crate::keys::spread_keys_first(py, keys, self.inner.hasher(), |hashes| {
                     self.inner.insert_hash_batch(hashes.iter().copied())
                 })?;
                 Ok(counts.into_iter().sum())
