@@ -37,6 +37,7 @@
 //! them alive); `bytearray` and `memoryview` can change under another
 //! thread and are copied first.
 
+use crate::arrow::ArrowBytes;
 use atomic_bloom::Bytes;
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::intern;
@@ -600,6 +601,7 @@ pub fn try_for_each_chunk<S: BuildHasher + Sync, T: Send>(
 ) -> PyResult<Vec<T>> {
     let mut iter = match KeySource::of(keys)? {
         KeySource::Ints(ints) => return ints.for_each_chunk(hasher, work),
+        KeySource::Arrow(values) => return values.for_each_chunk(HashChunk::KEYS, hasher, work),
         KeySource::Objects(iter) => iter,
     };
     if order == Order::Pipelined {
@@ -627,11 +629,18 @@ pub fn spread_keys_first<S: BuildHasher + Sync, T: Send>(
     hasher: &S,
     work: impl Fn(&[u64]) -> T + Sync,
 ) -> PyResult<Vec<T>> {
-    let mut iter = match KeySource::of(keys)? {
-        KeySource::Ints(ints) => return ints.for_each_chunk(hasher, |hashes| Ok(work(hashes))),
-        KeySource::Objects(iter) => iter,
+    let mut hashes = Vec::new();
+    let mut keep = |chunk: &[u64]| {
+        hashes.extend_from_slice(chunk);
+        Ok(())
     };
-    let hashes = all_hashes(py, &mut iter, hasher)?;
+    match KeySource::of(keys)? {
+        KeySource::Ints(ints) => drop(ints.for_each_chunk(hasher, &mut keep)?),
+        KeySource::Arrow(values) => {
+            drop(values.for_each_chunk(HashChunk::KEYS, hasher, &mut keep)?)
+        }
+        KeySource::Objects(mut iter) => hashes = all_hashes(py, &mut iter, hasher)?,
+    }
     let chunks: Vec<&[u64]> = hashes.chunks(HashChunk::KEYS).collect();
     let threads = cores().min(chunks.len());
     if threads <= 1 {
@@ -687,6 +696,8 @@ fn cores() -> usize {
 enum KeySource<'py> {
     /// A buffer of integers, read a chunk at a time.
     Ints(IntBuffer<'py>),
+    /// A pyarrow array of strings or binaries, read through its buffers.
+    Arrow(ArrowBytes<'py>),
     /// One Python object per key.
     Objects(Bound<'py, PyIterator>),
 }
@@ -698,6 +709,11 @@ impl<'py> KeySource<'py> {
     fn of(keys: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = keys.py();
         let read_as = ReadAs::of(keys)?;
+        if matches!(read_as, ReadAs::ArrowValues)
+            && let Some(values) = ArrowBytes::extract(keys)?
+        {
+            return Ok(KeySource::Arrow(values));
+        }
         let keys = match read_as {
             ReadAs::PandasValues => keys.call_method0(intern!(py, "to_numpy"))?,
             ReadAs::ArrowValues => {

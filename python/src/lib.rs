@@ -19,6 +19,7 @@
 #[macro_use]
 mod methods;
 
+mod arrow;
 mod bloom;
 mod counting;
 mod errors;

@@ -297,7 +297,7 @@ class TestBulk:
         for keys in samples:
             one_by_one, bulk = BloomFilter(50_000), BloomFilter(50_000)
             new = sum(one_by_one.add(key) for key in list(keys))
-            assert bulk.add_many(keys) == new
+            assert_counted_new(bulk.add_many(keys), new, len(keys))
             assert bulk == one_by_one
             assert bulk.contains_many(keys) == [True] * len(keys)
 
@@ -405,6 +405,11 @@ class TestBulk:
             pa.array(["a", "b", "a"]).dictionary_encode(),
             pa.chunked_array([urls[:20_000], urls[20_000:]]),
             pa.array(range(10))[3:7],  # a slice: its own values only
+            pa.array(urls)[33_000:39_000],  # a slice past the first chunk
+            pa.array(["", "", "x", ""]),  # empty values, one data byte
+            pa.array(["", ""]),
+            pa.array([], pa.string()),
+            pa.chunked_array([urls[:10], []], pa.large_string()),
         ]
         for keys in arrays:
             one_by_one, bulk = BloomFilter(200_000, 1e-6), BloomFilter(200_000, 1e-6)
@@ -421,6 +426,25 @@ class TestBulk:
         # Arrays of other types are iterated, and their scalars are no keys.
         with pytest.raises(TypeError, match="not DoubleScalar"):
             BloomFilter(100).add_many(pa.array([1.5]))
+
+    def test_a_malformed_arrow_array_is_an_error_not_a_crash(self):
+        # Strings and binaries are read through their offsets and data
+        # buffers, which from_buffers lets a caller assemble wrongly.
+        pa = pytest.importorskip("pyarrow")
+        np = pytest.importorskip("numpy")
+        data = pa.py_buffer(b"abcdef")
+        # Offsets that run backwards, or past the data and back (pyarrow
+        # checks only the last one against the data).
+        for offsets in ([0, 2, 1], [0, 7, 3]):
+            array = pa.Array.from_buffers(
+                pa.string(), 2, [None, pa.py_buffer(np.array(offsets, np.int32).tobytes()), data]
+            )
+            f = BloomFilter(100)
+            with pytest.raises(ValueError, match="malformed Arrow array"):
+                f.add_many(array)
+            assert not f
+            with pytest.raises(ValueError, match="malformed Arrow array"):
+                f.contains_many(array)
 
     def test_a_bad_key_midway_raises_with_nothing_added(self):
         # Every key is checked before any is added, past the first chunk

@@ -66,6 +66,20 @@ def test_the_merged_filter_equals_a_single_process_build(users):
     assert built == expected  # bit for bit: the OR of the partitions is the whole
 
 
+def test_many_partitions_merge_through_a_tree_to_the_same_filter(spark):
+    # Past 16 partitions the filters merge in a treeReduce, not on the
+    # driver; plain and counting builds alike equal a single build.
+    keys = [f"t{i}" for i in range(4000)] * 2
+    df = spark.createDataFrame([(k,) for k in keys], "key string").repartition(20)
+    assert df.rdd.getNumPartitions() > 16
+    assert build_filter(df, "key", expected_items=4000) == single_process_build(
+        keys, expected_items=4000
+    )
+    counted = CountingBloomFilter(4000)
+    counted.add_many(keys)
+    assert build_counting_filter(df, "key", expected_items=4000) == counted
+
+
 def test_a_counting_build_adds_up_the_partitions_counts(spark):
     # Values repeated across partitions count as often as they come, as in
     # one process adding every value; then each copy can be removed.
@@ -112,6 +126,39 @@ def test_the_broadcast_prefilter_keeps_every_match_and_few_others(spark, users):
     # Binomial(20000, 0.01): mean 200, sd 14; 1.5x the target is 7 sd away.
     assert false_positives < absent * RATE * 1.5
     assert None not in kept
+
+
+def test_the_vectorised_prefilter_and_udf_answer_as_the_filter_does_per_key(spark):
+    # Every kind of key column, nulls among them: prefilter (Arrow batches)
+    # and contains_udf (a pandas UDF) keep exactly the rows whose value is
+    # `in` the filter, per key, in Python; other columns pass unchanged.
+    from pyspark.sql import functions as F
+
+    from atomic_bloom.spark import contains_udf
+
+    rows = [(f"v{i}", i, f"v{i}".encode(), i * 10) for i in range(0, 3000)] + [(None, None, None, -1)]
+    df = spark.createDataFrame(rows, "s string, n long, b binary, other long").repartition(5)
+    for column, keys in [
+        ("s", [f"v{i}" for i in range(0, 3000, 2)]),
+        ("n", list(range(0, 3000, 2))),
+        ("b", [f"v{i}".encode() for i in range(0, 3000, 2)]),
+    ]:
+        seen = BloomFilter(1500, 0.05)  # a high rate: many false positives to agree on
+        seen.add_many(keys)
+        position = "snb".index(column)
+        expected = sorted(row for row in rows if row[position] is not None and row[position] in seen)
+        assert len(expected) > 1500  # every key, and false positives too
+        kept = prefilter(df, column, seen)
+        assert kept.columns == df.columns
+        assert sorted(tuple(row) for row in kept.collect()) == expected, column
+        udf_kept = df.where(contains_udf(seen, spark)(column)).collect()
+        assert sorted(tuple(row) for row in udf_kept) == expected, column
+    # A derived column, and a DataFrame whose every key is null.
+    seen = BloomFilter(100)
+    seen.add("V7")
+    assert [r.n for r in prefilter(df, F.upper("s"), seen).collect()] == [7]
+    nulls = spark.createDataFrame([(None,), (None,)], "s string")
+    assert prefilter(nulls, "s", seen).count() == 0
 
 
 def test_a_string_column_and_an_integer_column_meet_only_after_a_cast(spark, users):
