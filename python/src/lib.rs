@@ -27,6 +27,7 @@ mod growable;
 mod keys;
 mod params;
 mod saved;
+mod staged;
 
 use atomic_bloom::{SavedFilter, WyBuildHasher};
 use pyo3::prelude::*;

@@ -118,23 +118,16 @@ def interrupt_once_keys_arrive(f):
     return thread
 
 
-@pytest.mark.parametrize(
-    "keys",
-    [
-        # Iterated in C, so no bytecode runs (and no handler) between keys.
-        pytest.param(lambda n: range(n), id="range"),
-        # Read as a buffer of random 64-bit values, a chunk at a time.
-        pytest.param(lambda n: memoryview(os.urandom(8 * n)).cast("Q"), id="buffer"),
-    ],
-)
-def test_ctrl_c_stops_a_long_bulk_call_between_chunks(keys):
+def test_ctrl_c_stops_a_long_bulk_call_between_chunks():
     # Python's own SIGINT handler, whatever this process inherited: one
     # started in the background by a shell ignores SIGINT, and then
     # `interrupt_main` does nothing.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         n = 20_000_000
-        keys = keys(n)
+        # Iterated in C, so no bytecode runs (and no handler) between keys;
+        # with no len(), so inserted directly, not staged.
+        keys = iter(range(n))
         f = BloomFilter(n, 0.01)
         interrupter = interrupt_once_keys_arrive(f)
         with pytest.raises(KeyboardInterrupt):
@@ -145,3 +138,29 @@ def test_ctrl_c_stops_a_long_bulk_call_between_chunks(keys):
     # Stopped early, keeping what it had added: without the check the call
     # would add every key and only then raise.
     assert 0 < f.estimated_len() < n // 4
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        pytest.param(lambda n: range(n), id="range"),
+        # Read as a buffer of random 64-bit values, a chunk at a time.
+        pytest.param(lambda n: memoryview(os.urandom(8 * n)).cast("Q"), id="buffer"),
+    ],
+)
+def test_ctrl_c_stops_a_staged_batch_with_nothing_added(keys):
+    # A batch large against its filter is built aside and merged at the
+    # end: interrupted before, the filter is unchanged.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        n = 20_000_000
+        keys = keys(n)
+        f = BloomFilter(n, 0.01)
+        interrupter = threading.Thread(target=lambda: (time.sleep(0.01), _thread.interrupt_main()))
+        interrupter.start()
+        with pytest.raises(KeyboardInterrupt):
+            f.add_many(keys)
+        interrupter.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert not f
