@@ -50,7 +50,7 @@ impl Staged for AtomicBloom {
         if len <= HashChunk::KEYS || bits < BITS_PER_WORD * self.num_bits().div_ceil(64) {
             return Ok(None);
         }
-        let Ok(mut stage) = AtomicBloom::with_sizing(self.sizing(), self.hasher().clone()) else {
+        let Ok(mut stage) = AtomicBloom::with_sizing(self.sizing(), *self.hasher()) else {
             return Ok(None);
         };
         let counts = for_each_chunk(py, keys, self.hasher(), Order::Pipelined, |hashes| {
