@@ -441,6 +441,11 @@ enum ReadAs {
     /// missing value becomes an array of floats, a categorical column of
     /// ints with one, floats too.
     PandasValues,
+    /// A pandas `Series` or `Index` whose values are Arrow data: pandas'
+    /// string dtype stored by pyarrow, or an `ArrowDtype` of integers,
+    /// strings or binaries. Read as the pyarrow array `__arrow_array__`
+    /// gives ([`ReadAs::ArrowValues`]), which is the column's own data.
+    PandasArrow,
     /// A pyarrow `Array` or `ChunkedArray` of integers, strings or binary
     /// values (or a dictionary encoding of them): its keys are its values,
     /// as `to_pylist()` gives them.
@@ -529,7 +534,20 @@ impl ReadAs {
                 match (numpy, &*kind.extract::<PyBackedStr>()?) {
                     (true, "i" | "u" | "O") => ReadAs::PandasValues,
                     (false, _) if dtype_class.qualname()?.to_cow()? == "StringDtype" => {
-                        ReadAs::PandasValues
+                        let storage = dtype.getattr(intern!(py, "storage"))?;
+                        if storage.str()?.to_cow()?.starts_with("pyarrow") {
+                            ReadAs::PandasArrow
+                        } else {
+                            ReadAs::PandasValues
+                        }
+                    }
+                    (false, _)
+                        if dtype_class.qualname()?.to_cow()? == "ArrowDtype"
+                            && is_arrow_key_type(
+                                &dtype.getattr(intern!(py, "pyarrow_dtype"))?,
+                            )? =>
+                    {
+                        ReadAs::PandasArrow
                     }
                     _ => ReadAs::Objects,
                 }
@@ -708,7 +726,30 @@ impl<'py> KeySource<'py> {
     /// converts to).
     fn of(keys: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = keys.py();
-        let read_as = ReadAs::of(keys)?;
+        let (read_as, arrow);
+        let keys = match ReadAs::of(keys)? {
+            ReadAs::PandasArrow => {
+                // pandas' documented interchange with pyarrow: the column's
+                // own Arrow data, not a copy. With a missing value, read as
+                // pandas iterates it (giving `pd.NA`, which is no key), so
+                // that the error names what the caller's data holds.
+                arrow = keys
+                    .getattr(intern!(py, "array"))?
+                    .call_method0(intern!(py, "__arrow_array__"))?;
+                let nulls: usize = arrow.getattr(intern!(py, "null_count"))?.extract()?;
+                if nulls == 0 {
+                    read_as = ReadAs::ArrowValues;
+                    &arrow
+                } else {
+                    read_as = ReadAs::PandasValues;
+                    keys
+                }
+            }
+            other => {
+                read_as = other;
+                keys
+            }
+        };
         if matches!(read_as, ReadAs::ArrowValues)
             && let Some(values) = ArrowBytes::extract(keys)?
         {
@@ -730,7 +771,7 @@ impl<'py> KeySource<'py> {
                     keys.call_method(intern!(py, "to_numpy"), (), Some(&copy))?
                 }
             }
-            ReadAs::Objects | ReadAs::Buffer => keys.clone(),
+            ReadAs::Objects | ReadAs::Buffer | ReadAs::PandasArrow => keys.clone(),
         };
         if !matches!(read_as, ReadAs::Objects)
             && let Some(ints) = IntBuffer::extract(&keys)?

@@ -49,6 +49,54 @@ class TestGoldenFiles:
         f.add_many(f"line-{i}" for i in range(100))
         assert f.to_bytes() == (golden / "v1-cli-lines.abf").read_bytes()
 
+    def test_zero_copy_inputs_build_the_cli_golden_file(self, golden):
+        # Columns read through their buffers (pyarrow strings and binaries,
+        # pandas columns backed by them) or their NumPy values give the
+        # keys the CLI's lines are.
+        pa = pytest.importorskip("pyarrow")
+        pd = pytest.importorskip("pandas")
+        np = pytest.importorskip("numpy")
+        lines = [f"line-{i}" for i in range(100)]
+        expected = (golden / "v1-cli-lines.abf").read_bytes()
+        columns = {
+            "pyarrow string": pa.array(lines),
+            "pyarrow large_string": pa.array(lines, pa.large_string()),
+            "pyarrow binary": pa.array([line.encode() for line in lines]),
+            "pyarrow chunked": pa.chunked_array([lines[:30], lines[30:]]),
+            "pyarrow slice": pa.array(["x"] + lines + ["y"])[1:101],
+            "pandas object": pd.Series(lines),
+            "pandas string[pyarrow]": pd.Series(lines, dtype="string[pyarrow]"),
+            "pandas ArrowDtype": pd.Series(lines, dtype=pd.ArrowDtype(pa.string())),
+            "numpy object": np.array(lines, dtype=object),
+        }
+        for name, keys in columns.items():
+            f = BloomFilter(100, 0.01, seed=7)
+            f.add_many(keys)
+            assert f.to_bytes() == expected, name
+            built = BloomFilter.from_keys(keys, 0.01, expected_items=100, seed=7)
+            assert built.to_bytes() == expected, name
+            assert f.contains_many(keys) == [True] * 100, name
+
+    def test_int_arrays_build_the_rust_golden_file(self, golden):
+        # The golden file's ints as NumPy and pyarrow arrays of each width
+        # and signedness that holds them, its strs as a pyarrow array.
+        pa = pytest.importorskip("pyarrow")
+        np = pytest.importorskip("numpy")
+        keys = list(mixed_keys())
+        strs = [k for k in keys if isinstance(k, str)]
+        big = [k for k in keys if isinstance(k, int) and k >= 0]
+        negative = [k for k in keys if isinstance(k, int) and k < 0]
+        for arrays in (
+            [np.array(big, np.uint64), np.array(negative, np.int64)],
+            [pa.array(big, pa.uint64()), pa.array(negative, pa.int64())],
+            [np.array(big, np.uint64), np.array(negative, np.int8)],
+        ):
+            f = BloomFilter(300, 0.01, seed=42)
+            f.add_many(pa.array(strs))
+            for array in arrays:
+                f.add_many(array)
+            assert f.to_bytes() == (golden / "v1-mixed-keys.abf").read_bytes()
+
     def test_str_and_int_keys_build_the_rust_golden_file(self, golden):
         f = BloomFilter(300, 0.01, seed=42)
         for key in mixed_keys():
