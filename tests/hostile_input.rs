@@ -14,7 +14,9 @@
 
 mod common;
 
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, Layout, ReadError};
+use atomic_bloom::{
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Layout, ReadError,
+};
 use cap::Cap;
 use proptest::prelude::RngExt;
 use proptest::test_runner::{RngAlgorithm, TestRng};
@@ -32,6 +34,14 @@ fn capped<T>(budget: usize, read: impl FnOnce() -> T) -> T {
 /// sub-filter (at most 64) the bit array's padding and the chain's node,
 /// and the list of where the records start.
 const GROWABLE_OVERHEAD: usize = 64 * 512 + 4096;
+
+/// Heap a windowed filter's reader may take beyond its input: the spare
+/// generation, which the file does not hold (at most half of it, as a
+/// file holds at least two generations), and per slot (at most 65) the bit
+/// array's padding, the slot and the list of records.
+fn windowed_budget(input: usize) -> usize {
+    input / 2 + 65 * 1024 + 4096
+}
 
 /// Values a forger would put in a header field.
 const EDGES: [u64; 10] = [
@@ -98,9 +108,29 @@ fn mutate(rng: &mut TestRng, original: &[u8]) -> (Vec<u8>, bool) {
                 (120, 4),
                 (124, 4),
             ];
+            // A windowed file's parameters and state, and its newest
+            // generation's record.
+            let windowed = [
+                (48, 8),
+                (56, 8),
+                (64, 8),
+                (72, 1),
+                (73, 1),
+                (74, 2),
+                (76, 4),
+                (80, 8),
+                (88, 8),
+                (96, 8),
+                (104, 8),
+                (112, 8),
+                (120, 8),
+            ];
             let is_growable = original[8] == 2 && original[40] == 2;
+            let is_windowed = original[8] == 2 && original[40] == 3;
             let (at, width) = if is_growable && rng.random_range(0..2u8) == 0 {
                 growable[rng.random_range(0..growable.len())]
+            } else if is_windowed && rng.random_range(0..2u8) == 0 {
+                windowed[rng.random_range(0..windowed.len())]
             } else {
                 fields[rng.random_range(0..fields.len())]
             };
@@ -134,6 +164,7 @@ enum Original {
     Plain(AtomicBloom),
     Counting(AtomicCountingBloom),
     Growable(AtomicGrowableBloom),
+    Windowed(Box<AtomicWindowedBloom>),
 }
 
 fn originals() -> Vec<Original> {
@@ -164,7 +195,25 @@ fn originals() -> Vec<Original> {
             f.insert_batch(0..n as u64).unwrap();
             Original::Growable(f)
         });
-    plain.chain(counting).chain(growable).collect()
+    // Windows of keys (a time window records the time it was written, so
+    // it writes back other bytes): one new, one rotated past its first
+    // generations.
+    let windowed = [(Layout::Blocked, 0u32, 4), (Layout::Sectorized, 700, 2)].map(
+        |(layout, keys, generations)| {
+            let f = AtomicWindowedBloom::builder(300, 0.01)
+                .layout(layout)
+                .generations(generations)
+                .build()
+                .unwrap();
+            f.insert_batch(0..keys);
+            Original::Windowed(Box::new(f))
+        },
+    );
+    plain
+        .chain(counting)
+        .chain(growable)
+        .chain(windowed)
+        .collect()
 }
 
 /// What reading a mutated input gave.
@@ -179,29 +228,60 @@ struct Reader<F> {
     from_bytes: fn(&[u8]) -> Result<F, ReadError>,
     read_from: fn(&[u8]) -> Result<F, ReadError>,
     to_bytes: fn(&F) -> Vec<u8>,
-    overhead: usize,
+    /// Heap the reader may take beyond an input of this length.
+    overhead: fn(usize) -> usize,
+    /// The bytes a file must write back as: itself, but for a time
+    /// window's times, which a rewrite measures anew.
+    timeless: fn(&[u8]) -> Vec<u8>,
 }
 
 const PLAIN: Reader<AtomicBloom> = Reader {
     from_bytes: AtomicBloom::from_bytes,
     read_from: |b| AtomicBloom::read_from(b),
     to_bytes: |f| f.to_bytes().unwrap(),
-    overhead: 256,
+    overhead: |_| 256,
+    timeless: <[u8]>::to_vec,
 };
 
 const COUNTING: Reader<AtomicCountingBloom> = Reader {
     from_bytes: AtomicCountingBloom::from_bytes,
     read_from: |b| AtomicCountingBloom::read_from(b),
     to_bytes: |f| f.to_bytes().unwrap(),
-    overhead: 256,
+    overhead: |_| 256,
+    timeless: <[u8]>::to_vec,
 };
 
 const GROWABLE: Reader<AtomicGrowableBloom> = Reader {
     from_bytes: AtomicGrowableBloom::from_bytes,
     read_from: |b| AtomicGrowableBloom::read_from(b),
     to_bytes: |f| f.to_bytes().unwrap(),
-    overhead: GROWABLE_OVERHEAD,
+    overhead: |_| GROWABLE_OVERHEAD,
+    timeless: <[u8]>::to_vec,
 };
+
+const WINDOWED: Reader<AtomicWindowedBloom> = Reader {
+    from_bytes: AtomicWindowedBloom::from_bytes,
+    read_from: |b| AtomicWindowedBloom::read_from(b),
+    to_bytes: |f| f.to_bytes().unwrap(),
+    overhead: windowed_budget,
+    timeless: windowed_timeless,
+};
+
+/// A windowed file with its times (when it was saved, each generation's
+/// age) and checksum zeroed.
+fn windowed_timeless(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let (num_bits, generations) = (word(16), word(76) as u32 as u64);
+    out[96..104].fill(0);
+    for age in 0..generations {
+        let at = 112 + (age * (16 + num_bits / 8)) as usize;
+        out[at + 8..at + 16].fill(0);
+    }
+    let end = out.len() - 8;
+    out[end..].fill(0);
+    out
+}
 
 /// Reads `input` with the slice reader of `F` (and, for one input in
 /// sixteen, the stream reader) under the allocation caps, and checks the
@@ -218,10 +298,11 @@ fn judge<F: PartialEq + std::fmt::Debug>(
         read_from,
         to_bytes,
         overhead,
+        timeless,
     } = reader;
-    let result = capped(input.len() + overhead, || from_bytes(input));
+    let result = capped(input.len() + overhead(input.len()), || from_bytes(input));
     if n.is_multiple_of(16) {
-        let streamed = capped(3 * input.len() + overhead, || read_from(input));
+        let streamed = capped(3 * input.len() + overhead(input.len()), || read_from(input));
         if let Err(e @ ReadError::BufferAllocationFailed { .. }) = &streamed {
             panic!("input {n}: the stream reader buffered more than it holds: {e}")
         }
@@ -241,8 +322,8 @@ fn judge<F: PartialEq + std::fmt::Debug>(
                 // A consistent forgery is a valid file: it must describe
                 // exactly this filter.
                 assert_eq!(
-                    to_bytes(&filter),
-                    input,
+                    timeless(&to_bytes(&filter)),
+                    timeless(input),
                     "input {n}: accepted bytes do not round-trip"
                 );
             } else {
@@ -264,6 +345,7 @@ fn a_million_hostile_inputs() {
             Original::Plain(f) => f.to_bytes().unwrap(),
             Original::Counting(f) => f.to_bytes().unwrap(),
             Original::Growable(f) => f.to_bytes().unwrap(),
+            Original::Windowed(f) => f.to_bytes().unwrap(),
         })
         .collect();
     // The cap bites: a valid filter given too small a budget fails.
@@ -277,6 +359,7 @@ fn a_million_hostile_inputs() {
     let (mut rejected, mut accepted) = (0usize, 0usize);
     let mut counting_accepted = 0usize;
     let mut growable_accepted = 0usize;
+    let mut windowed_accepted = 0usize;
     for n in 0..INPUTS {
         let which = rng.random_range(0..originals.len());
         let (input, resealed) = mutate(&mut rng, &encoded[which]);
@@ -284,6 +367,7 @@ fn a_million_hostile_inputs() {
             Original::Plain(f) => judge(n, &input, resealed, (f, &encoded[which]), PLAIN),
             Original::Counting(f) => judge(n, &input, resealed, (f, &encoded[which]), COUNTING),
             Original::Growable(f) => judge(n, &input, resealed, (f, &encoded[which]), GROWABLE),
+            Original::Windowed(f) => judge(n, &input, resealed, (&**f, &encoded[which]), WINDOWED),
         };
         match outcome {
             Outcome::Rejected => rejected += 1,
@@ -291,6 +375,7 @@ fn a_million_hostile_inputs() {
                 accepted += 1;
                 counting_accepted += usize::from(matches!(originals[which], Original::Counting(_)));
                 growable_accepted += usize::from(matches!(originals[which], Original::Growable(_)));
+                windowed_accepted += usize::from(matches!(originals[which], Original::Windowed(_)));
             }
         }
     }
@@ -306,5 +391,9 @@ fn a_million_hostile_inputs() {
     assert!(
         growable_accepted > INPUTS / 200,
         "only {growable_accepted} growable files accepted"
+    );
+    assert!(
+        windowed_accepted > INPUTS / 200,
+        "only {windowed_accepted} windowed files accepted"
     );
 }

@@ -14,7 +14,7 @@
 //! | 16 | 8 | `m` | u64 LE, cells (bits, or counters): `1..=MAX_BITS` (`2^40` for SplitBlock), a multiple of 64 (512 for Blocked and Sectorized, 256 for SplitBlock) |
 //! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers (readers refuse another) |
 //! | 32 | 8 | hasher fingerprint | u64 LE: the hasher's hash of a fixed string, to tell hashers apart |
-//! | 40 | 1 | filter kind (version 2 only) | `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)), `2` growable (below); `0` is not a kind (plain filters, [`AtomicBloom`](crate::AtomicBloom), are version 1 files) |
+//! | 40 | 1 | filter kind (version 2 only) | `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)), `2` growable, `3` windowed (below); `0` is not a kind (plain filters, [`AtomicBloom`](crate::AtomicBloom), are version 1 files) |
 //! | 41 | 7 | reserved (version 2 only) | zero (readers refuse another) |
 //! | `h` = 40 or 48 | `m w / 8` | cells | word `i` as u64 LE; a cell is `w` bits: 1 for plain, 4 for counting |
 //! | `h + m w / 8` | 8 | checksum | xxh3-64 of everything before it, u64 LE |
@@ -42,7 +42,8 @@
 //! number, and a reader rejects numbers it does not know. A change to the
 //! meaning of any field, or to how keys map to cells, bumps the format
 //! version; the golden files in `tests/golden/` (`v1-*` plain, `v2-counting-*`
-//! counting, `v2-growable-*` growable) fail CI if that happens by accident.
+//! counting, `v2-growable-*` growable, `v2-windowed-*` windowed) fail CI if
+//! that happens by accident.
 //!
 //! ## The growable filter (version 2, kind 2)
 //!
@@ -67,6 +68,39 @@
 //! checksum is the header, `L` and each record's `m`, over the bytes
 //! present; the rest is checked after it. `tests/golden/v2-growable-blocked.abf`
 //! pins the encoding.
+//!
+//! ## The windowed filter (version 2, kind 3)
+//!
+//! An [`AtomicWindowedBloom`](crate::AtomicWindowedBloom) is `g` live
+//! generations of one size, stored newest first after the window's
+//! parameters and state (the spare generation, always clear, is not
+//! stored):
+//!
+//! | offset | bytes | field | value |
+//! |---|---|---|---|
+//! | 0 | 48 | header | as above, with kind `3`; `k` and `m` are every generation's |
+//! | 48 | 8 | keys per window | u64 LE, at least 1 (for a time window, about how many arrive in it) |
+//! | 56 | 8 | target rate `p` | f64 LE, strictly between 0 and 1, over all `g` generations |
+//! | 64 | 8 | window | u64 LE: keys, or nanoseconds; at least 1 |
+//! | 72 | 1 | window kind | `0` keys, `1` duration |
+//! | 73 | 1 | when full | `0` rotate early, `1` keep filling |
+//! | 74 | 2 | reserved | zero |
+//! | 76 | 4 | generations `g` | u32 LE, 2 to 64 |
+//! | 80 | 8 | rotations | u64 LE, at most `2^60` |
+//! | 88 | 8 | generations filled early | u64 LE; 0 for a window of keys |
+//! | 96 | 8 | saved at | u64 LE, nanoseconds since the Unix epoch by the writer's system clock; 0 for a window of keys |
+//! | 104 | 8 | reserved | zero |
+//! | 112 | 16 + `m / 8` each | generation of age `a = 0 .. g` | keys it reported new (u64 LE, at most `m`); how long before the save it began, in nanoseconds (u64 LE: 0 for a window of keys, `2^64 - 1` if not recorded); then its `m / 8` bytes of words, as a plain filter's body |
+//! | end | 8 | checksum | xxh3-64 of everything before it, u64 LE |
+//!
+//! A generation older than the first (`a` above the rotations) never
+//! existed: its count and words are zero and its age `2^64 - 1`. The frame
+//! is the header and `g`. A reader checks the parameters as the builder
+//! does, keeps each generation's recorded `m` and `k`, and resumes a time
+//! window where it stopped: each generation began its recorded age, plus
+//! the system clock's time since the save, before now.
+//! `tests/golden/v2-windowed-blocked.abf` pins the encoding of a window of
+//! keys; a time window's file differs with the time it was written.
 //!
 //! ## Validation before allocation, checksum before meaning
 //!

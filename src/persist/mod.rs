@@ -14,6 +14,7 @@ mod atomic_write;
 mod filter;
 mod growable;
 mod saved_filter;
+mod window;
 
 pub use atomic_write::atomic_write;
 pub use saved_filter::SavedFilter;
@@ -180,6 +181,11 @@ pub enum ReadError {
     /// its parameters give. No writer produces such a file.
     #[error("invalid growable filter: {0}")]
     InvalidChain(String),
+    /// A windowed filter's state does not hold together: an unknown window
+    /// kind, a generation older than the first that holds keys, a window
+    /// of keys that records a time. No writer produces such a file.
+    #[error("invalid windowed filter: {0}")]
+    InvalidWindow(String),
 }
 
 /// What a filter file holds: which filter type reads it.
@@ -203,6 +209,9 @@ pub enum FilterKind {
     /// An [`AtomicGrowableBloom`](crate::AtomicGrowableBloom): a chain of
     /// plain filters.
     Growable,
+    /// An [`AtomicWindowedBloom`](crate::AtomicWindowedBloom): a ring of
+    /// generations of plain filters.
+    Windowed,
 }
 
 impl FilterKind {
@@ -215,6 +224,7 @@ impl FilterKind {
             FilterKind::Bloom => None,
             FilterKind::Counting => Some(1),
             FilterKind::Growable => Some(2),
+            FilterKind::Windowed => Some(3),
         }
     }
 
@@ -223,6 +233,7 @@ impl FilterKind {
         match id {
             1 => Some(FilterKind::Counting),
             2 => Some(FilterKind::Growable),
+            3 => Some(FilterKind::Windowed),
             _ => None,
         }
     }
@@ -262,7 +273,7 @@ impl FilterKind {
         match self {
             FilterKind::Bloom => Some(1),
             FilterKind::Counting => Some(4),
-            FilterKind::Growable => None,
+            FilterKind::Growable | FilterKind::Windowed => None,
         }
     }
 
@@ -280,6 +291,7 @@ impl FilterKind {
             FilterKind::Bloom => "AtomicBloom",
             FilterKind::Counting => "AtomicCountingBloom",
             FilterKind::Growable => "AtomicGrowableBloom",
+            FilterKind::Windowed => "AtomicWindowedBloom",
         }
     }
 }
@@ -290,6 +302,7 @@ impl std::fmt::Display for FilterKind {
             FilterKind::Bloom => "a Bloom filter",
             FilterKind::Counting => "a counting Bloom filter",
             FilterKind::Growable => "a growable Bloom filter",
+            FilterKind::Windowed => "a windowed Bloom filter",
         })
     }
 }

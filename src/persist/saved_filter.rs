@@ -4,6 +4,7 @@ use super::{FilterKind, ReadError, V2_HEADER_LEN};
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::counting::AtomicCountingBloom;
 use crate::kinds::growable::AtomicGrowableBloom;
+use crate::kinds::window::AtomicWindowedBloom;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -32,6 +33,9 @@ pub enum SavedFilter {
     Counting(AtomicCountingBloom),
     /// A growable filter ([`FilterKind::Growable`]).
     Growable(AtomicGrowableBloom),
+    /// A windowed filter ([`FilterKind::Windowed`]), boxed: its ring's
+    /// counters each have a cache line of their own.
+    Windowed(Box<AtomicWindowedBloom>),
 }
 
 impl SavedFilter {
@@ -41,6 +45,9 @@ impl SavedFilter {
             FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::from_bytes(bytes)?),
             FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::from_bytes(bytes)?),
             FilterKind::Growable => SavedFilter::Growable(AtomicGrowableBloom::from_bytes(bytes)?),
+            FilterKind::Windowed => {
+                SavedFilter::Windowed(Box::new(AtomicWindowedBloom::from_bytes(bytes)?))
+            }
         })
     }
 
@@ -53,6 +60,9 @@ impl SavedFilter {
             FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::read_from(input)?),
             FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::read_from(input)?),
             FilterKind::Growable => SavedFilter::Growable(AtomicGrowableBloom::read_from(input)?),
+            FilterKind::Windowed => {
+                SavedFilter::Windowed(Box::new(AtomicWindowedBloom::read_from(input)?))
+            }
         })
     }
 
@@ -71,6 +81,9 @@ impl SavedFilter {
             FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::load(path)?),
             FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::load(path)?),
             FilterKind::Growable => SavedFilter::Growable(AtomicGrowableBloom::load(path)?),
+            FilterKind::Windowed => {
+                SavedFilter::Windowed(Box::new(AtomicWindowedBloom::load(path)?))
+            }
         })
     }
 
@@ -80,6 +93,7 @@ impl SavedFilter {
             SavedFilter::Bloom(_) => FilterKind::Bloom,
             SavedFilter::Counting(_) => FilterKind::Counting,
             SavedFilter::Growable(_) => FilterKind::Growable,
+            SavedFilter::Windowed(_) => FilterKind::Windowed,
         }
     }
 
@@ -89,6 +103,7 @@ impl SavedFilter {
             SavedFilter::Bloom(filter) => filter.write_to(output),
             SavedFilter::Counting(filter) => filter.write_to(output),
             SavedFilter::Growable(filter) => filter.write_to(output),
+            SavedFilter::Windowed(filter) => filter.write_to(output),
         }
     }
 }

@@ -20,13 +20,30 @@ pub trait Clock: Send + Sync + fmt::Debug {
 #[derive(Debug)]
 pub struct MonotonicClock {
     origin: Instant,
+    /// What it read at `origin`, in nanoseconds.
+    start: u64,
 }
 
 impl MonotonicClock {
     /// A clock reading zero now.
     pub fn new() -> Self {
+        MonotonicClock::starting_at(Duration::ZERO)
+    }
+
+    /// A clock reading `elapsed` now, as if made that long ago: a loaded
+    /// windowed filter's default clock, under which the generations it
+    /// restores began before now.
+    ///
+    /// ```
+    /// use atomic_bloom::{Clock, MonotonicClock};
+    /// use std::time::Duration;
+    /// let clock = MonotonicClock::starting_at(Duration::from_secs(3600));
+    /// assert!(clock.now_nanos() >= 3_600_000_000_000);
+    /// ```
+    pub fn starting_at(elapsed: Duration) -> Self {
         MonotonicClock {
             origin: Instant::now(),
+            start: u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
         }
     }
 }
@@ -40,7 +57,8 @@ impl Default for MonotonicClock {
 impl Clock for MonotonicClock {
     fn now_nanos(&self) -> u64 {
         // Saturates after 584 years.
-        u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        let since = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.start.saturating_add(since)
     }
 }
 

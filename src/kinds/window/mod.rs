@@ -28,7 +28,7 @@
 //! of the cycle.
 
 mod clock;
-mod ring;
+pub(crate) mod ring;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 
@@ -162,6 +162,57 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
     /// assert!(matches!(err, BuildError::InvalidGenerations { got: 1, .. }));
     /// ```
     pub fn build(self) -> Result<AtomicWindowedBloom<S>, BuildError> {
+        let plan = self.plan()?;
+        let filters = (0..=self.generations)
+            .map(|_| AtomicBloom::with_sizing(plan.sizing, self.hasher.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let clock = self
+            .clock
+            .clone()
+            .unwrap_or_else(|| Arc::new(MonotonicClock::new()));
+        let ring = Ring::new(filters, clock.now_nanos());
+        Ok(self.assemble(plan.schedule, ring, clock, 0))
+    }
+
+    /// The filter of these parameters around `ring`.
+    pub(crate) fn assemble(
+        self,
+        plan: Schedule,
+        ring: Ring<S>,
+        clock: Arc<dyn Clock>,
+        filled_early: u64,
+    ) -> AtomicWindowedBloom<S> {
+        AtomicWindowedBloom {
+            ring,
+            keys_per_window: self.keys_per_window as u64,
+            window: plan.window,
+            period: plan.period,
+            per_generation: plan.per_generation,
+            when_full: self.when_full,
+            filled_early: AtomicU64::new(filled_early),
+            false_positive_rate: self.false_positive_rate,
+            clock,
+            hasher: self.hasher,
+        }
+    }
+
+    /// What the parameters give, checked, before anything is allocated.
+    pub(crate) fn plan(&self) -> Result<Plan, BuildError> {
+        let (schedule, generation_rate) = self.schedule()?;
+        let items = usize::try_from(schedule.per_generation).map_err(|_| BuildError::TooLarge {
+            requested_bits: u128::MAX,
+            max_bits: self.layout.max_bits(),
+        })?;
+        Ok(Plan {
+            sizing: Sizing::for_rate(self.layout, items, generation_rate)?,
+            schedule,
+        })
+    }
+
+    /// The parameters checked and the schedule they give, with each
+    /// generation's rate but not its sizing (a loaded filter has its own):
+    /// nothing allocated, not even the sizing model's tables.
+    pub(crate) fn schedule(&self) -> Result<(Schedule, f64), BuildError> {
         let g = self.generations;
         if !(2..=MAX_GENERATIONS).contains(&g) {
             return Err(BuildError::InvalidGenerations {
@@ -188,30 +239,27 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
         let per_generation = keys.div_ceil(u64::from(g - 1));
         // 1 - (1 - p)^(1/g), kept precise for small p.
         let generation_rate = -((-p).ln_1p() / f64::from(g)).exp_m1();
-        let items = usize::try_from(per_generation).map_err(|_| BuildError::TooLarge {
-            requested_bits: u128::MAX,
-            max_bits: self.layout.max_bits(),
-        })?;
-        let sizing = Sizing::for_rate(self.layout, items, generation_rate)?;
-        let filters = (0..=g)
-            .map(|_| AtomicBloom::with_sizing(sizing, self.hasher.clone()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let clock = self
-            .clock
-            .unwrap_or_else(|| Arc::new(MonotonicClock::new()));
-        let ring = Ring::new(filters, clock.now_nanos());
-        Ok(AtomicWindowedBloom {
-            ring,
+        let schedule = Schedule {
             window,
             period,
             per_generation,
-            when_full: self.when_full,
-            filled_early: AtomicU64::new(0),
-            false_positive_rate: p,
-            clock,
-            hasher: self.hasher,
-        })
+        };
+        Ok((schedule, generation_rate))
     }
+}
+
+/// When a window rotates, from a [`WindowedBuilder`]'s parameters.
+pub(crate) struct Schedule {
+    pub(crate) window: Window,
+    pub(crate) period: Option<Duration>,
+    pub(crate) per_generation: u64,
+}
+
+/// What a [`WindowedBuilder`]'s parameters give.
+pub(crate) struct Plan {
+    pub(crate) schedule: Schedule,
+    /// Each generation's.
+    pub(crate) sizing: Sizing,
 }
 
 /// A Bloom filter of the keys inserted within a window, a duration or a
@@ -238,19 +286,22 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
 pub struct AtomicWindowedBloom<S = WyBuildHasher> {
-    ring: Ring<S>,
+    pub(crate) ring: Ring<S>,
+    /// The builder's count of keys per window (for a time window, about
+    /// how many arrive in it).
+    pub(crate) keys_per_window: u64,
     window: Window,
     /// A time window's generation length.
-    period: Option<Duration>,
+    pub(crate) period: Option<Duration>,
     /// New keys a generation is sized for, after which a window of keys
     /// rotates.
     per_generation: u64,
-    when_full: WhenFull,
+    pub(crate) when_full: WhenFull,
     /// Generations of a time window that took the keys they were sized
     /// for before their time was up.
     filled_early: AtomicU64,
     false_positive_rate: f64,
-    clock: Arc<dyn Clock>,
+    pub(crate) clock: Arc<dyn Clock>,
     hasher: S,
 }
 
@@ -418,6 +469,26 @@ impl<S> AtomicWindowedBloom<S> {
         self.window
     }
 
+    /// What a time window does with a generation that fills early.
+    pub fn when_full(&self) -> WhenFull {
+        self.when_full
+    }
+
+    /// The layout of each generation's filter.
+    pub fn layout(&self) -> Layout {
+        self.ring.slot(0).filter.layout()
+    }
+
+    /// Each generation's filter's sizing.
+    pub fn sizing(&self) -> Sizing {
+        self.ring.slot(0).filter.sizing()
+    }
+
+    /// The hasher keys are hashed with.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
     /// Generations kept (`g`).
     pub fn generations(&self) -> u32 {
         self.ring.live() as u32
@@ -546,6 +617,29 @@ impl<S> AtomicWindowedBloom<S> {
         if inserted >= self.per_generation && self.ring.epoch() == generation {
             self.ring.rotate_from(generation, || self.clock.now_nanos());
         }
+    }
+}
+
+/// Equal when built alike and holding the same generations: the same
+/// parameters, rotations and counts, and each live generation the same
+/// bits and count of new keys. When each generation began is not compared
+/// (a reloaded filter's clock is a new one).
+impl<S> PartialEq for AtomicWindowedBloom<S> {
+    fn eq(&self, other: &Self) -> bool {
+        let epoch = self.rotations();
+        // ORDERING: Relaxed; counts, publishing nothing (as G8).
+        let same_generation = |age: u64| {
+            let (a, b) = (self.ring.slot(epoch - age), other.ring.slot(epoch - age));
+            a.filter == b.filter && a.inserted.load(Relaxed) == b.inserted.load(Relaxed)
+        };
+        self.keys_per_window == other.keys_per_window
+            && self.window == other.window
+            && self.when_full == other.when_full
+            && self.false_positive_rate.to_bits() == other.false_positive_rate.to_bits()
+            && self.ring.live() == other.ring.live()
+            && epoch == other.rotations()
+            && self.generations_filled_early() == other.generations_filled_early()
+            && (0..self.ring.live().min(epoch + 1)).all(same_generation)
     }
 }
 

@@ -146,6 +146,55 @@ impl<S> Ring<S> {
         }
     }
 
+    /// A ring at epoch `epoch` whose live generations are `generations`,
+    /// newest first (`g` of them; those older than generation 0, which
+    /// never existed, empty), each with its filter, the keys it reported
+    /// new and its start; `spare` becomes the next generation. Every slot
+    /// is in the state the rotations that reached `epoch` would have left
+    /// it in: a live generation `LIVE`, every other slot cleared and
+    /// `READY` for the next generation it will hold.
+    pub(crate) fn restore(
+        epoch: u64,
+        generations: Vec<(AtomicBloom<S>, u64, u64)>,
+        spare: AtomicBloom<S>,
+    ) -> Ring<S> {
+        let live = generations.len() as u64;
+        let len = live + 1;
+        let mut slots: Vec<Option<Slot<S>>> = (0..len).map(|_| None).collect();
+        let fresh = |filter, generation, phase, inserted, started| Slot {
+            filter,
+            writers: CachePadded::new(AtomicU64::new(0)),
+            state: AtomicU64::new(state(generation, phase)),
+            inserted: CachePadded::new(AtomicU64::new(inserted)),
+            started: AtomicU64::new(started),
+        };
+        for (age, (filter, inserted, started)) in (0..).zip(generations) {
+            // A generation older than 0 never existed: its slot waits,
+            // ready, for the first generation that will use it.
+            let (generation, slot) = match epoch.checked_sub(age) {
+                Some(generation) => (
+                    generation,
+                    fresh(filter, generation, LIVE, inserted, started),
+                ),
+                None => {
+                    let generation = epoch + len - age;
+                    (generation, fresh(filter, generation, READY, 0, NOT_STARTED))
+                }
+            };
+            slots[(generation % len) as usize] = Some(slot);
+        }
+        let next = epoch + 1;
+        slots[(next % len) as usize] = Some(fresh(spare, next, READY, 0, NOT_STARTED));
+        Ring {
+            slots: slots
+                .into_iter()
+                .map(|s| s.expect("every slot is filled"))
+                .collect(),
+            epoch: CachePadded::new(AtomicU64::new(epoch)),
+            live,
+        }
+    }
+
     /// Live generations (`g`).
     pub(crate) fn live(&self) -> u64 {
         self.live

@@ -1,0 +1,525 @@
+//! # The windowed filter's readers and writers
+//!
+//! [`AtomicWindowedBloom`] in the format: a version 2 header of filter kind
+//! 3 (its `k` and `m` are every generation's), the window's parameters and
+//! state, and each live generation, newest first, as a record and its
+//! words; one checksum over it all. The byte layout is in the
+//! [format](crate::docs::format) chapter.
+//!
+//! A time window records when it was saved, by the system's clock, and how
+//! long before that each generation began, so that a reloaded filter goes
+//! on where it stopped: a generation begun 10 minutes before a save that
+//! is read an hour later began 70 minutes ago, and rotates as its schedule
+//! says (the first call rotates as often as the time gone by requires). A
+//! reader given a clock of its own (a replay) takes that clock as the
+//! whole timeline. A window of keys keeps no time and records none.
+//!
+//! The checks keep the other readers' order: the frame (magic, version,
+//! kind, layout, `m` and `g`, which fix the length) over the bytes present,
+//! then the length, then the checksum, and only then is anything else
+//! interpreted or allocated. The filter takes the file's generations and
+//! one spare of the same size, so a reader allocates at most one and a half
+//! times its input (`g` is at least 2).
+
+use super::{
+    CHECKSUM_LEN, FilterKind, Frame, HasherId, MAGIC, ReadError, V1_HEADER_LEN, V2_HEADER_LEN,
+    atomic_write, check_hasher, check_num_bits, check_sum, read_growing, short_header,
+};
+use crate::core::filter::FINGERPRINT_KEY;
+use crate::error::BuildError;
+use crate::hasher::WyBuildHasher;
+use crate::kinds::bloom::AtomicBloom;
+use crate::kinds::window::ring::{NOT_STARTED, Ring};
+use crate::kinds::window::{
+    AtomicWindowedBloom, Clock, MAX_GENERATIONS, MonotonicClock, WhenFull, Window,
+};
+use crate::layout::Placement;
+use crate::sizing::Sizing;
+use crate::storage::bit_array::BitArray;
+use crate::sync::Ordering::Relaxed;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+
+/// Bytes of the window's parameters and state after the header.
+const PARAMS_LEN: usize = 64;
+/// Bytes of a generation's record before its words.
+const RECORD_LEN: usize = 16;
+/// Where the first generation's record starts.
+const FIRST_RECORD: usize = V2_HEADER_LEN + PARAMS_LEN;
+
+/// The most rotations a file may record: far past any real count (one a
+/// nanosecond for 36 years), and low enough that generation numbers, with
+/// room for the ring's state bits, never overflow.
+const MAX_EPOCH: u64 = 1 << 60;
+
+/// A generation's age field when it has no start to record: it never
+/// existed (older than generation 0), or its rotation had not yet read
+/// the clock when the filter was written.
+const NO_AGE: u64 = u64::MAX;
+
+const WINDOW_KEYS: u8 = 0;
+const WINDOW_DURATION: u8 = 1;
+
+fn u64_le(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
+}
+
+fn u32_le(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes.try_into().unwrap_or([0; 4]))
+}
+
+/// Nanoseconds since the Unix epoch by the system clock (0 before it).
+fn wall_clock_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
+    /// Writes the filter in the [format](crate::docs::format). Other
+    /// threads may insert and rotate meanwhile: the epoch is read once
+    /// when the call begins and each word once, so the output holds every
+    /// key inserted before the call began that was still in the window,
+    /// and a racing insert whole, in part or not at all.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicWindowedBloom;
+    /// let f = AtomicWindowedBloom::new(1_000, 0.01)?;
+    /// f.insert_batch(0..1_500u32);
+    /// let mut out = Vec::new();
+    /// f.write_to(&mut out)?;
+    /// let back = AtomicWindowedBloom::read_from(out.as_slice())?;
+    /// assert_eq!(back, f);
+    /// assert!(back.contains(&1_499u32));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to(&self, mut output: impl Write) -> io::Result<()> {
+        let epoch = self.ring.epoch();
+        let live = self.ring.live();
+        let timed = self.period.is_some();
+        let now = self.clock.now_nanos();
+        let mut digest = Xxh3::new();
+        let mut put = |bytes: &[u8]| {
+            digest.update(bytes);
+            output.write_all(bytes)
+        };
+        put(&self.encode_head(epoch, timed.then(wall_clock_nanos)))?;
+        let mut chunk = Vec::with_capacity(1 << 16);
+        for age in 0..live {
+            let slot = self.ring.slot(epoch.wrapping_sub(age));
+            let exists = age <= epoch;
+            // ORDERING: Relaxed, both; a count and a start, publishing
+            // nothing (as G8): the words are what the file must hold.
+            let (inserted, started) = (slot.inserted.load(Relaxed), slot.started.load(Relaxed));
+            let age_nanos = match (exists, timed) {
+                (false, _) => NO_AGE,
+                (true, false) => 0,
+                (true, true) if started == NOT_STARTED => NO_AGE,
+                (true, true) => now.saturating_sub(started),
+            };
+            let mut record = [0u8; RECORD_LEN];
+            record[0..8].copy_from_slice(&(if exists { inserted } else { 0 }).to_le_bytes());
+            record[8..16].copy_from_slice(&age_nanos.to_le_bytes());
+            put(&record)?;
+            // A generation that never existed is written as zeros, not
+            // read: its slot may be the one a rotation is clearing.
+            let words = self.sizing().num_bits() / 64;
+            let mut word_of = slot.filter.words();
+            for _ in 0..words {
+                let word = if exists {
+                    word_of.next().unwrap_or(0)
+                } else {
+                    0
+                };
+                chunk.extend_from_slice(&word.to_le_bytes());
+                if chunk.len() >= 1 << 16 {
+                    put(&chunk)?;
+                    chunk.clear();
+                }
+            }
+            put(&chunk)?;
+            chunk.clear();
+        }
+        output.write_all(&digest.digest().to_le_bytes())
+    }
+
+    /// The header and the window's parameters and state.
+    fn encode_head(&self, epoch: u64, saved_at: Option<u64>) -> [u8; FIRST_RECORD] {
+        let sizing = self.sizing();
+        let mut out = [0u8; FIRST_RECORD];
+        out[0..8].copy_from_slice(&MAGIC);
+        out[8..10].copy_from_slice(&FilterKind::Windowed.format_version().to_le_bytes());
+        let (hasher_id, seed) = HasherId::of(self.hasher()).encode();
+        out[10] = sizing.placement().id();
+        out[11] = hasher_id;
+        out[12..16].copy_from_slice(&sizing.num_hashes().to_le_bytes());
+        out[16..24].copy_from_slice(&sizing.num_bits().to_le_bytes());
+        out[24..32].copy_from_slice(&seed.to_le_bytes());
+        out[32..40].copy_from_slice(&self.hasher().hash_one(FINGERPRINT_KEY).to_le_bytes());
+        out[40] = FilterKind::Windowed.v2_id().unwrap_or_default();
+        let params = &mut out[V2_HEADER_LEN..];
+        params[0..8].copy_from_slice(&self.keys_per_window.to_le_bytes());
+        params[8..16].copy_from_slice(&self.false_positive_rate().to_le_bytes());
+        let (kind, amount) = match self.window() {
+            Window::Keys(n) => (WINDOW_KEYS, n),
+            Window::Duration(d) => (
+                WINDOW_DURATION,
+                u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+            ),
+        };
+        params[16..24].copy_from_slice(&amount.to_le_bytes());
+        params[24] = kind;
+        params[25] = match self.when_full {
+            WhenFull::Rotate => 0,
+            WhenFull::KeepFilling => 1,
+        };
+        params[28..32].copy_from_slice(&self.generations().to_le_bytes());
+        params[32..40].copy_from_slice(&epoch.to_le_bytes());
+        params[40..48].copy_from_slice(&self.generations_filled_early().to_le_bytes());
+        params[48..56].copy_from_slice(&saved_at.unwrap_or(0).to_le_bytes());
+        out
+    }
+
+    /// The filter in the format, as bytes; an error only if the allocator
+    /// refuses the buffer.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicWindowedBloom, FilterKind};
+    /// let bytes = AtomicWindowedBloom::new(100, 0.01)?.to_bytes()?;
+    /// assert_eq!(FilterKind::of_header(&bytes)?, FilterKind::Windowed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
+        let len = file_len(self.sizing().num_bits(), self.generations());
+        let mut out = Vec::new();
+        out.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
+            .map_err(|_| BuildError::AllocationFailed { bytes: len })?;
+        if let Err(e) = self.write_to(&mut out) {
+            unreachable!("writing to a Vec cannot fail: {e}");
+        }
+        Ok(out)
+    }
+
+    /// Saves to `path` atomically, as the other kinds do: a crash at any
+    /// point leaves the old file or the new one.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicWindowedBloom;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("recent.abf");
+    /// let f = AtomicWindowedBloom::new(1_000, 0.01)?;
+    /// f.insert("event-1");
+    /// f.save(&path)?;
+    /// assert!(AtomicWindowedBloom::load(&path)?.contains("event-1"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        atomic_write(path, |out| self.write_to(out))
+    }
+}
+
+impl AtomicWindowedBloom {
+    /// Reads a windowed filter written with the default hasher from bytes,
+    /// validating everything before allocating. A time window resumes by
+    /// the system clock: each generation began as long before now as it
+    /// had before the save, plus the time since the save.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, AtomicWindowedBloom, FilterKind, ReadError};
+    /// let plain = AtomicBloom::new(100, 0.01)?.to_bytes()?;
+    /// let err = AtomicWindowedBloom::from_bytes(&plain).unwrap_err();
+    /// assert!(matches!(err, ReadError::WrongKind { written: FilterKind::Bloom, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+        decode(bytes, default_hasher, None)
+    }
+
+    /// As [`from_bytes`](Self::from_bytes), the window's time read from
+    /// `clock` (a [`ManualClock`](crate::ManualClock) that replays a
+    /// stream by its events' times, say), which is the window's whole
+    /// timeline: each generation began as long before `clock`'s now as it
+    /// had before the save (or at `clock`'s zero if that is later), and
+    /// the system clock's time since the save is not added.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicWindowedBloom, ManualClock, Window};
+    /// use std::{sync::Arc, time::Duration};
+    /// let minute = Window::Duration(Duration::from_secs(60));
+    /// let f = AtomicWindowedBloom::builder(1_000, 0.01).window(minute).build()?;
+    /// f.insert("k");
+    /// let replay = Arc::new(ManualClock::new());
+    /// replay.advance(Duration::from_secs(1_000));
+    /// let back = AtomicWindowedBloom::from_bytes_with_clock(&f.to_bytes()?, replay.clone())?;
+    /// assert!(back.contains("k"));
+    /// replay.advance(Duration::from_secs(90));
+    /// assert!(!back.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes_with_clock(bytes: &[u8], clock: Arc<dyn Clock>) -> Result<Self, ReadError> {
+        decode(bytes, default_hasher, Some(clock))
+    }
+
+    /// Reads a windowed filter from a stream that holds exactly one,
+    /// buffering the input as it arrives (never by what a header claims),
+    /// then decodes it as [`from_bytes`](Self::from_bytes) does.
+    pub fn read_from(input: impl Read) -> Result<Self, ReadError> {
+        Self::from_bytes(&read_framed(input)?)
+    }
+
+    /// Loads a windowed filter file written with the default hasher (read
+    /// as [`read_from`](Self::read_from) reads).
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
+        Self::read_from(File::open(path)?)
+    }
+
+    /// As [`load`](Self::load), the window's time read from `clock`
+    /// ([`from_bytes_with_clock`](Self::from_bytes_with_clock)).
+    pub fn load_with_clock(
+        path: impl AsRef<Path>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, ReadError> {
+        decode(
+            &read_framed(File::open(path)?)?,
+            default_hasher,
+            Some(clock),
+        )
+    }
+}
+
+impl<S: BuildHasher + Clone + 'static> AtomicWindowedBloom<S> {
+    /// Reads a windowed filter written with a custom hasher, which must be
+    /// the same hasher (checked by fingerprint).
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, ReadError> {
+        decode(bytes, |_| Ok(hasher), None)
+    }
+}
+
+fn default_hasher(id: HasherId) -> Result<WyBuildHasher, ReadError> {
+    match id {
+        HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
+        HasherId::Custom => Err(ReadError::HasherMismatch {
+            written: HasherId::Custom,
+            reading: HasherId::Default { seed: 0 },
+        }),
+    }
+}
+
+/// Bytes of a file of `g` generations of `m` bits.
+fn file_len(num_bits: u64, generations: u32) -> u64 {
+    // At most 64 generations of at most 2^40 bits: no overflow.
+    FIRST_RECORD as u64
+        + u64::from(generations) * (RECORD_LEN as u64 + num_bits / 8)
+        + CHECKSUM_LEN as u64
+}
+
+/// The file's length, from its header and `g`, checked as far as the bytes
+/// present go: the frame.
+fn frame(bytes: &[u8], reading: FilterKind) -> Result<u64, ReadError> {
+    let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
+    if Frame::header_len(start)? == V1_HEADER_LEN {
+        return Err(ReadError::WrongKind {
+            written: FilterKind::Bloom,
+            reading,
+        });
+    }
+    let head = bytes
+        .get(..FIRST_RECORD)
+        .ok_or_else(|| truncated(FIRST_RECORD as u64, bytes))?;
+    let kind = FilterKind::from_v2_id(head[40]).ok_or(ReadError::UnknownKind(head[40]))?;
+    if kind != FilterKind::Windowed {
+        return Err(ReadError::WrongKind {
+            written: kind,
+            reading,
+        });
+    }
+    let placement = Placement::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
+    let num_bits = u64_le(&head[16..24]);
+    check_num_bits(placement, num_bits)?;
+    let generations = u32_le(&head[V2_HEADER_LEN + 28..V2_HEADER_LEN + 32]);
+    if !(2..=MAX_GENERATIONS).contains(&generations) {
+        return Err(ReadError::InvalidParameters(
+            BuildError::InvalidGenerations {
+                got: generations,
+                max: MAX_GENERATIONS,
+            },
+        ));
+    }
+    Ok(file_len(num_bits, generations))
+}
+
+/// Reads a windowed filter's bytes from `input`: the header and
+/// parameters, then what they say the rest is, and one byte more to tell
+/// trailing data from a clean end. Bytes are buffered only as they
+/// arrive; an input that is not a windowed frame, ends early or runs on is
+/// left for [`frame`] to name.
+fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    read_growing(&mut input, &mut bytes, FIRST_RECORD as u64)?;
+    if let Ok(len) = frame(&bytes, FilterKind::Windowed) {
+        read_growing(&mut input, &mut bytes, len - FIRST_RECORD as u64 + 1)?;
+    }
+    Ok(bytes)
+}
+
+fn truncated(expected: u64, bytes: &[u8]) -> ReadError {
+    ReadError::Truncated {
+        expected,
+        actual: bytes.len() as u64,
+    }
+}
+
+fn invalid(why: String) -> ReadError {
+    ReadError::InvalidWindow(why)
+}
+
+/// Decodes a whole windowed file: frame, length, checksum, then meaning.
+fn decode<S: BuildHasher + Clone + 'static>(
+    bytes: &[u8],
+    hasher: impl FnOnce(HasherId) -> Result<S, ReadError>,
+    clock: Option<Arc<dyn Clock>>,
+) -> Result<AtomicWindowedBloom<S>, ReadError> {
+    let expected = frame(bytes, FilterKind::Windowed)?;
+    match (bytes.len() as u64).cmp(&expected) {
+        std::cmp::Ordering::Less => return Err(truncated(expected, bytes)),
+        std::cmp::Ordering::Greater => return Err(ReadError::TrailingBytes { expected }),
+        std::cmp::Ordering::Equal => {}
+    }
+    let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    check_sum(stored, xxh3_64(covered))?;
+    let params = &bytes[V2_HEADER_LEN..FIRST_RECORD];
+    if bytes[41..48]
+        .iter()
+        .chain(&params[26..28])
+        .chain(&params[56..64])
+        .any(|&b| b != 0)
+    {
+        return Err(ReadError::ReservedBytes);
+    }
+    let written = HasherId::decode(bytes[11], u64_le(&bytes[24..32]))?;
+    let hasher = hasher(written)?;
+    check_hasher(written, u64_le(&bytes[32..40]), &hasher)?;
+    let placement = Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
+    let sizing = Sizing::placed(placement, u64_le(&bytes[16..24]), u32_le(&bytes[12..16]))
+        .map_err(ReadError::InvalidParameters)?;
+
+    let keys_per_window = usize::try_from(u64_le(&params[0..8]))
+        .map_err(|_| invalid("a key count past this platform's address space".into()))?;
+    let amount = u64_le(&params[16..24]);
+    let window = match params[24] {
+        WINDOW_KEYS => Window::Keys(amount),
+        WINDOW_DURATION => Window::Duration(Duration::from_nanos(amount)),
+        other => return Err(invalid(format!("unknown window kind {other}"))),
+    };
+    let when_full = match params[25] {
+        0 => WhenFull::Rotate,
+        1 => WhenFull::KeepFilling,
+        other => return Err(invalid(format!("unknown when-full choice {other}"))),
+    };
+    let generations = u32_le(&params[28..32]);
+    let epoch = u64_le(&params[32..40]);
+    if epoch > MAX_EPOCH {
+        return Err(invalid(format!(
+            "{epoch} rotations, above the {MAX_EPOCH} a file may record"
+        )));
+    }
+    let filled_early = u64_le(&params[40..48]);
+    let saved_at = u64_le(&params[48..56]);
+    let timed = matches!(window, Window::Duration(_));
+    if !timed && (saved_at != 0 || filled_early != 0) {
+        return Err(invalid(
+            "a window of keys records no time and fills no generation early".into(),
+        ));
+    }
+    let builder =
+        AtomicWindowedBloom::builder(keys_per_window, f64::from_le_bytes(bytes_8(&params[8..16])))
+            .window(window)
+            .generations(generations)
+            .when_full(when_full)
+            .layout(placement.layout())
+            .hasher(hasher.clone());
+    // The parameters are checked as the builder checks them; each
+    // generation keeps the file's `k` and `m`, so a file does not depend on
+    // how a later release would size it.
+    let (schedule, _) = builder.schedule().map_err(ReadError::InvalidParameters)?;
+
+    // The clock the window goes on by: the caller's, or a monotonic one
+    // that has been running as long as the oldest generation has lived.
+    // A caller's clock is the whole timeline; the default clock resumes
+    // the system's, which went on while the file lay on disk.
+    let since_save = if timed && clock.is_none() {
+        wall_clock_nanos().saturating_sub(saved_at)
+    } else {
+        0
+    };
+    let mut records = Vec::with_capacity(generations as usize);
+    let mut oldest = 0u64;
+    for age in 0..u64::from(generations) {
+        let at = FIRST_RECORD + age as usize * (RECORD_LEN + (sizing.num_bits() / 8) as usize);
+        let inserted = u64_le(&bytes[at..at + 8]);
+        let age_nanos = u64_le(&bytes[at + 8..at + 16]);
+        let body = &bytes[at + RECORD_LEN..at + RECORD_LEN + (sizing.num_bits() / 8) as usize];
+        if age > epoch {
+            if inserted != 0 || age_nanos != NO_AGE || body.iter().any(|&b| b != 0) {
+                return Err(invalid(format!(
+                    "generation {age} back was never made ({epoch} rotations), yet holds keys or a time"
+                )));
+            }
+        } else {
+            if !timed && age_nanos != 0 {
+                return Err(invalid("a window of keys records no time".into()));
+            }
+            // As for a growable filter's sub-filters: a count is of keys
+            // that set a bit, at most `m`; more is forged.
+            if inserted > sizing.num_bits() {
+                return Err(invalid(format!(
+                    "generation {age} back records {inserted} keys, more than its {} bits could take",
+                    sizing.num_bits()
+                )));
+            }
+            if age_nanos != NO_AGE {
+                oldest = oldest.max(age_nanos.saturating_add(since_save));
+            }
+        }
+        records.push((inserted, age_nanos, body));
+    }
+    let clock: Arc<dyn Clock> = clock
+        .unwrap_or_else(|| Arc::new(MonotonicClock::starting_at(Duration::from_nanos(oldest))));
+    let now = clock.now_nanos();
+    let new_words = || {
+        BitArray::zeroed((sizing.num_bits() / 64) as usize).ok_or(ReadError::AllocationFailed(
+            BuildError::AllocationFailed {
+                bytes: sizing.num_bits() / 8,
+            },
+        ))
+    };
+    let mut restored = Vec::with_capacity(records.len());
+    for (inserted, age_nanos, body) in records {
+        let mut words = new_words()?;
+        words.fill_le(0, body);
+        // A generation whose start was not recorded (its rotation had not
+        // read the clock yet) begins now.
+        let started = if age_nanos == NO_AGE {
+            now
+        } else {
+            now.saturating_sub(age_nanos.saturating_add(since_save))
+        };
+        restored.push((
+            AtomicBloom::from_parts(words, sizing, hasher.clone()),
+            inserted,
+            started,
+        ));
+    }
+    let spare = AtomicBloom::from_parts(new_words()?, sizing, hasher);
+    let ring = Ring::restore(epoch, restored, spare);
+    Ok(builder.assemble(schedule, ring, clock, filled_early))
+}
+
+fn bytes_8(bytes: &[u8]) -> [u8; 8] {
+    bytes.try_into().unwrap_or([0; 8])
+}
