@@ -1,12 +1,13 @@
 //! Filter files of every kind: a plain filter (`build`), a counting filter
-//! (`build --counting`) or a growable one (`build --growable`), told apart
-//! by the file's header. A filter to read may come from stdin (`-`).
+//! (`build --counting`), a growable one (`build --growable`) or a windowed
+//! one (`dedup --state`), told apart by the file's header. A filter to read
+//! may come from stdin (`-`).
 
 use crate::keys::{Inputs, is_stdio};
 use anyhow::{Context, Result, bail};
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, Cells, FilterKind, GrowthError,
-    SavedFilter,
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Cells, FilterKind,
+    GrowthError, SavedFilter,
 };
 use rayon::prelude::*;
 use std::io::{self, Write};
@@ -22,12 +23,14 @@ pub fn name(path: &Path) -> String {
 }
 
 /// A kind as the CLI's messages name it: plain, counting or growable, as
-/// `build`, `build --counting` and `build --growable` make them.
+/// `build`, `build --counting` and `build --growable` make them, or
+/// windowed, as `dedup --state` saves it.
 pub fn kind_name(kind: FilterKind) -> &'static str {
     match kind {
         FilterKind::Bloom => "plain",
         FilterKind::Counting => "counting",
         FilterKind::Growable => "growable",
+        FilterKind::Windowed => "windowed",
         // A kind newer than this build (`Filter::load` refuses it).
         _ => "unknown",
     }
@@ -38,6 +41,7 @@ pub enum Filter {
     Plain(AtomicBloom),
     Counting(AtomicCountingBloom),
     Growable(AtomicGrowableBloom),
+    Windowed(Box<AtomicWindowedBloom>),
 }
 
 impl Filter {
@@ -54,6 +58,7 @@ impl Filter {
             SavedFilter::Counting(filter) => Filter::Counting(filter),
             SavedFilter::Growable(filter) => Filter::Growable(filter),
             SavedFilter::Bloom(filter) => Filter::Plain(filter),
+            SavedFilter::Windowed(filter) => Filter::Windowed(filter),
             // The library's name for the kind reads "a counting Bloom
             // filter": a kind this build does not know has no short name.
             other => bail!(
@@ -79,6 +84,7 @@ impl Filter {
             Filter::Plain(_) => FilterKind::Bloom,
             Filter::Counting(_) => FilterKind::Counting,
             Filter::Growable(_) => FilterKind::Growable,
+            Filter::Windowed(_) => FilterKind::Windowed,
         }
     }
 
@@ -104,6 +110,7 @@ impl Filter {
             Filter::Plain(f) => unshared(f, keys),
             Filter::Counting(f) => unshared(f, keys),
             Filter::Growable(f) => f.par_insert(keys)?,
+            Filter::Windowed(f) => f.par_insert(keys),
         })
     }
 
@@ -113,6 +120,7 @@ impl Filter {
             Filter::Plain(f) => f.par_contains(keys),
             Filter::Counting(f) => f.par_contains(keys),
             Filter::Growable(f) => f.par_contains(keys),
+            Filter::Windowed(f) => f.par_contains(keys),
         }
     }
 
@@ -122,6 +130,7 @@ impl Filter {
             Filter::Plain(f) => f.write_to(out),
             Filter::Counting(f) => f.write_to(out),
             Filter::Growable(f) => f.write_to(out),
+            Filter::Windowed(f) => f.write_to(out),
         }
     }
 }

@@ -3,7 +3,7 @@
 use crate::filter_file::{Filter, name};
 use crate::output::{counted, say};
 use anyhow::Result;
-use atomic_bloom::{AtomicGrowableBloom, Cells, Layout};
+use atomic_bloom::{AtomicGrowableBloom, AtomicWindowedBloom, Cells, Layout, Window};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -58,6 +58,10 @@ pub fn run(args: Args) -> Result<()> {
             describe_growable(f);
             return Ok(());
         }
+        Filter::Windowed(f) => {
+            describe_windowed(f);
+            return Ok(());
+        }
     };
     let fullest = fullest_at_capacity(layout);
     if fill > fullest {
@@ -98,6 +102,35 @@ fn describe_fixed<C: Cells>(
         f.estimated_false_positive_rate()
     );
     fill
+}
+
+/// `info` of a windowed filter (`dedup --state`) after the file's name and
+/// version: its window and generations.
+fn describe_windowed(f: &AtomicWindowedBloom) {
+    say!(
+        "kind:               windowed ({} generations)",
+        f.generations()
+    );
+    say!(
+        "window:             {}",
+        match f.window() {
+            Window::Keys(n) => format!("the last {}", counted(n, "key")),
+            Window::Duration(d) => humantime::format_duration(d).to_string(),
+            _ => "of an unknown kind".to_string(),
+        }
+    );
+    say!("layout:             {}", f.layout());
+    say!("hasher:             wyhash, seed {}", f.hasher().seed());
+    say!(
+        "each generation:    {} bits, k = {}, sized for {}",
+        f.sizing().num_bits(),
+        f.sizing().num_hashes(),
+        counted(f.keys_per_generation(), "key")
+    );
+    say!("target fpr:         {}", f.false_positive_rate());
+    say!("rotations:          {}", f.rotations());
+    say!("keys in window:     about {}", f.estimated_len());
+    say!("memory:             {} bytes", f.memory_bytes());
 }
 
 /// `info` of a growable filter after the file's name and version: its

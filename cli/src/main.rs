@@ -7,6 +7,7 @@
 //! a command quietly (`output::print_line`, and `query`'s own writer).
 
 mod build;
+mod dedup;
 mod filter_file;
 mod info;
 mod keys;
@@ -53,6 +54,9 @@ enum Command {
     Info(info::Args),
     /// Merge compatible filter files into one: plain ones by union, counting ones by adding their counts.
     Merge(merge::Args),
+    /// Print each line not seen within a window of time or of keys (a
+    /// streaming `uniq` with memory); `--state` keeps the window across runs.
+    Dedup(dedup::Args),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
         Command::Query(args) => query::run(args),
         Command::Info(args) => info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => merge::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Dedup(args) => dedup::run(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

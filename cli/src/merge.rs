@@ -39,9 +39,10 @@ impl Mergeable {
         Ok(match Filter::load(path)? {
             Filter::Plain(filter) => Mergeable::Plain(filter),
             Filter::Counting(filter) => Mergeable::Counting(filter),
-            Filter::Growable(_) => bail!(
-                "{} holds a growable filter; merge takes plain or counting filters",
-                name(path)
+            other @ (Filter::Growable(_) | Filter::Windowed(_)) => bail!(
+                "{} holds a {} filter; merge takes plain or counting filters",
+                name(path),
+                other.kind_name()
             ),
         })
     }

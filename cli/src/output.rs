@@ -25,6 +25,7 @@ use anyhow::{Context, Result};
 use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 #[cfg(not(loom))]
 static STATE: SaveState = SaveState::new();
@@ -51,17 +52,38 @@ impl fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+/// Where a command that handles its own signals (`dedup`, which saves its
+/// state on Ctrl-C) has them sent, set once.
+static SIGNAL_ROUTE: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
+
+/// Sends every later SIGINT and SIGTERM to `route` instead of ending the
+/// process: for a command that must finish what it has read and save
+/// before it ends (and then ends with [`INTERRUPTED_STATUS`] itself).
+pub fn route_signals(route: Box<dyn Fn() + Send + Sync>) {
+    // Set once per process, by the one command that runs.
+    let _ = SIGNAL_ROUTE.set(route);
+}
+
 /// Handles SIGINT and SIGTERM for the rest of the process.
 pub fn handle_signals() -> Result<()> {
-    ctrlc::set_handler(|| match STATE.on_signal() {
+    ctrlc::set_handler(|| match SIGNAL_ROUTE.get() {
+        Some(route) => route(),
+        None => on_signal(),
+    })
+    .context("cannot install the signal handler")
+}
+
+/// What a signal does when no command has routed it: ends the process,
+/// or stops the save in progress, as the save state decides.
+fn on_signal() {
+    match STATE.on_signal() {
         OnSignal::Exit(interrupted) => {
             eprintln!("atomic-bloom: {interrupted}");
             std::process::exit(i32::from(INTERRUPTED_STATUS));
         }
         // The save reports when it stops; an earlier signal is in hand.
         OnSignal::StopSave | OnSignal::Ignore => {}
-    })
-    .context("cannot install the signal handler")
+    }
 }
 
 /// Refuses an `output` that is one of `inputs` (the same file by another
@@ -100,6 +122,11 @@ pub fn refuse_output_among_inputs<'a>(
 
 /// Writes `filter` to `path` (`-`: stdout), as the module docs say.
 pub fn save(filter: &Filter, path: &Path) -> Result<()> {
+    save_with(path, |out| filter.write_to(out))
+}
+
+/// [`save`] of whatever `write` writes (a filter's `write_to`).
+pub fn save_with(path: &Path, write: impl Fn(&mut dyn Write) -> io::Result<()>) -> Result<()> {
     let stdout = crate::keys::is_stdio(path);
     // What `atomic_write` writes in place: whatever exists and is neither
     // a regular file nor a directory (which it refuses).
@@ -113,9 +140,9 @@ pub fn save(filter: &Filter, path: &Path) -> Result<()> {
     let written = if stdout {
         // A stream: a signal ends the process, so nothing here stops.
         let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-        filter.write_to(&mut out).and_then(|()| out.flush())
+        write(&mut out).and_then(|()| out.flush())
     } else {
-        atomic_bloom::internals::atomic_write(path, |out| filter.write_to(&mut StopOnSignal(out)))
+        atomic_bloom::internals::atomic_write(path, |out| write(&mut StopOnSignal(out)))
     };
     go_on(STATE.end_save(written.is_ok()))?;
     written.with_context(|| format!("cannot write {}", path.display()))

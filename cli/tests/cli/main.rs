@@ -10,6 +10,9 @@ use std::process::{Command, Output, Stdio};
 /// over-full filters and the key encoding.
 mod trust;
 
+/// `dedup`: windows of time and of keys, state across runs, signals.
+mod dedup;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_atomic-bloom"))
 }

@@ -318,7 +318,7 @@ fn spawn_large_build(input: &Path, output: &Path) -> std::process::Child {
 }
 
 /// Sends `signal` (`-INT`, `-TERM`) to `child`.
-fn send(signal: &str, child: &std::process::Child) {
+pub(super) fn send(signal: &str, child: &std::process::Child) {
     let kill = Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()
