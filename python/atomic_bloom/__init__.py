@@ -3,7 +3,8 @@
 ``BloomFilter`` answers "have I seen this key?" with no false negatives and
 a false-positive rate chosen at construction; ``CountingBloomFilter`` can
 also remove keys; ``GrowableBloomFilter`` needs no key count and grows as
-keys arrive. All are the Rust library ``atomic-bloom``: bits in 64-bit
+keys arrive; ``WindowedBloomFilter`` holds the keys of a recent window (of
+time or of keys), older ones leaving. All are the Rust library ``atomic-bloom``: bits in 64-bit
 atomic words, so threads add and query one filter at once without a lock,
 and the bulk methods (``add_many``, ``update``, ``contains_many``) release
 the GIL while they insert or look up, so Python threads run them in
@@ -32,6 +33,7 @@ from atomic_bloom._atomic_bloom import (
     FilterFullError,
     GrowableBloomFilter,
     IncompatibleFilterError,
+    WindowedBloomFilter,
     key_hash,
     load,
 )
@@ -44,6 +46,7 @@ __all__ = [
     "FilterFullError",
     "GrowableBloomFilter",
     "IncompatibleFilterError",
+    "WindowedBloomFilter",
     "key_hash",
     "load",
 ]

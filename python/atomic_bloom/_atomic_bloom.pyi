@@ -1,5 +1,6 @@
 """Type stubs of the extension module (Rust, PyO3)."""
 
+import datetime
 import os
 from typing import Dict, Iterable, List, Literal, Optional, Protocol, SupportsIndex, Union, final
 
@@ -29,6 +30,7 @@ __all__ = [
     "BloomFilter",
     "CountingBloomFilter",
     "GrowableBloomFilter",
+    "WindowedBloomFilter",
     "CorruptFilterError",
     "FilterFullError",
     "IncompatibleFilterError",
@@ -54,7 +56,7 @@ def key_hash(key: Key, seed: int = 0) -> int:
 
 def load(
     path: Union[StrOrBytesPath, BinaryReader],
-) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter]:
+) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter, WindowedBloomFilter]:
     """Reads a filter of any kind, as its header says, from a path or a binary file object."""
 
 @final
@@ -214,6 +216,75 @@ class CountingBloomFilter:
     def to_bytes(self) -> bytes: ...
     @classmethod
     def from_bytes(cls, data: BytesLike) -> CountingBloomFilter: ...
+    def __reduce__(self) -> tuple: ...
+
+@final
+class WindowedBloomFilter:
+    """A Bloom filter of the keys added within a window: the last
+    ``expected_items`` keys, or (with ``window``, in seconds or a
+    ``datetime.timedelta``) the keys of that long, about ``expected_items``
+    of which arrive in it. Older keys leave; a key stays at least the window
+    and at most ``generations / (generations - 1)`` of it."""
+
+    def __new__(
+        cls,
+        expected_items: int,
+        false_positive_rate: float = 0.01,
+        *,
+        window: Union[float, datetime.timedelta, None] = None,
+        generations: int = 4,
+        when_full: Literal["rotate", "keep-filling"] = "rotate",
+        layout: Optional[Layout] = None,
+        seed: int = 0,
+    ) -> Self: ...
+    def add(self, key: Key) -> bool:
+        """Adds ``key`` to the current generation; returns whether it was new there."""
+    def __contains__(self, key: Key, /) -> bool: ...
+    def add_many(self, keys: Iterable[Key]) -> int:
+        """Adds every key; a bad key or an error from the iterable raises with nothing added."""
+    def update(self, *iterables: Iterable[Key]) -> None: ...
+    def contains_many(self, keys: Iterable[Key]) -> List[bool]: ...
+    def rotate(self) -> bool:
+        """Starts a new generation now, retiring the oldest; False if it could not yet."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __bool__(self) -> bool:
+        """False while no live generation holds a key."""
+    def copy(self) -> WindowedBloomFilter: ...
+    def __copy__(self) -> WindowedBloomFilter: ...
+    def __deepcopy__(self, memo: object) -> WindowedBloomFilter: ...
+    def estimated_len(self) -> int:
+        """About how many keys the window holds."""
+    def keys_per_second(self) -> Optional[float]:
+        """New keys per second into the current generation since it began."""
+    @property
+    def window(self) -> Union[int, float]:
+        """A number of keys (int) or of seconds (float)."""
+    @property
+    def generations(self) -> int: ...
+    @property
+    def rotations(self) -> int: ...
+    @property
+    def keys_per_generation(self) -> int: ...
+    @property
+    def false_positive_rate(self) -> float: ...
+    @property
+    def when_full(self) -> Literal["rotate", "keep-filling"]: ...
+    @property
+    def generations_filled_early(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def seed(self) -> int: ...
+    def __sizeof__(self) -> int: ...
+    def save(self, path: Union[StrOrBytesPath, BinaryWriter]) -> None: ...
+    @classmethod
+    def load(cls, path: Union[StrOrBytesPath, BinaryReader]) -> WindowedBloomFilter:
+        """Reads a windowed filter; a time window resumes its schedule."""
+    def to_bytes(self) -> bytes: ...
+    @classmethod
+    def from_bytes(cls, data: BytesLike) -> WindowedBloomFilter: ...
     def __reduce__(self) -> tuple: ...
 
 @final

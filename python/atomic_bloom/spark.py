@@ -233,7 +233,7 @@ def contains_udf(bloom: BloomFilter, spark=None):
 
     def contains(keys):  # a pandas Series in and out
         import numpy as np
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]  # pandas ships no stubs
 
         valid = keys.notna().to_numpy()
         answers = np.zeros(len(keys), dtype=bool)

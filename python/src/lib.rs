@@ -28,6 +28,7 @@ mod keys;
 mod params;
 mod saved;
 mod staged;
+mod windowed;
 
 use atomic_bloom::{SavedFilter, WyBuildHasher};
 use pyo3::prelude::*;
@@ -42,8 +43,8 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
 }
 
 /// Reads a filter file of any kind: a `BloomFilter`, a
-/// `CountingBloomFilter` or a `GrowableBloomFilter`, as the file's header
-/// says, from a path (a named pipe too) or a binary file object.
+/// `CountingBloomFilter`, a `GrowableBloomFilter` or a
+/// `WindowedBloomFilter`, as the file's header says, from a path (a named pipe too) or a binary file object.
 #[pyfunction]
 fn load(py: Python<'_>, path: saved::File<'_>) -> PyResult<Py<PyAny>> {
     let object = match saved::load::<SavedFilter>(py, path)? {
@@ -54,6 +55,9 @@ fn load(py: Python<'_>, path: saved::File<'_>) -> PyResult<Py<PyAny>> {
             .into_pyobject(py)?
             .into_any(),
         SavedFilter::Bloom(filter) => bloom::BloomFilter::wrap(filter)
+            .into_pyobject(py)?
+            .into_any(),
+        SavedFilter::Windowed(filter) => windowed::WindowedBloomFilter::wrap(*filter)
             .into_pyobject(py)?
             .into_any(),
         other => {
@@ -72,6 +76,7 @@ fn _atomic_bloom(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bloom::BloomFilter>()?;
     m.add_class::<counting::CountingBloomFilter>()?;
     m.add_class::<growable::GrowableBloomFilter>()?;
+    m.add_class::<windowed::WindowedBloomFilter>()?;
     m.add(
         "CorruptFilterError",
         py.get_type::<errors::CorruptFilterError>(),

@@ -11,7 +11,8 @@
 use crate::errors::{build_error, file_error, read_error, read_file_error};
 use crate::keys::Buffer;
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, BuildError, ReadError, SavedFilter,
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, BuildError,
+    ReadError, SavedFilter,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
@@ -147,7 +148,12 @@ macro_rules! saved {
     )*};
 }
 
-saved!(AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom);
+saved!(
+    AtomicBloom,
+    AtomicCountingBloom,
+    AtomicGrowableBloom,
+    AtomicWindowedBloom
+);
 
 macro_rules! readable {
     ($($filter:ty),*) => {$(
@@ -166,6 +172,7 @@ readable!(
     AtomicBloom,
     AtomicCountingBloom,
     AtomicGrowableBloom,
+    AtomicWindowedBloom,
     SavedFilter
 );
 

@@ -381,6 +381,23 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             .any(|slot| slot.filter.contains_hash(hash))
     }
 
+    /// [`insert`](Self::insert) of each hash; returns how many were new
+    /// to the current generation.
+    pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        hashes
+            .into_iter()
+            .filter(|&hash| self.insert_hash(hash))
+            .count()
+    }
+
+    /// [`contains`](Self::contains) of each hash, in order.
+    pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
+        hashes
+            .into_iter()
+            .map(|hash| self.contains_hash(hash))
+            .collect()
+    }
+
     /// Inserts every key; returns how many were new to the current
     /// generation.
     pub fn insert_batch<I>(&self, keys: I) -> usize
@@ -500,6 +517,27 @@ impl<S> AtomicWindowedBloom<S> {
     #[doc(hidden)]
     pub fn spare_is_clean_if_ready(&self) -> bool {
         self.ring.spare_is_clean_if_ready()
+    }
+
+    /// Whether no live generation holds a key: nothing was inserted, or
+    /// everything inserted has left the window (a scan of the live
+    /// generations that stops at the first key's bits).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::builder(100, 0.01).generations(2).build()?;
+    /// assert!(f.is_empty());
+    /// f.insert("a");
+    /// assert!(!f.is_empty());
+    /// f.rotate();
+    /// f.rotate();
+    /// assert!(f.is_empty());
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        let epoch = self.ring.epoch();
+        self.ring
+            .live_slots(epoch)
+            .all(|slot| slot.filter.is_empty())
     }
 
     /// Rotations so far.
@@ -640,6 +678,63 @@ impl<S> PartialEq for AtomicWindowedBloom<S> {
             && epoch == other.rotations()
             && self.generations_filled_early() == other.generations_filled_early()
             && (0..self.ring.live().min(epoch + 1)).all(same_generation)
+    }
+}
+
+impl<S: BuildHasher + Clone> AtomicWindowedBloom<S> {
+    /// A copy: the same parameters and clock, and what each live
+    /// generation holds now (a snapshot of each, as
+    /// [`write_to`](Self::write_to) takes one).
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::AllocationFailed`] if the allocator refuses the
+    /// copy's generations.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::new(1_000, 0.01)?;
+    /// f.insert("a");
+    /// let copy = f.try_clone()?;
+    /// f.insert("b");
+    /// assert!(copy.contains("a") && !copy.contains("b"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, BuildError> {
+        let epoch = self.ring.epoch();
+        let sizing = self.sizing();
+        let empty = || AtomicBloom::with_sizing(sizing, self.hasher.clone());
+        let generations = (0..self.ring.live())
+            .map(|age| match epoch.checked_sub(age) {
+                None => Ok((empty()?, 0, NOT_STARTED)),
+                Some(generation) => {
+                    let slot = self.ring.slot(generation);
+                    // ORDERING: Relaxed, both; a count and a start,
+                    // publishing nothing (as G8).
+                    let started = match slot.started.load(Relaxed) {
+                        // Its rotation has not read the clock yet.
+                        NOT_STARTED => self.clock.now_nanos(),
+                        started => started,
+                    };
+                    Ok((
+                        slot.filter.try_clone()?,
+                        slot.inserted.load(Relaxed),
+                        started,
+                    ))
+                }
+            })
+            .collect::<Result<Vec<_>, BuildError>>()?;
+        Ok(AtomicWindowedBloom {
+            ring: Ring::restore(epoch, generations, empty()?),
+            keys_per_window: self.keys_per_window,
+            window: self.window,
+            period: self.period,
+            per_generation: self.per_generation,
+            when_full: self.when_full,
+            filled_early: AtomicU64::new(self.generations_filled_early()),
+            false_positive_rate: self.false_positive_rate,
+            clock: self.clock.clone(),
+            hasher: self.hasher.clone(),
+        })
     }
 }
 
