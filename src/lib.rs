@@ -38,7 +38,7 @@
 //! per key for the standard layout, which is why it is used as a cheap
 //! "surely absent" check in front of something expensive.
 //!
-//! # The three kinds at a glance
+//! # The fixed, counting and growable kinds at a glance
 //!
 //! The plain and counting filters are one type, [`Filter`], over their
 //! cells (a bit, or a 4-bit counter, per position): every operation they
@@ -66,6 +66,35 @@
 //! | files | `save`, `load`, `to_bytes`, `from_bytes`, `write_to`, `read_from`, the `_with_hasher` readers | the same | the same |
 //!
 //! [`SavedFilter`] reads a file of any kind.
+//!
+//! # Only the recent keys
+//!
+//! [`AtomicWindowedBloom`] holds the keys inserted within a window, of
+//! time or of keys, in a lock-free ring of plain filters: older keys
+//! leave, so a service that never stops never fills it. Its surface is the
+//! plain filter's where it applies (`insert`, `contains`, the `*_hash`,
+//! `*_batch` and `par_*` forms, `estimated_len`, `memory_bytes`,
+//! `try_clone`, `is_empty`, and the file readers and writers), with
+//! `rotate` and the window's own measures.
+//!
+//! ```
+//! use atomic_bloom::{AtomicWindowedBloom, ManualClock, Window};
+//! use std::{sync::Arc, time::Duration};
+//!
+//! // Drop events seen within the last minute (about 10,000 of them).
+//! let clock = Arc::new(ManualClock::new()); // the system's clock by default
+//! let recent = AtomicWindowedBloom::builder(10_000, 0.01)
+//!     .window(Window::Duration(Duration::from_secs(60)))
+//!     .clock(clock.clone())
+//!     .build()?;
+//! assert!(!recent.contains("event-1"));
+//! recent.insert("event-1");
+//! clock.advance(Duration::from_secs(59));
+//! assert!(recent.contains("event-1")); // within the minute
+//! clock.advance(Duration::from_secs(60));
+//! assert!(!recent.contains("event-1")); // gone
+//! # Ok::<(), atomic_bloom::BuildError>(())
+//! ```
 //!
 //! # Where to read on
 //!
