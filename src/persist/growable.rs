@@ -14,11 +14,11 @@
 
 use super::{
     CHECKSUM_LEN, FilterKind, Frame, HasherId, MAGIC, ReadError, V1_HEADER_LEN, V2_HEADER_LEN,
-    atomic_write, check_hasher, check_num_bits, check_sum, read_growing, short_header,
+    atomic_write, check_hasher, check_num_bits, check_sum, f64_le, read_growing, short_header,
+    truncated, u32_le, u64_le, written_bytes,
 };
 use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
-use crate::hasher::WyBuildHasher;
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::growable::{AtomicGrowableBloom, Config, MAX_SUB_FILTERS, SubFilter};
 use crate::layout::Placement;
@@ -66,14 +66,6 @@ impl Record {
             reserved: u32_le(&bytes[28..32]),
         }
     }
-}
-
-fn u64_le(bytes: &[u8]) -> u64 {
-    u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
-}
-
-fn u32_le(bytes: &[u8]) -> u32 {
-    u32::from_le_bytes(bytes.try_into().unwrap_or([0; 4]))
 }
 
 /// The header and parameters of `filter`.
@@ -172,13 +164,7 @@ impl<S: BuildHasher + 'static> AtomicGrowableBloom<S> {
                 .map(|s| RECORD_LEN as u64 + s.sizing.num_bits() / 8)
                 .sum::<u64>()
             + CHECKSUM_LEN as u64;
-        let mut out = Vec::new();
-        out.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
-            .map_err(|_| BuildError::AllocationFailed { bytes: len })?;
-        if let Err(e) = self.write_to(&mut out) {
-            unreachable!("writing to a Vec cannot fail: {e}");
-        }
-        Ok(out)
+        written_bytes(len, |out| self.write_to(out))
     }
 
     /// Saves to `path` atomically, as the fixed-size filters do: a crash
@@ -254,13 +240,7 @@ impl AtomicGrowableBloom {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
-        decode(bytes, |id| match id {
-            HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
-            HasherId::Custom => Err(ReadError::HasherMismatch {
-                written: HasherId::Custom,
-                reading: HasherId::Default { seed: 0 },
-            }),
-        })
+        decode(bytes, HasherId::wyhash)
     }
 
     /// Reads a growable filter from a stream that holds exactly one,
@@ -381,13 +361,6 @@ fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
     }
 }
 
-fn truncated(expected: u64, bytes: &[u8]) -> ReadError {
-    ReadError::Truncated {
-        expected,
-        actual: bytes.len() as u64,
-    }
-}
-
 /// Decodes a whole growable file: frame, length, checksum, then meaning.
 fn decode<S: BuildHasher + Clone + 'static>(
     bytes: &[u8],
@@ -482,12 +455,11 @@ fn read_config(bytes: &[u8], count: u32) -> Result<Config, ReadError> {
     let initial = usize::try_from(u64_le(&params[0..8])).map_err(|_| {
         ReadError::InvalidChain("an initial capacity past this platform's address space".into())
     })?;
-    let mut builder =
-        AtomicGrowableBloom::builder(initial, f64::from_le_bytes(bytes_8(&params[8..16])))
-            .growth_factor(f64::from_le_bytes(bytes_8(&params[16..24])))
-            .tightening_ratio(f64::from_le_bytes(bytes_8(&params[24..32])))
-            .layout(placement.layout())
-            .max_sub_filters(u32_le(&params[40..44]));
+    let mut builder = AtomicGrowableBloom::builder(initial, f64_le(&params[8..16]))
+        .growth_factor(f64_le(&params[16..24]))
+        .tightening_ratio(f64_le(&params[24..32]))
+        .layout(placement.layout())
+        .max_sub_filters(u32_le(&params[40..44]));
     let limit = u64_le(&params[32..40]);
     if limit != u64::MAX {
         builder = builder.memory_limit(limit);
@@ -503,8 +475,4 @@ fn read_config(bytes: &[u8], count: u32) -> Result<Config, ReadError> {
         )));
     }
     Ok(config)
-}
-
-fn bytes_8(bytes: &[u8]) -> [u8; 8] {
-    bytes.try_into().unwrap_or([0; 8])
 }

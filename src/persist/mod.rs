@@ -359,6 +359,18 @@ impl HasherId {
         }
     }
 
+    /// The default hasher this id records, for the default readers; a
+    /// custom hasher's file needs its `_with_hasher` reader.
+    fn wyhash(self) -> Result<WyBuildHasher, ReadError> {
+        match self {
+            HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
+            HasherId::Custom => Err(ReadError::HasherMismatch {
+                written: HasherId::Custom,
+                reading: HasherId::Default { seed: 0 },
+            }),
+        }
+    }
+
     fn encode(self) -> (u8, u64) {
         match self {
             HasherId::Default { seed } => (HASHER_WYHASH, seed),
@@ -552,13 +564,7 @@ impl Header {
 
     /// The default hasher this header names, if it names one.
     fn wyhash(&self) -> Result<WyBuildHasher, ReadError> {
-        match self.hasher {
-            HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
-            HasherId::Custom => Err(ReadError::HasherMismatch {
-                written: HasherId::Custom,
-                reading: HasherId::Default { seed: 0 },
-            }),
-        }
+        self.hasher.wyhash()
     }
 
     /// The filter of type `F` with this header's parameters holding
@@ -831,11 +837,45 @@ fn write_stored<F: Stored<S>, S: BuildHasher + 'static>(
 fn stored_bytes<F: Stored<S>, S: BuildHasher + 'static>(filter: &F) -> Result<Vec<u8>, BuildError> {
     let (_, header_len) = Header::of(filter).encode();
     let len = header_len + filter.num_stored_words() * 8 + CHECKSUM_LEN;
+    written_bytes(len as u64, |out| write_stored(filter, out))
+}
+
+/// What `write` writes, as bytes, in a buffer of `len` bytes reserved
+/// first (a hint: a growable chain may grow meanwhile); an error only if
+/// the allocator refuses it.
+fn written_bytes(
+    len: u64,
+    write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>,
+) -> Result<Vec<u8>, BuildError> {
     let mut out = Vec::new();
-    out.try_reserve_exact(len)
-        .map_err(|_| BuildError::AllocationFailed { bytes: len as u64 })?;
-    if let Err(e) = write_stored(filter, &mut out) {
-        unreachable!("writing to a Vec with room cannot fail: {e}");
+    out.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
+        .map_err(|_| BuildError::AllocationFailed { bytes: len })?;
+    if let Err(e) = write(&mut out) {
+        unreachable!("writing to a Vec cannot fail: {e}");
     }
     Ok(out)
+}
+
+/// The little-endian `u64` of 8 bytes (0 if fewer: callers slice 8).
+fn u64_le(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
+}
+
+/// The little-endian `u32` of 4 bytes (0 if fewer: callers slice 4).
+fn u32_le(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes.try_into().unwrap_or([0; 4]))
+}
+
+/// The little-endian `f64` of 8 bytes (0 if fewer: callers slice 8).
+fn f64_le(bytes: &[u8]) -> f64 {
+    f64::from_bits(u64_le(bytes))
+}
+
+/// An input of `bytes` that ends before the `expected` bytes its frame
+/// declares.
+fn truncated(expected: u64, bytes: &[u8]) -> ReadError {
+    ReadError::Truncated {
+        expected,
+        actual: bytes.len() as u64,
+    }
 }

@@ -23,11 +23,11 @@
 
 use super::{
     CHECKSUM_LEN, FilterKind, Frame, HasherId, MAGIC, ReadError, V1_HEADER_LEN, V2_HEADER_LEN,
-    atomic_write, check_hasher, check_num_bits, check_sum, read_growing, short_header,
+    atomic_write, check_hasher, check_num_bits, check_sum, f64_le, read_growing, short_header,
+    truncated, u32_le, u64_le, written_bytes,
 };
 use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
-use crate::hasher::WyBuildHasher;
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::window::ring::{NOT_STARTED, Ring};
 use crate::kinds::window::{
@@ -64,14 +64,6 @@ const NO_AGE: u64 = u64::MAX;
 
 const WINDOW_KEYS: u8 = 0;
 const WINDOW_DURATION: u8 = 1;
-
-fn u64_le(bytes: &[u8]) -> u64 {
-    u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
-}
-
-fn u32_le(bytes: &[u8]) -> u32 {
-    u32::from_le_bytes(bytes.try_into().unwrap_or([0; 4]))
-}
 
 /// Nanoseconds since the Unix epoch by the system clock (0 before it).
 fn wall_clock_nanos() -> u64 {
@@ -196,13 +188,7 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
         let len = file_len(self.sizing().num_bits(), self.generations());
-        let mut out = Vec::new();
-        out.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
-            .map_err(|_| BuildError::AllocationFailed { bytes: len })?;
-        if let Err(e) = self.write_to(&mut out) {
-            unreachable!("writing to a Vec cannot fail: {e}");
-        }
-        Ok(out)
+        written_bytes(len, |out| self.write_to(out))
     }
 
     /// Saves to `path` atomically, as the other kinds do: a crash at any
@@ -237,7 +223,7 @@ impl AtomicWindowedBloom {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
-        decode(bytes, default_hasher, None)
+        decode(bytes, HasherId::wyhash, None)
     }
 
     /// As [`from_bytes`](Self::from_bytes), the window's time read from
@@ -262,7 +248,7 @@ impl AtomicWindowedBloom {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes_with_clock(bytes: &[u8], clock: Arc<dyn Clock>) -> Result<Self, ReadError> {
-        decode(bytes, default_hasher, Some(clock))
+        decode(bytes, HasherId::wyhash, Some(clock))
     }
 
     /// Reads a windowed filter from a stream that holds exactly one,
@@ -286,7 +272,7 @@ impl AtomicWindowedBloom {
     ) -> Result<Self, ReadError> {
         decode(
             &read_framed(File::open(path)?)?,
-            default_hasher,
+            HasherId::wyhash,
             Some(clock),
         )
     }
@@ -297,16 +283,6 @@ impl<S: BuildHasher + Clone + 'static> AtomicWindowedBloom<S> {
     /// the same hasher (checked by fingerprint).
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, ReadError> {
         decode(bytes, |_| Ok(hasher), None)
-    }
-}
-
-fn default_hasher(id: HasherId) -> Result<WyBuildHasher, ReadError> {
-    match id {
-        HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
-        HasherId::Custom => Err(ReadError::HasherMismatch {
-            written: HasherId::Custom,
-            reading: HasherId::Default { seed: 0 },
-        }),
     }
 }
 
@@ -365,13 +341,6 @@ fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
         read_growing(&mut input, &mut bytes, len - FIRST_RECORD as u64 + 1)?;
     }
     Ok(bytes)
-}
-
-fn truncated(expected: u64, bytes: &[u8]) -> ReadError {
-    ReadError::Truncated {
-        expected,
-        actual: bytes.len() as u64,
-    }
 }
 
 fn invalid(why: String) -> ReadError {
@@ -436,13 +405,12 @@ fn decode<S: BuildHasher + Clone + 'static>(
             "a window of keys records no time and fills no generation early".into(),
         ));
     }
-    let builder =
-        AtomicWindowedBloom::builder(keys_per_window, f64::from_le_bytes(bytes_8(&params[8..16])))
-            .window(window)
-            .generations(generations)
-            .when_full(when_full)
-            .layout(placement.layout())
-            .hasher(hasher.clone());
+    let builder = AtomicWindowedBloom::builder(keys_per_window, f64_le(&params[8..16]))
+        .window(window)
+        .generations(generations)
+        .when_full(when_full)
+        .layout(placement.layout())
+        .hasher(hasher.clone());
     // The parameters are checked as the builder checks them; each
     // generation keeps the file's `k` and `m`, so a file does not depend on
     // how a later release would size it.
@@ -518,8 +486,4 @@ fn decode<S: BuildHasher + Clone + 'static>(
     let spare = AtomicBloom::from_parts(new_words()?, sizing, hasher);
     let ring = Ring::restore(epoch, restored, spare);
     Ok(builder.assemble(schedule, ring, clock, filled_early))
-}
-
-fn bytes_8(bytes: &[u8]) -> [u8; 8] {
-    bytes.try_into().unwrap_or([0; 8])
 }
