@@ -1,0 +1,113 @@
+//! # Arrow values as keys
+//!
+//! A filter built in DataFusion must answer like one built from the same
+//! keys by the CLI, Rust or Python, so every Arrow value maps onto one of
+//! the library's two stable encodings (its `docs::keys` chapter):
+//!
+//! | Arrow type | hashed as | same key as |
+//! |---|---|---|
+//! | `Utf8`, `LargeUtf8`, `Utf8View` | the string's UTF-8 bytes, by the byte encoding | `insert("...")`, a CLI line, a Python `str` |
+//! | `Binary`, `LargeBinary`, `BinaryView`, `FixedSizeBinary` | the bytes, by the byte encoding | `insert(b"...")`, a Python `bytes` |
+//! | `Int8` to `Int64`, `UInt8` to `UInt64` | the value's 64-bit two's complement | `insert(&(n as u64))`, a Python `int` |
+//! | a dictionary of any of these | its values | as the values |
+//!
+//! A null is no key: the aggregate skips it, and membership of a null is
+//! null (SQL's answer about an unknown value), which a `WHERE` drops.
+
+use atomic_bloom::{Bytes, Key};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{
+    DataType, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
+    UInt64Type,
+};
+use datafusion::common::{Result, plan_err};
+use std::hash::BuildHasher;
+
+/// Whether values of `data_type` are keys.
+pub fn is_key_type(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Dictionary(_, values) => is_key_type(values),
+        DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Utf8View
+        | DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_)
+        | DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::UInt64 => true,
+        _ => false,
+    }
+}
+
+/// The planning error for a column whose values are not keys.
+pub fn check_key_type(function: &str, data_type: &DataType) -> Result<()> {
+    if is_key_type(data_type) {
+        return Ok(());
+    }
+    plan_err!(
+        "{function} takes strings, binaries or integers as keys, not {data_type}: \
+         cast the column as a join would compare it"
+    )
+}
+
+/// Calls `each(row, hash)` for every non-null value of `array`, hashed by
+/// `hasher` as the library hashes the same key.
+pub fn for_each_hash<S: BuildHasher>(
+    array: &ArrayRef,
+    hasher: &S,
+    mut each: impl FnMut(usize, u64),
+) -> Result<()> {
+    macro_rules! ints {
+        ($t:ty) => {{
+            let values = array.as_primitive::<$t>();
+            for (row, value) in values.iter().enumerate() {
+                if let Some(value) = value {
+                    // Sign-extended to 64 bits, as every integer key.
+                    each(row, (i128::from(value) as u64).hash_with(hasher));
+                }
+            }
+        }};
+    }
+    macro_rules! bytes {
+        ($values:expr) => {{
+            for (row, value) in $values.enumerate() {
+                if let Some(value) = value {
+                    let value: &[u8] = value.as_ref();
+                    each(row, Bytes(value).hash_with(hasher));
+                }
+            }
+        }};
+    }
+    match array.data_type() {
+        DataType::Dictionary(_, values) => {
+            // The values, decoded: a dictionary is an encoding, not a key.
+            let decoded = cast(array, values)?;
+            return for_each_hash(&decoded, hasher, each);
+        }
+        DataType::Utf8 => bytes!(array.as_string::<i32>().iter()),
+        DataType::LargeUtf8 => bytes!(array.as_string::<i64>().iter()),
+        DataType::Utf8View => bytes!(array.as_string_view().iter()),
+        DataType::Binary => bytes!(array.as_binary::<i32>().iter()),
+        DataType::LargeBinary => bytes!(array.as_binary::<i64>().iter()),
+        DataType::BinaryView => bytes!(array.as_binary_view().iter()),
+        DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary().iter()),
+        DataType::Int8 => ints!(Int8Type),
+        DataType::Int16 => ints!(Int16Type),
+        DataType::Int32 => ints!(Int32Type),
+        DataType::Int64 => ints!(Int64Type),
+        DataType::UInt8 => ints!(UInt8Type),
+        DataType::UInt16 => ints!(UInt16Type),
+        DataType::UInt32 => ints!(UInt32Type),
+        DataType::UInt64 => ints!(UInt64Type),
+        other => return plan_err!("not a key type: {other}"),
+    }
+    Ok(())
+}

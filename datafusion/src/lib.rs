@@ -1,0 +1,85 @@
+//! # atomic-bloom for Apache DataFusion
+//!
+//! Two SQL functions over the [`atomic_bloom`] library, registered with
+//! one call:
+//!
+//! - `bloom_build(key [, expected_items [, false_positive_rate]])`, an
+//!   aggregate: the filter of `key`'s non-null values, as the library's
+//!   saved bytes (`BINARY`). Partitions build their own filters with plain
+//!   writes and merge by union, so any partitioning gives the filter one
+//!   process builds, bit for bit ([`build`]).
+//! - `bloom_contains(filter, key)`, vectorised over Arrow arrays: whether
+//!   `key` may be in `filter`, for semi-join pre-filters ([`contains`]).
+//!
+//! Keys are hashed by the library's stable encodings of Arrow values
+//! ([`keys`]), so a filter built here answers like one the CLI, Rust or
+//! Python built from the same keys, and its bytes, saved to a file, are
+//! a filter file the CLI reads.
+//!
+//! ```
+//! use atomic_bloom_datafusion::register;
+//! use datafusion::prelude::*;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> datafusion::error::Result<()> {
+//! let ctx = SessionContext::new();
+//! register(&ctx);
+//! ctx.sql("CREATE TABLE users (id BIGINT) AS VALUES (1), (2), (3)").await?;
+//! ctx.sql("CREATE TABLE events (user_id BIGINT) AS VALUES (2), (3), (4), (5)").await?;
+//! // Events of known users: the filter drops most others before a join.
+//! let kept = ctx
+//!     .sql(
+//!         "SELECT user_id FROM events \
+//!          WHERE bloom_contains((SELECT bloom_build(id, 1000, 0.001) FROM users), user_id) \
+//!          ORDER BY user_id",
+//!     )
+//!     .await?
+//!     .collect()
+//!     .await?;
+//! let ids: Vec<i64> = kept
+//!     .iter()
+//!     .flat_map(|b| b.column(0).as_any().downcast_ref::<datafusion::arrow::array::Int64Array>().unwrap().values().to_vec())
+//!     .collect();
+//! assert!(ids.starts_with(&[2, 3])); // every match; a rare false positive may follow
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod build;
+pub mod contains;
+pub mod keys;
+
+use datafusion::logical_expr::{AggregateUDF, Expr, ScalarUDF};
+use datafusion::prelude::SessionContext;
+
+/// The aggregate `bloom_build`.
+pub fn bloom_build_udaf() -> AggregateUDF {
+    AggregateUDF::from(build::BloomBuild::default())
+}
+
+/// The function `bloom_contains`.
+pub fn bloom_contains_udf() -> ScalarUDF {
+    ScalarUDF::from(contains::BloomContains::default())
+}
+
+/// Registers `bloom_build` and `bloom_contains` with `ctx`, for SQL and
+/// the DataFrame API.
+pub fn register(ctx: &SessionContext) {
+    ctx.register_udaf(bloom_build_udaf());
+    ctx.register_udf(bloom_contains_udf());
+}
+
+/// `bloom_build(key, expected_items, false_positive_rate)` for the
+/// DataFrame API.
+pub fn bloom_build(key: Expr, expected_items: u64, false_positive_rate: f64) -> Expr {
+    bloom_build_udaf().call(vec![
+        key,
+        datafusion::prelude::lit(expected_items),
+        datafusion::prelude::lit(false_positive_rate),
+    ])
+}
+
+/// `bloom_contains(filter, key)` for the DataFrame API.
+pub fn bloom_contains(filter: Expr, key: Expr) -> Expr {
+    bloom_contains_udf().call(vec![filter, key])
+}
