@@ -1,0 +1,111 @@
+//! `bloom_build` and `bloom_contains` against DataFusion's own ways to
+//! build and probe the same set, side by side on one `SessionContext`.
+//!
+//!     cd datafusion && cargo run --release --example bench            # 2M and 20M rows
+//!     cd datafusion && cargo run --release --example bench -- 2000000 # one size
+//!
+//! A table of `n` rows (`id BIGINT`, distinct, and `url VARCHAR`) in 8
+//! partitions, queried with as many target partitions as the machine has
+//! cores. Build: `bloom_build(col, n, 0.01)` against `count(DISTINCT col)`,
+//! the hash set of the same keys. Probe: the rows of a table of `n` ids,
+//! half of them in the set, kept by `bloom_contains` of the built filter
+//! (a scalar subquery) against the same rows kept by an `IN (subquery)` semi-join
+//! (which builds its hash table each time). Rounds alternate between the
+//! ways; each figure is the median of 5, in million rows per second.
+
+use atomic_bloom_datafusion::register;
+use datafusion::arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch, StringArray};
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::datasource::MemTable;
+use datafusion::prelude::*;
+use std::sync::Arc;
+use std::time::Instant;
+
+const PARTITIONS: usize = 8;
+const ROUNDS: usize = 5;
+
+fn table(n: usize, ids: impl Fn(usize) -> i64) -> MemTable {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("url", DataType::Utf8, false),
+    ]));
+    let per = n.div_ceil(PARTITIONS);
+    let partitions = (0..PARTITIONS)
+        .map(|p| {
+            let rows = p * per..((p + 1) * per).min(n);
+            rows.clone()
+                .step_by(65_536)
+                .map(|start| {
+                    let batch = start..(start + 65_536).min(rows.end);
+                    let id: ArrayRef = Arc::new(Int64Array::from_iter_values(batch.clone().map(&ids)));
+                    let url: ArrayRef = Arc::new(StringArray::from_iter_values(
+                        batch.map(|i| format!("https://example.com/page/{}", ids(i))),
+                    ));
+                    RecordBatch::try_new(schema.clone(), vec![id, url]).unwrap()
+                })
+                .collect()
+        })
+        .collect();
+    MemTable::try_new(schema, partitions).unwrap()
+}
+
+async fn seconds(ctx: &SessionContext, sql: &str) -> (f64, Vec<RecordBatch>) {
+    let start = Instant::now();
+    let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+    (start.elapsed().as_secs_f64(), batches)
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+#[tokio::main]
+async fn main() {
+    let sizes: Vec<usize> = match std::env::args().nth(1) {
+        Some(n) => vec![n.parse().expect("a row count")],
+        None => vec![2_000_000, 20_000_000],
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("| rows | what | M rows/s | ratio |");
+    println!("|---|---|---|---|");
+    for n in sizes {
+        let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(cores));
+        register(&ctx);
+        ctx.register_table("t", Arc::new(table(n, |i| i as i64))).unwrap();
+        // Every other id of twice the range: half are in `t`.
+        ctx.register_table("probe", Arc::new(table(n, |i| 2 * i as i64))).unwrap();
+        let build = format!("SELECT bloom_build(id, {n}, 0.01) FROM t");
+        let (_, built) = seconds(&ctx, &build).await;
+        // The filter as a one-row table, read by a scalar subquery.
+        let filter: &BinaryArray = built[0].column(0).as_any().downcast_ref().unwrap();
+        let one = RecordBatch::try_from_iter([("f", Arc::new(filter.clone()) as ArrayRef)]).unwrap();
+        ctx.register_batch("filter", one).unwrap();
+        let ways = [
+            ("build: bloom_build(id)", build.clone()),
+            ("build: count(DISTINCT id)", "SELECT count(DISTINCT id) FROM t".to_string()),
+            ("build: bloom_build(url)", format!("SELECT bloom_build(url, {n}, 0.01) FROM t")),
+            ("build: count(DISTINCT url)", "SELECT count(DISTINCT url) FROM t".to_string()),
+            (
+                "probe: bloom_contains(filter, id)",
+                "SELECT count(*) FROM probe WHERE bloom_contains((SELECT f FROM filter), id)".to_string(),
+            ),
+            (
+                "probe: id IN (SELECT id FROM t)",
+                "SELECT count(*) FROM probe WHERE id IN (SELECT id FROM t)".to_string(),
+            ),
+        ];
+        let mut times = vec![Vec::new(); ways.len()];
+        for _ in 0..ROUNDS {
+            for (i, (_, sql)) in ways.iter().enumerate() {
+                times[i].push(seconds(&ctx, sql).await.0);
+            }
+        }
+        let rates: Vec<f64> = times.into_iter().map(|t| n as f64 / median(t) / 1e6).collect();
+        for (i, (name, _)) in ways.iter().enumerate() {
+            // Each of ours against DataFusion's own way, the row after it.
+            let ratio = if i % 2 == 0 { format!("{:.2}", rates[i] / rates[i + 1]) } else { String::new() };
+            println!("| {n} | {name} | {:.1} | {ratio} |", rates[i]);
+        }
+    }
+}
