@@ -85,6 +85,23 @@ pub enum BuildError {
         /// What was asked for.
         got: u32,
     },
+    /// [`AtomicBloom::from_words`](crate::AtomicBloom::from_words) was given
+    /// more or fewer words than its sizing has.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, BuildError, Layout, Sizing, WyBuildHasher};
+    /// let sizing = Sizing::for_bits(Layout::Word, 128, 3)?;
+    /// let err = AtomicBloom::from_words(sizing, WyBuildHasher::default(), [0u64; 3]).unwrap_err();
+    /// assert_eq!(err, BuildError::WordCount { expected: 2, got: 3 });
+    /// # Ok::<(), BuildError>(())
+    /// ```
+    #[error("a filter of this sizing has {expected} words of bits, got {got}")]
+    WordCount {
+        /// The sizing's words: its bits divided by 64.
+        expected: u64,
+        /// The words given (counted up to one more than expected).
+        got: u64,
+    },
     /// A windowed filter's generations are fewer than 2 or more than
     /// [`MAX_GENERATIONS`](crate::MAX_GENERATIONS).
     #[error("a windowed filter keeps 2 to {max} generations, got {got}")]

@@ -2,7 +2,7 @@
 //! block Bloom filter puts them, so that a filter built from Parquet's
 //! hashes (XXH64, seed 0, of a value's plain encoding) is a Parquet filter.
 
-use atomic_bloom::{AtomicBloom, BuildError, Layout};
+use atomic_bloom::{AtomicBloom, BuildError, Layout, Sizing, WyBuildHasher};
 use xxhash_rust::xxh64::xxh64;
 
 /// A one-block bitset that parquet-mr (through Spark) wrote for the
@@ -61,6 +61,56 @@ fn the_high_half_of_the_hash_picks_the_block() {
                 .eq(alone.words())
         );
     }
+}
+
+/// A bitset Parquet wrote loads, as words, into a filter that answers as
+/// Parquet's: it finds the written values by their Parquet hashes.
+#[test]
+fn a_parquet_writers_bitset_loads_as_words() {
+    let words = PARQUET_MR_BITSET
+        .chunks_exact(8)
+        .map(|le| u64::from_le_bytes(le.try_into().unwrap()));
+    let sizing = Sizing::for_bits(Layout::SplitBlock, 256, 8).unwrap();
+    let filter = AtomicBloom::from_words(sizing, WyBuildHasher::default(), words).unwrap();
+    assert_eq!(bytes(&filter), PARQUET_MR_BITSET);
+    for i in 0..10 {
+        assert!(
+            filter.contains_hash(xxh64(format!("a{i}").as_bytes(), 0)),
+            "a{i}"
+        );
+    }
+    assert!(!filter.contains_hash(xxh64(b"b0", 0)));
+}
+
+/// Too few or too many words are a typed error, and an endless source is
+/// read no further than one word past the sizing.
+#[test]
+fn words_of_another_count_are_typed_errors() {
+    let sizing = Sizing::for_bits(Layout::SplitBlock, 512, 8).unwrap();
+    let load = |words: Vec<u64>| AtomicBloom::from_words(sizing, WyBuildHasher::default(), words);
+    assert_eq!(
+        load(vec![0; 7]).unwrap_err(),
+        BuildError::WordCount {
+            expected: 8,
+            got: 7
+        }
+    );
+    assert_eq!(
+        load(vec![0; 9]).unwrap_err(),
+        BuildError::WordCount {
+            expected: 8,
+            got: 9
+        }
+    );
+    assert!(load(vec![u64::MAX; 8]).unwrap().contains_hash(1));
+    let endless = AtomicBloom::from_words(sizing, WyBuildHasher::default(), std::iter::repeat(1));
+    assert_eq!(
+        endless.unwrap_err(),
+        BuildError::WordCount {
+            expected: 8,
+            got: 9
+        }
+    );
 }
 
 /// `k` is always 8, and at most 2^32 blocks.

@@ -15,6 +15,7 @@ use crate::storage::BitArray;
 use crate::sync::{AtomicU64, update_unshared};
 #[cfg(feature = "rayon")]
 use rayon::iter::ParallelIterator;
+use std::hash::BuildHasher;
 use std::ops::Range;
 
 /// A Bloom filter that any number of threads insert into and query at once,
@@ -166,6 +167,49 @@ impl Storage for BitArray {
 
     fn memory_bytes(&self) -> usize {
         BitArray::memory_bytes(self)
+    }
+}
+
+/// A plain filter's bits can be set from words another program wrote.
+impl<S: BuildHasher> Filter<BitArray, S> {
+    /// A filter of `sizing` hashing with `hasher` whose bits are `words`, in
+    /// the order [`words`](Self::words) reads them out: bit `i` is bit `i %
+    /// 64` of word `i / 64`. This takes a bit array another program wrote
+    /// with the same layout and hash, such as a Parquet column chunk's split
+    /// block filter (whose bytes, read as little-endian `u64`s, are
+    /// [`Layout::SplitBlock`](crate::Layout::SplitBlock)'s words). A
+    /// [`BuildError::WordCount`] if `words` has more or fewer words than
+    /// `sizing`; reads at most one word more than it needs.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, Layout, Sizing, WyBuildHasher};
+    /// let a = AtomicBloom::builder().bits(4096, 3).build()?;
+    /// a.insert("x");
+    /// let b = AtomicBloom::from_words(a.sizing(), WyBuildHasher::default(), a.words())?;
+    /// assert!(b.contains("x") && b == a);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn from_words(
+        sizing: Sizing,
+        hasher: S,
+        words: impl IntoIterator<Item = u64>,
+    ) -> Result<Self, BuildError> {
+        let expected = sizing.num_bits() / 64;
+        let mut given = words.into_iter().take(
+            usize::try_from(expected)
+                .unwrap_or(usize::MAX)
+                .saturating_add(1),
+        );
+        let mut filter = Self::with_sizing(sizing, hasher)?;
+        let mut got = 0u64;
+        filter
+            .cells_mut_ref()
+            .fill(0, given.by_ref().inspect(|_| got += 1));
+        got += given.count() as u64;
+        if got != expected {
+            return Err(BuildError::WordCount { expected, got });
+        }
+        Ok(filter)
     }
 }
 
