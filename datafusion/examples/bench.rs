@@ -37,7 +37,8 @@ fn table(n: usize, ids: impl Fn(usize) -> i64) -> MemTable {
                 .step_by(65_536)
                 .map(|start| {
                     let batch = start..(start + 65_536).min(rows.end);
-                    let id: ArrayRef = Arc::new(Int64Array::from_iter_values(batch.clone().map(&ids)));
+                    let id: ArrayRef =
+                        Arc::new(Int64Array::from_iter_values(batch.clone().map(&ids)));
                     let url: ArrayRef = Arc::new(StringArray::from_iter_values(
                         batch.map(|i| format!("https://example.com/page/{}", ids(i))),
                     ));
@@ -70,25 +71,39 @@ async fn main() {
     println!("| rows | what | M rows/s | ratio |");
     println!("|---|---|---|---|");
     for n in sizes {
-        let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(cores));
+        let ctx =
+            SessionContext::new_with_config(SessionConfig::new().with_target_partitions(cores));
         register(&ctx);
-        ctx.register_table("t", Arc::new(table(n, |i| i as i64))).unwrap();
+        ctx.register_table("t", Arc::new(table(n, |i| i as i64)))
+            .unwrap();
         // Every other id of twice the range: half are in `t`.
-        ctx.register_table("probe", Arc::new(table(n, |i| 2 * i as i64))).unwrap();
+        ctx.register_table("probe", Arc::new(table(n, |i| 2 * i as i64)))
+            .unwrap();
         let build = format!("SELECT bloom_build(id, {n}, 0.01) FROM t");
         let (_, built) = seconds(&ctx, &build).await;
         // The filter as a one-row table, read by a scalar subquery.
         let filter: &BinaryArray = built[0].column(0).as_any().downcast_ref().unwrap();
-        let one = RecordBatch::try_from_iter([("f", Arc::new(filter.clone()) as ArrayRef)]).unwrap();
+        let one =
+            RecordBatch::try_from_iter([("f", Arc::new(filter.clone()) as ArrayRef)]).unwrap();
         ctx.register_batch("filter", one).unwrap();
         let ways = [
             ("build: bloom_build(id)", build.clone()),
-            ("build: count(DISTINCT id)", "SELECT count(DISTINCT id) FROM t".to_string()),
-            ("build: bloom_build(url)", format!("SELECT bloom_build(url, {n}, 0.01) FROM t")),
-            ("build: count(DISTINCT url)", "SELECT count(DISTINCT url) FROM t".to_string()),
+            (
+                "build: count(DISTINCT id)",
+                "SELECT count(DISTINCT id) FROM t".to_string(),
+            ),
+            (
+                "build: bloom_build(url)",
+                format!("SELECT bloom_build(url, {n}, 0.01) FROM t"),
+            ),
+            (
+                "build: count(DISTINCT url)",
+                "SELECT count(DISTINCT url) FROM t".to_string(),
+            ),
             (
                 "probe: bloom_contains(filter, id)",
-                "SELECT count(*) FROM probe WHERE bloom_contains((SELECT f FROM filter), id)".to_string(),
+                "SELECT count(*) FROM probe WHERE bloom_contains((SELECT f FROM filter), id)"
+                    .to_string(),
             ),
             (
                 "probe: id IN (SELECT id FROM t)",
@@ -101,10 +116,17 @@ async fn main() {
                 times[i].push(seconds(&ctx, sql).await.0);
             }
         }
-        let rates: Vec<f64> = times.into_iter().map(|t| n as f64 / median(t) / 1e6).collect();
+        let rates: Vec<f64> = times
+            .into_iter()
+            .map(|t| n as f64 / median(t) / 1e6)
+            .collect();
         for (i, (name, _)) in ways.iter().enumerate() {
             // Each of ours against DataFusion's own way, the row after it.
-            let ratio = if i % 2 == 0 { format!("{:.2}", rates[i] / rates[i + 1]) } else { String::new() };
+            let ratio = if i % 2 == 0 {
+                format!("{:.2}", rates[i] / rates[i + 1])
+            } else {
+                String::new()
+            };
             println!("| {n} | {name} | {:.1} | {ratio} |", rates[i]);
         }
     }

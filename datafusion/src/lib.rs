@@ -16,6 +16,10 @@
 //! Python built from the same keys, and its bytes, saved to a file, are
 //! a filter file the CLI reads.
 //!
+//! Apart from SQL, [`parquet`] builds Parquet's own split block Bloom
+//! filters lock-free, for a Parquet writer to embed (DataFusion then
+//! skips row groups by them), and loads the filters a Parquet file holds.
+//!
 //! ```
 //! use atomic_bloom_datafusion::register;
 //! use datafusion::prelude::*;
@@ -48,6 +52,7 @@
 pub mod build;
 pub mod contains;
 pub mod keys;
+pub mod parquet;
 
 use datafusion::logical_expr::{AggregateUDF, Expr, ScalarUDF};
 use datafusion::prelude::SessionContext;

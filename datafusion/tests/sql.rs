@@ -328,13 +328,16 @@ async fn write_golden_file() {
 
 /// The CLI binary of this workspace, built if it is not yet.
 fn cli() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+        .unwrap_or_else(|| root.join("target"));
     let binary = target.join("debug/atomic-bloom");
     if !binary.exists() {
+        // The CLI is a member of the root workspace, not of this one.
         let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", "atomic-bloom-cli"])
+            .args(["build", "-p", "atomic-bloom-cli", "--manifest-path"])
+            .arg(root.join("Cargo.toml"))
             .status()
             .unwrap();
         assert!(status.success());
