@@ -16,6 +16,9 @@
 //! Python built from the same keys, and its bytes, saved to a file, are
 //! a filter file the CLI reads.
 //!
+//! With the `proto` feature, `codec::BloomCodec` sends plans that call
+//! them to other processes (`datafusion-proto`, as Ballista does).
+//!
 //! Apart from SQL, [`parquet`] builds Parquet's own split block Bloom
 //! filters lock-free, for a Parquet writer to embed (DataFusion then
 //! skips row groups by them), and loads the filters a Parquet file holds.
@@ -49,7 +52,12 @@
 //! # }
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod build;
+#[cfg(feature = "proto")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
+pub mod codec;
 pub mod contains;
 pub mod keys;
 pub mod parquet;
