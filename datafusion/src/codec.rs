@@ -10,9 +10,10 @@
 //!
 //! The functions hold no configuration (the expected items and the rate are
 //! arguments, sent with the call), so a definition is one byte, its
-//! encoding's version, [`VERSION`]; a definition of another version is an
-//! error that says so, and one of no bytes (a sender without this codec)
-//! means the function of that name. Every other node goes to the codec
+//! encoding's version, [`VERSION`], except for a `bloom_contains` bound to
+//! a constant filter at planning, whose filter's saved bytes follow it. A
+//! definition of another version is an error that says so, and one of no
+//! bytes (a sender without this codec) means the function of that name. Every other node goes to the codec
 //! given to [`BloomCodec::wrapping`] (by default DataFusion's, which has no
 //! extensions): a codec of one's own is kept by wrapping it.
 //!
@@ -91,18 +92,19 @@ impl<L, P> BloomCodec<L, P> {
     }
 }
 
-/// The definition of one of this crate's functions: `Ok(true)` if `name`
-/// is one, `Ok(false)` if not, an error for a definition of another
-/// version.
-fn is_ours(name: &str, ours: &str, definition: &[u8]) -> Result<bool> {
+/// What follows the version in a definition of one of this crate's
+/// functions: `Ok(Some(rest))` if `name` is `ours`, `Ok(None)` if not, an
+/// error for a definition of another version.
+fn ours<'a>(name: &str, ours: &str, definition: &'a [u8]) -> Result<Option<&'a [u8]>> {
     if name != ours {
-        return Ok(false);
+        return Ok(None);
     }
     match definition {
-        [] | [VERSION] => Ok(true),
+        [] => Ok(Some(&[])),
+        [VERSION, rest @ ..] => Ok(Some(rest)),
         _ => plan_err!(
             "the definition of {name} is not one atomic-bloom-datafusion {} reads \
-             (version {VERSION}, one byte): it was written by another version",
+             (version {VERSION}): it was written by another version",
             env!("CARGO_PKG_VERSION")
         ),
     }
@@ -111,29 +113,35 @@ fn is_ours(name: &str, ours: &str, definition: &[u8]) -> Result<bool> {
 const BUILD: &str = "bloom_build";
 const CONTAINS: &str = "bloom_contains";
 
-/// The function methods, the same for both kinds of plan.
+/// The function methods, the same for both kinds of plan: this crate's
+/// own, and the others passed to the wrapped codec.
 macro_rules! function_methods {
     ($inner:ident) => {
         fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
-            if is_ours(name, CONTAINS, buf)? {
-                return Ok(Arc::new(crate::bloom_contains_udf()));
+            match ours(name, CONTAINS, buf)? {
+                Some([]) => Ok(Arc::new(crate::bloom_contains_udf())),
+                Some(filter) => Ok(Arc::new(ScalarUDF::from(BloomContains::bound(filter)?))),
+                None => self.$inner.try_decode_udf(name, buf),
             }
-            self.$inner.try_decode_udf(name, buf)
         }
 
         fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
-            if node.inner().is::<BloomContains>() {
-                buf.push(VERSION);
-                return Ok(());
+            let Some(contains) = node.inner().downcast_ref::<BloomContains>() else {
+                return self.$inner.try_encode_udf(node, buf);
+            };
+            buf.push(VERSION);
+            if let Some(filter) = contains.bound_filter() {
+                filter.write_to(&mut *buf)?;
             }
-            self.$inner.try_encode_udf(node, buf)
+            Ok(())
         }
 
         fn try_decode_udaf(&self, name: &str, buf: &[u8]) -> Result<Arc<AggregateUDF>> {
-            if is_ours(name, BUILD, buf)? {
-                return Ok(Arc::new(crate::bloom_build_udaf()));
+            match ours(name, BUILD, buf)? {
+                Some([]) => Ok(Arc::new(crate::bloom_build_udaf())),
+                Some(_) => plan_err!("a definition of {name} is one byte, its version"),
+                None => self.$inner.try_decode_udaf(name, buf),
             }
-            self.$inner.try_decode_udaf(name, buf)
         }
 
         fn try_encode_udaf(&self, node: &AggregateUDF, buf: &mut Vec<u8>) -> Result<()> {
@@ -142,6 +150,30 @@ macro_rules! function_methods {
                 return Ok(());
             }
             self.$inner.try_encode_udaf(node, buf)
+        }
+
+        fn try_decode_higher_order_function(
+            &self,
+            name: &str,
+            buf: &[u8],
+        ) -> Result<Arc<HigherOrderUDF>> {
+            self.$inner.try_decode_higher_order_function(name, buf)
+        }
+
+        fn try_encode_higher_order_function(
+            &self,
+            node: &HigherOrderUDF,
+            buf: &mut Vec<u8>,
+        ) -> Result<()> {
+            self.$inner.try_encode_higher_order_function(node, buf)
+        }
+
+        fn try_decode_udwf(&self, name: &str, buf: &[u8]) -> Result<Arc<WindowUDF>> {
+            self.$inner.try_decode_udwf(name, buf)
+        }
+
+        fn try_encode_udwf(&self, node: &WindowUDF, buf: &mut Vec<u8>) -> Result<()> {
+            self.$inner.try_encode_udwf(node, buf)
         }
     };
 }
@@ -199,30 +231,6 @@ impl<L: LogicalExtensionCodec, P: Send + Sync + std::fmt::Debug + 'static> Logic
     }
 
     function_methods!(logical);
-
-    fn try_decode_higher_order_function(
-        &self,
-        name: &str,
-        buf: &[u8],
-    ) -> Result<Arc<HigherOrderUDF>> {
-        self.logical.try_decode_higher_order_function(name, buf)
-    }
-
-    fn try_encode_higher_order_function(
-        &self,
-        node: &HigherOrderUDF,
-        buf: &mut Vec<u8>,
-    ) -> Result<()> {
-        self.logical.try_encode_higher_order_function(node, buf)
-    }
-
-    fn try_decode_udwf(&self, name: &str, buf: &[u8]) -> Result<Arc<WindowUDF>> {
-        self.logical.try_decode_udwf(name, buf)
-    }
-
-    fn try_encode_udwf(&self, node: &WindowUDF, buf: &mut Vec<u8>) -> Result<()> {
-        self.logical.try_encode_udwf(node, buf)
-    }
 }
 
 impl<L: Send + Sync + std::fmt::Debug + 'static, P: PhysicalExtensionCodec> PhysicalExtensionCodec
@@ -248,30 +256,6 @@ impl<L: Send + Sync + std::fmt::Debug + 'static, P: PhysicalExtensionCodec> Phys
     }
 
     function_methods!(physical);
-
-    fn try_decode_higher_order_function(
-        &self,
-        name: &str,
-        buf: &[u8],
-    ) -> Result<Arc<HigherOrderUDF>> {
-        self.physical.try_decode_higher_order_function(name, buf)
-    }
-
-    fn try_encode_higher_order_function(
-        &self,
-        node: &HigherOrderUDF,
-        buf: &mut Vec<u8>,
-    ) -> Result<()> {
-        self.physical.try_encode_higher_order_function(node, buf)
-    }
-
-    fn try_decode_udwf(&self, name: &str, buf: &[u8]) -> Result<Arc<WindowUDF>> {
-        self.physical.try_decode_udwf(name, buf)
-    }
-
-    fn try_encode_udwf(&self, node: &WindowUDF, buf: &mut Vec<u8>) -> Result<()> {
-        self.physical.try_encode_udwf(node, buf)
-    }
 
     fn try_decode_expr(
         &self,

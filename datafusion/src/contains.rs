@@ -17,6 +17,16 @@
 //! per row. The filter is read from its bytes once and kept while the
 //! same bytes arrive: their checksum (the last 8 bytes of the format)
 //! tells them apart.
+//!
+//! A constant filter (a literal, or `lit(bytes)` in the DataFrame API) is
+//! read once at planning and bound to the function, which then takes only
+//! the key: DataFusion hands a constant argument to each batch as a copy
+//! of its value (`Literal::evaluate`, and the scalar subquery's result
+//! alike), and a copy of a large filter per batch of 8192 keys costs more
+//! than looking them up. A scalar subquery's filter is known only when the
+//! query runs, so it pays that copy; for a filter of many megabytes, build
+//! it first and pass its bytes as a constant (`examples/bench.rs` measures
+//! both).
 
 use crate::keys::{check_key_type, for_each_hash};
 use atomic_bloom::AtomicBloom;
@@ -24,8 +34,9 @@ use datafusion::arrow::array::{ArrayRef, BooleanArray};
 use datafusion::arrow::buffer::BooleanBuffer;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, plan_err};
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -34,6 +45,9 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug)]
 pub struct BloomContains {
     signature: Signature,
+    /// The constant filter bound at planning, with its bytes' checksum:
+    /// then the function's one argument is the key.
+    bound: Option<(u64, Arc<AtomicBloom>)>,
     /// The filter last read, by its bytes' length and checksum. A lock,
     /// taken once per batch (never per key) to swap the filter a query
     /// reads; the filter itself is lock-free.
@@ -44,16 +58,17 @@ impl Default for BloomContains {
     fn default() -> Self {
         BloomContains {
             signature: Signature::any(2, Volatility::Immutable),
+            bound: None,
             last: Mutex::new(None),
         }
     }
 }
 
-/// Every `BloomContains` computes the same function: the cache is not
-/// part of what it is.
+/// Functions are equal if they compute the same: unbound, or bound to the
+/// same filter (by its checksum). The cache is not part of what it is.
 impl PartialEq for BloomContains {
-    fn eq(&self, _: &Self) -> bool {
-        true
+    fn eq(&self, other: &Self) -> bool {
+        self.bound.as_ref().map(|b| b.0) == other.bound.as_ref().map(|b| b.0)
     }
 }
 
@@ -62,16 +77,41 @@ impl Eq for BloomContains {}
 impl Hash for BloomContains {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.name().hash(state);
+        self.bound.as_ref().map(|b| b.0).hash(state);
     }
 }
 
+/// The checksum of saved bytes: their last 8 bytes in the format.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes
+        .last_chunk::<8>()
+        .map_or(0, |last| u64::from_le_bytes(*last))
+}
+
+/// The filter saved in `bytes`, or an error that names the function.
+fn read_filter(bytes: &[u8]) -> Result<AtomicBloom> {
+    AtomicBloom::from_bytes(bytes)
+        .map_err(|e| DataFusionError::Execution(format!("bloom_contains: not a saved filter: {e}")))
+}
+
 impl BloomContains {
+    /// `bloom_contains(key)` of the filter saved in `bytes`, read now.
+    pub fn bound(bytes: &[u8]) -> Result<Self> {
+        Ok(BloomContains {
+            signature: Signature::any(1, Volatility::Immutable),
+            bound: Some((checksum(bytes), Arc::new(read_filter(bytes)?))),
+            last: Mutex::new(None),
+        })
+    }
+
+    /// The bound filter, if the function has one.
+    pub fn bound_filter(&self) -> Option<&AtomicBloom> {
+        self.bound.as_ref().map(|b| &*b.1)
+    }
+
     /// The filter in `bytes`, read once while the same bytes come again.
     fn filter(&self, bytes: &[u8]) -> Result<Arc<AtomicBloom>> {
-        let checksum = bytes
-            .last_chunk::<8>()
-            .map_or(0, |last| u64::from_le_bytes(*last));
-        let key = (bytes.len(), checksum);
+        let key = (bytes.len(), checksum(bytes));
         // A poisoned lock only means a reader panicked: the cache is still
         // a filter or nothing.
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
@@ -80,9 +120,7 @@ impl BloomContains {
         {
             return Ok(filter.clone());
         }
-        let filter = Arc::new(AtomicBloom::from_bytes(bytes).map_err(|e| {
-            DataFusionError::Execution(format!("bloom_contains: not a saved filter: {e}"))
-        })?);
+        let filter = Arc::new(read_filter(bytes)?);
         *last = Some((key.0, key.1, filter.clone()));
         Ok(filter)
     }
@@ -98,6 +136,10 @@ impl ScalarUDFImpl for BloomContains {
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        if self.bound.is_some() {
+            check_key_type("bloom_contains", &arg_types[0])?;
+            return Ok(DataType::Boolean);
+        }
         if !matches!(
             arg_types[0],
             DataType::Binary | DataType::LargeBinary | DataType::BinaryView | DataType::Null
@@ -112,8 +154,33 @@ impl ScalarUDFImpl for BloomContains {
         Ok(DataType::Boolean)
     }
 
+    /// A constant filter is read now and bound (see the module's chapter).
+    fn simplify(&self, args: Vec<Expr>, _: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        let bytes = match (&self.bound, args.as_slice()) {
+            (
+                None,
+                [
+                    Expr::Literal(
+                        ScalarValue::Binary(Some(b))
+                        | ScalarValue::LargeBinary(Some(b))
+                        | ScalarValue::BinaryView(Some(b)),
+                        _,
+                    ),
+                    _,
+                ],
+            ) => b,
+            _ => return Ok(ExprSimplifyResult::Original(args)),
+        };
+        let bound = ScalarUDF::from(BloomContains::bound(bytes)?);
+        let key = args.into_iter().nth(1).expect("two arguments");
+        Ok(ExprSimplifyResult::Simplified(bound.call(vec![key])))
+    }
+
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
+        if let Some((_, filter)) = &self.bound {
+            return contains(filter, &args.args[0], rows);
+        }
         let bytes = match &args.args[0] {
             ColumnarValue::Scalar(
                 ScalarValue::Binary(Some(b))
@@ -131,18 +198,22 @@ impl ScalarUDFImpl for BloomContains {
                 );
             }
         };
-        let filter = self.filter(bytes)?;
-        let keys: ArrayRef = args.args[1].to_array(rows)?;
-        let (mut at, mut hashes) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
-        for_each_hash(&keys, filter.hasher(), |row, hash| {
-            at.push(row);
-            hashes.push(hash);
-        })?;
-        let mut answers = vec![false; keys.len()];
-        for (row, hit) in at.into_iter().zip(filter.contains_hash_batch(hashes)) {
-            answers[row] = hit;
-        }
-        let answers = BooleanArray::new(BooleanBuffer::from(answers), keys.logical_nulls());
-        Ok(ColumnarValue::Array(Arc::new(answers)))
+        contains(&*self.filter(bytes)?, &args.args[1], rows)
     }
+}
+
+/// Whether each of `keys` may be in `filter`: null for a null key.
+fn contains(filter: &AtomicBloom, keys: &ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+    let keys: ArrayRef = keys.to_array(rows)?;
+    let (mut at, mut hashes) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
+    for_each_hash(&keys, filter.hasher(), |row, hash| {
+        at.push(row);
+        hashes.push(hash);
+    })?;
+    let mut answers = vec![false; keys.len()];
+    for (row, hit) in at.into_iter().zip(filter.contains_hash_batch(hashes)) {
+        answers[row] = hit;
+    }
+    let answers = BooleanArray::new(BooleanBuffer::from(answers), keys.logical_nulls());
+    Ok(ColumnarValue::Array(Arc::new(answers)))
 }

@@ -11,7 +11,7 @@ use datafusion::arrow::array::{ArrayRef, BinaryArray, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::parquet::arrow::ArrowWriter;
-use datafusion::physical_plan::collect;
+use datafusion::physical_plan::{ExecutionPlan, collect, displayable};
 use datafusion::prelude::*;
 use datafusion_proto::bytes::{
     logical_plan_from_bytes, logical_plan_from_bytes_with_extension_codec,
@@ -118,14 +118,10 @@ async fn a_physical_plan_round_trips_and_builds_the_same_filter() {
     let bytes = physical_plan_to_bytes_with_extension_codec(plan.clone(), &codec).unwrap();
 
     let receiver = context(dir.path(), false).await;
-    let received: Arc<dyn datafusion::physical_plan::ExecutionPlan> =
+    let received: Arc<dyn ExecutionPlan> =
         physical_plan_from_bytes_with_extension_codec(&bytes, &receiver.task_ctx(), &codec)
             .unwrap();
-    let shown = |p: &Arc<dyn datafusion::physical_plan::ExecutionPlan>| {
-        datafusion::physical_plan::displayable(p.as_ref())
-            .indent(true)
-            .to_string()
-    };
+    let shown = |p: &Arc<dyn ExecutionPlan>| displayable(p.as_ref()).indent(true).to_string();
     assert_eq!(shown(&received), shown(&plan));
     let rows = collect(received, receiver.task_ctx()).await.unwrap();
     assert_eq!(the_binary(&rows), single_build());
@@ -163,6 +159,10 @@ async fn a_prefilter_plan_round_trips_and_keeps_the_same_rows() {
     let received =
         physical_plan_from_bytes_with_extension_codec(&bytes, &receiver.task_ctx(), &codec)
             .unwrap();
+    // The constant filter was bound at planning, and travels in the
+    // function's definition.
+    let shown = displayable(received.as_ref()).indent(true).to_string();
+    assert!(shown.contains("bloom_contains(k@0)"), "{shown}");
 
     let keys = |batches: Vec<RecordBatch>| -> Vec<String> {
         let keys = batches.iter().flat_map(|b| {
@@ -197,18 +197,27 @@ fn other_definitions_and_other_functions() {
     let codec = BloomCodec::default();
     let logical: &dyn LogicalExtensionCodec = &codec;
     let physical: &dyn PhysicalExtensionCodec = &codec;
-    for version in [[VERSION + 1].as_slice(), &[VERSION, 0]] {
-        let err = logical
-            .try_decode_udaf("bloom_build", version)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("another version"), "{err}");
-        let err = physical
-            .try_decode_udf("bloom_contains", version)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("another version"), "{err}");
-    }
+    let err = logical
+        .try_decode_udaf("bloom_build", &[VERSION + 1])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("another version"), "{err}");
+    let err = physical
+        .try_decode_udf("bloom_contains", &[VERSION + 1])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("another version"), "{err}");
+    // After the version, only a bound filter's saved bytes.
+    let err = logical
+        .try_decode_udaf("bloom_build", &[VERSION, 0])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("one byte"), "{err}");
+    let err = physical
+        .try_decode_udf("bloom_contains", &[VERSION, 0])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a saved filter"), "{err}");
     assert_eq!(
         logical
             .try_decode_udaf("bloom_build", &[VERSION])

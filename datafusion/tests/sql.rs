@@ -6,7 +6,7 @@
 //! reads; bad arguments are plan or execution errors.
 
 use atomic_bloom::{AtomicBloom, Bytes};
-use atomic_bloom_datafusion::register;
+use atomic_bloom_datafusion::{bloom_contains, register};
 use datafusion::arrow::array::{
     ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
 };
@@ -218,6 +218,18 @@ async fn a_prefiltered_join_returns_the_join_and_drops_most_of_the_rest() {
     let false_positives = kept - 100_000;
     assert!((0..4_500).contains(&false_positives), "{false_positives}");
     assert!(false_positives > 1_500, "{false_positives}");
+
+    // The same filter built first and passed as a constant (the DataFrame
+    // API's `lit`) is bound to the function at planning, which then takes
+    // the key alone, and keeps the same rows.
+    let bytes = binary(&ctx, &format!("SELECT * FROM {filter}")).await;
+    let events = ctx.table("events").await.unwrap();
+    let bound = events
+        .filter(bloom_contains(lit(bytes), col("user_id")))
+        .unwrap();
+    let plan = format!("{}", bound.clone().into_optimized_plan().unwrap());
+    assert!(plan.contains("bloom_contains(events.user_id)"), "{plan}");
+    assert_eq!(bound.count().await.unwrap() as i64, kept);
 }
 
 /// The keys of `tests/golden/v1-datafusion-keys.abf`: strings, binaries,
