@@ -14,7 +14,7 @@
 //! table each time). Rounds alternate between the
 //! ways; each figure is the median of 5, in million rows per second.
 
-use atomic_bloom_datafusion::{bloom_contains, register};
+use atomic_bloom_datafusion::{bloom_contains_saved, register};
 use datafusion::arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::datasource::MemTable;
@@ -118,7 +118,7 @@ async fn main() {
             .table("probe")
             .await
             .unwrap()
-            .filter(bloom_contains(lit(bytes), col("id")))
+            .filter(bloom_contains_saved(&bytes, col("id")).unwrap())
             .unwrap()
             .aggregate(vec![], vec![count(lit(1))])
             .unwrap();
@@ -146,7 +146,7 @@ async fn main() {
                 Some(6),
             ),
             (
-                "probe: bloom_contains(constant filter, id)",
+                "probe: bloom_contains_saved(filter, id)",
                 Query::Frame(constant),
                 Some(6),
             ),

@@ -92,7 +92,35 @@ pub fn bloom_build(key: Expr, expected_items: u64, false_positive_rate: f64) -> 
     ])
 }
 
-/// `bloom_contains(filter, key)` for the DataFrame API.
+/// `bloom_contains(filter, key)` for the DataFrame API. For a filter
+/// whose bytes are at hand, [`bloom_contains_saved`] is quicker to plan.
 pub fn bloom_contains(filter: Expr, key: Expr) -> Expr {
     bloom_contains_udf().call(vec![filter, key])
+}
+
+/// `bloom_contains` of the filter saved in `saved` (as `bloom_build` gives
+/// it), read now and bound to the function, which takes the key alone
+/// ([`contains`]'s chapter says why). A constant in the plan would be
+/// bound as well, but a plan carries and names its constants, and a filter
+/// of megabytes in each name costs more to plan than the lookups.
+/// An error if `saved` is not a saved filter.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use atomic_bloom::AtomicBloom;
+/// use atomic_bloom_datafusion::bloom_contains_saved;
+/// use datafusion::prelude::*;
+///
+/// let users = AtomicBloom::new(1_000, 0.01)?;
+/// users.insert(&7i64);
+/// let ctx = SessionContext::new();
+/// let events = ctx.sql("SELECT * FROM (VALUES (7), (8)) AS e(user_id)").await?;
+/// let kept = events.filter(bloom_contains_saved(&users.to_bytes()?, col("user_id"))?)?;
+/// assert!(kept.count().await? >= 1);
+/// # Ok(())
+/// # }
+/// ```
+pub fn bloom_contains_saved(saved: &[u8], key: Expr) -> datafusion::common::Result<Expr> {
+    Ok(ScalarUDF::from(contains::BloomContains::bound(saved)?).call(vec![key]))
 }

@@ -6,7 +6,7 @@
 //! reads; bad arguments are plan or execution errors.
 
 use atomic_bloom::{AtomicBloom, Bytes};
-use atomic_bloom_datafusion::{bloom_contains, register};
+use atomic_bloom_datafusion::{bloom_contains, bloom_contains_saved, register};
 use datafusion::arrow::array::{
     ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
 };
@@ -225,11 +225,18 @@ async fn a_prefiltered_join_returns_the_join_and_drops_most_of_the_rest() {
     let bytes = binary(&ctx, &format!("SELECT * FROM {filter}")).await;
     let events = ctx.table("events").await.unwrap();
     let bound = events
-        .filter(bloom_contains(lit(bytes), col("user_id")))
+        .clone()
+        .filter(bloom_contains(lit(bytes.clone()), col("user_id")))
         .unwrap();
     let plan = format!("{}", bound.clone().into_optimized_plan().unwrap());
     assert!(plan.contains("bloom_contains(events.user_id)"), "{plan}");
     assert_eq!(bound.count().await.unwrap() as i64, kept);
+    // Or bound from its bytes at once.
+    let saved = bloom_contains_saved(&bytes, col("user_id")).unwrap();
+    let bound = events.filter(saved).unwrap();
+    assert_eq!(bound.count().await.unwrap() as i64, kept);
+    let err = bloom_contains_saved(b"not a filter", col("user_id")).unwrap_err();
+    assert!(err.to_string().contains("not a saved filter"), "{err}");
 }
 
 /// The keys of `tests/golden/v1-datafusion-keys.abf`: strings, binaries,
