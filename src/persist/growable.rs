@@ -13,9 +13,9 @@
 //! costs at most its own length.
 
 use super::{
-    CHECKSUM_LEN, FilterKind, Frame, HasherId, MAGIC, ReadError, V1_HEADER_LEN, V2_HEADER_LEN,
-    atomic_write, check_hasher, check_num_bits, check_sum, f64_le, read_growing, short_header,
-    truncated, u32_le, u64_le, written_bytes,
+    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, V2_HEADER_LEN, atomic_write,
+    check_hasher, check_num_bits, check_sum, f64_le, read_growing, truncated, u32_le, u64_le,
+    v2_head, written_bytes,
 };
 use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
@@ -307,25 +307,7 @@ fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
 /// The layout and the number of sub-filters of a growable header, checked
 /// as far as the header goes.
 fn head(bytes: &[u8], reading: FilterKind) -> Result<(Placement, u32), ReadError> {
-    let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
-    let header_len = Frame::header_len(start)?;
-    if header_len == V1_HEADER_LEN {
-        return Err(ReadError::WrongKind {
-            written: FilterKind::Bloom,
-            reading,
-        });
-    }
-    let head = bytes
-        .get(..FIRST_RECORD)
-        .ok_or_else(|| truncated(FIRST_RECORD as u64, bytes))?;
-    let kind = FilterKind::from_v2_id(head[40]).ok_or(ReadError::UnknownKind(head[40]))?;
-    if kind != FilterKind::Growable {
-        return Err(ReadError::WrongKind {
-            written: kind,
-            reading,
-        });
-    }
-    let placement = Placement::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
+    let (head, placement) = v2_head(bytes, FIRST_RECORD, FilterKind::Growable, reading)?;
     let count = u32_le(&head[92..96]);
     if count == 0 || count > MAX_SUB_FILTERS {
         return Err(ReadError::InvalidChain(format!(

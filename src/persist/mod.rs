@@ -486,6 +486,37 @@ impl Frame {
     }
 }
 
+/// The first `len` bytes of a version-2 file of the `expected` kind (its
+/// header and parameters) and its layout, checked as far as they go: a
+/// version-1 file or another kind is [`ReadError::WrongKind`] for a
+/// reader of `reading`.
+fn v2_head(
+    bytes: &[u8],
+    len: usize,
+    expected: FilterKind,
+    reading: FilterKind,
+) -> Result<(&[u8], Placement), ReadError> {
+    let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
+    if Frame::header_len(start)? == V1_HEADER_LEN {
+        return Err(ReadError::WrongKind {
+            written: FilterKind::Bloom,
+            reading,
+        });
+    }
+    let head = bytes
+        .get(..len)
+        .ok_or_else(|| truncated(len as u64, bytes))?;
+    let kind = FilterKind::from_v2_id(head[40]).ok_or(ReadError::UnknownKind(head[40]))?;
+    if kind != expected {
+        return Err(ReadError::WrongKind {
+            written: kind,
+            reading,
+        });
+    }
+    let placement = Placement::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
+    Ok((head, placement))
+}
+
 /// Checks a recorded `m`: in range, and a whole number of the layout's
 /// words or blocks.
 fn check_num_bits(placement: Placement, num_bits: u64) -> Result<(), ReadError> {

@@ -22,9 +22,9 @@
 //! times its input (`g` is at least 2).
 
 use super::{
-    CHECKSUM_LEN, FilterKind, Frame, HasherId, MAGIC, ReadError, V1_HEADER_LEN, V2_HEADER_LEN,
-    atomic_write, check_hasher, check_num_bits, check_sum, f64_le, read_growing, short_header,
-    truncated, u32_le, u64_le, written_bytes,
+    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, V2_HEADER_LEN, atomic_write,
+    check_hasher, check_num_bits, check_sum, f64_le, read_growing, truncated, u32_le, u64_le,
+    v2_head, written_bytes,
 };
 use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
@@ -297,24 +297,7 @@ fn file_len(num_bits: u64, generations: u32) -> u64 {
 /// The file's length, from its header and `g`, checked as far as the bytes
 /// present go: the frame.
 fn frame(bytes: &[u8], reading: FilterKind) -> Result<u64, ReadError> {
-    let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
-    if Frame::header_len(start)? == V1_HEADER_LEN {
-        return Err(ReadError::WrongKind {
-            written: FilterKind::Bloom,
-            reading,
-        });
-    }
-    let head = bytes
-        .get(..FIRST_RECORD)
-        .ok_or_else(|| truncated(FIRST_RECORD as u64, bytes))?;
-    let kind = FilterKind::from_v2_id(head[40]).ok_or(ReadError::UnknownKind(head[40]))?;
-    if kind != FilterKind::Windowed {
-        return Err(ReadError::WrongKind {
-            written: kind,
-            reading,
-        });
-    }
-    let placement = Placement::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
+    let (head, placement) = v2_head(bytes, FIRST_RECORD, FilterKind::Windowed, reading)?;
     let num_bits = u64_le(&head[16..24]);
     check_num_bits(placement, num_bits)?;
     let generations = u32_le(&head[V2_HEADER_LEN + 28..V2_HEADER_LEN + 32]);
