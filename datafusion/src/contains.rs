@@ -25,8 +25,9 @@
 //! alike), and a copy of a large filter per batch of 8192 keys costs more
 //! than looking them up. A scalar subquery's filter is known only when the
 //! query runs, so it pays that copy; for a filter of many megabytes, build
-//! it first and pass its bytes as a constant (`examples/bench.rs` measures
-//! both).
+//! it first and bind its bytes with
+//! [`bloom_contains_saved`](crate::bloom_contains_saved)
+//! (`examples/bench.rs` measures both).
 
 use crate::keys::{check_key_type, for_each_hash};
 use atomic_bloom::AtomicBloom;

@@ -56,6 +56,26 @@ async fn context(dir: &Path, registered: bool) -> SessionContext {
     ctx
 }
 
+/// The table in a temporary folder (kept while the value lives), read by
+/// a sender that registered the functions and a receiver that did not.
+async fn sender_and_receiver() -> (tempfile::TempDir, SessionContext, SessionContext) {
+    let dir = tempfile::tempdir().unwrap();
+    write_table(dir.path());
+    let sender = context(dir.path(), true).await;
+    let receiver = context(dir.path(), false).await;
+    (dir, sender, receiver)
+}
+
+/// The physical plan of `sql` in `ctx`.
+async fn physical_plan(ctx: &SessionContext, sql: &str) -> Arc<dyn ExecutionPlan> {
+    ctx.sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap()
+}
+
 const BUILD: &str = "SELECT bloom_build(k, 200000, 0.01) FROM t";
 
 fn the_binary(batches: &[RecordBatch]) -> Vec<u8> {
@@ -78,9 +98,7 @@ fn single_build() -> Vec<u8> {
 
 #[tokio::test]
 async fn a_logical_plan_round_trips_to_a_receiver_without_the_functions() {
-    let dir = tempfile::tempdir().unwrap();
-    write_table(dir.path());
-    let sender = context(dir.path(), true).await;
+    let (_dir, sender, receiver) = sender_and_receiver().await;
     let plan = sender
         .sql(BUILD)
         .await
@@ -89,7 +107,6 @@ async fn a_logical_plan_round_trips_to_a_receiver_without_the_functions() {
         .unwrap();
     let bytes = logical_plan_to_bytes_with_extension_codec(&plan, &BloomCodec::default()).unwrap();
 
-    let receiver = context(dir.path(), false).await;
     let codec = BloomCodec::default();
     let received =
         logical_plan_from_bytes_with_extension_codec(&bytes, &receiver.task_ctx(), &codec).unwrap();
@@ -104,20 +121,11 @@ async fn a_logical_plan_round_trips_to_a_receiver_without_the_functions() {
 
 #[tokio::test]
 async fn a_physical_plan_round_trips_and_builds_the_same_filter() {
-    let dir = tempfile::tempdir().unwrap();
-    write_table(dir.path());
-    let sender = context(dir.path(), true).await;
-    let plan = sender
-        .sql(BUILD)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let (_dir, sender, receiver) = sender_and_receiver().await;
+    let plan = physical_plan(&sender, BUILD).await;
     let codec = BloomCodec::default();
     let bytes = physical_plan_to_bytes_with_extension_codec(plan.clone(), &codec).unwrap();
 
-    let receiver = context(dir.path(), false).await;
     let received: Arc<dyn ExecutionPlan> =
         physical_plan_from_bytes_with_extension_codec(&bytes, &receiver.task_ctx(), &codec)
             .unwrap();
@@ -131,8 +139,7 @@ async fn a_physical_plan_round_trips_and_builds_the_same_filter() {
 /// plan, sent and run elsewhere, keeps the same rows.
 #[tokio::test]
 async fn a_prefilter_plan_round_trips_and_keeps_the_same_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    write_table(dir.path());
+    let (_dir, sender, receiver) = sender_and_receiver().await;
     let filter = AtomicBloom::new(1_000, 0.01).unwrap();
     for i in (0..FILES * ROWS_PER_FILE).step_by(1_000) {
         filter.insert(key(i).as_str());
@@ -145,17 +152,9 @@ async fn a_prefilter_plan_round_trips_and_keeps_the_same_rows() {
         .collect();
     let sql = format!("SELECT k FROM t WHERE bloom_contains(X'{hex}', k) ORDER BY k");
 
-    let sender = context(dir.path(), true).await;
-    let plan = sender
-        .sql(&sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = physical_plan(&sender, &sql).await;
     let codec = BloomCodec::default();
     let bytes = physical_plan_to_bytes_with_extension_codec(plan.clone(), &codec).unwrap();
-    let receiver = context(dir.path(), false).await;
     let received =
         physical_plan_from_bytes_with_extension_codec(&bytes, &receiver.task_ctx(), &codec)
             .unwrap();
