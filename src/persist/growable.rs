@@ -13,7 +13,7 @@
 //! costs at most its own length.
 
 use super::{
-    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, V2_HEADER_LEN, atomic_write,
+    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, Summed, V2_HEADER_LEN, atomic_write,
     check_hasher, check_num_bits, check_sum, f64_le, read_growing, truncated, u32_le, u64_le,
     v2_head, written_bytes,
 };
@@ -28,7 +28,7 @@ use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::path::Path;
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Bytes of the growth parameters after the header.
 const PARAMS_LEN: usize = 48;
@@ -113,16 +113,11 @@ impl<S: BuildHasher + 'static> AtomicGrowableBloom<S> {
     /// assert!((0..1000u32).all(|i| back.contains(&i)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn write_to(&self, mut output: impl Write) -> io::Result<()> {
+    pub fn write_to(&self, output: impl Write) -> io::Result<()> {
         let subs = self.sub_filters_oldest_first();
         let head = encode_head(self, subs.len() as u32);
-        let mut digest = Xxh3::new();
-        let mut put = |bytes: &[u8]| {
-            digest.update(bytes);
-            output.write_all(bytes)
-        };
-        put(&head)?;
-        let mut chunk = Vec::with_capacity(1 << 16);
+        let mut out = Summed::new(output);
+        out.put(&head)?;
         for sub in subs {
             let sizing = sub.filter().sizing();
             let record = Record {
@@ -132,18 +127,10 @@ impl<S: BuildHasher + 'static> AtomicGrowableBloom<S> {
                 num_hashes: sizing.num_hashes(),
                 reserved: 0,
             };
-            put(&record.encode())?;
-            for word in sub.filter().words() {
-                chunk.extend_from_slice(&word.to_le_bytes());
-                if chunk.len() >= 1 << 16 {
-                    put(&chunk)?;
-                    chunk.clear();
-                }
-            }
-            put(&chunk)?;
-            chunk.clear();
+            out.put(&record.encode())?;
+            out.put_words(sub.filter().words())?;
         }
-        output.write_all(&digest.digest().to_le_bytes())
+        out.finish()
     }
 
     /// The filter in the format, as bytes; an error only if the allocator

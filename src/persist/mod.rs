@@ -47,7 +47,7 @@ const V1_HEADER_LEN: usize = 40;
 /// reserved zero bytes.
 const V2_HEADER_LEN: usize = 48;
 const CHECKSUM_LEN: usize = 8;
-/// Bytes read at a time when streaming a body.
+/// Bytes read or written at a time when streaming a body.
 const CHUNK: usize = 1 << 20;
 
 const HASHER_CUSTOM: u8 = 0;
@@ -839,28 +839,61 @@ fn load_file<F: Stored<S>, S: BuildHasher + 'static>(
 /// Each word is read once, as a snapshot reads it.
 fn write_stored<F: Stored<S>, S: BuildHasher + 'static>(
     filter: &F,
-    mut output: impl Write,
+    output: impl Write,
 ) -> io::Result<()> {
     let (header, header_len) = Header::of(filter).encode();
-    let header = &header[..header_len];
-    let mut digest = Xxh3::new();
-    digest.update(header);
-    output.write_all(header)?;
-    let mut chunk = Vec::with_capacity(CHUNK.min(filter.num_stored_words() * 8));
-    let mut flush = |chunk: &mut Vec<u8>| {
-        digest.update(chunk);
-        let written = output.write_all(chunk);
-        chunk.clear();
-        written
-    };
-    for word in filter.stored_words() {
-        chunk.extend_from_slice(&word.to_le_bytes());
-        if chunk.len() >= CHUNK {
-            flush(&mut chunk)?;
+    let mut out = Summed::new(output);
+    out.put(&header[..header_len])?;
+    out.put_words(filter.stored_words())?;
+    out.finish()
+}
+
+/// An output of the format that sums what it is given into the trailing
+/// checksum, the one writer of every kind.
+struct Summed<W> {
+    output: W,
+    digest: Xxh3,
+    /// Words as little-endian bytes, written `CHUNK` at a time.
+    chunk: Vec<u8>,
+}
+
+impl<W: Write> Summed<W> {
+    fn new(output: W) -> Self {
+        Summed {
+            output,
+            digest: Xxh3::new(),
+            chunk: Vec::new(),
         }
     }
-    flush(&mut chunk)?;
-    output.write_all(&digest.digest().to_le_bytes())
+
+    /// Writes `bytes` (a header or a record).
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.digest.update(bytes);
+        self.output.write_all(bytes)
+    }
+
+    /// Writes `words` little-endian, in pieces of `CHUNK` bytes.
+    fn put_words(&mut self, words: impl Iterator<Item = u64>) -> io::Result<()> {
+        let mut chunk = std::mem::take(&mut self.chunk);
+        chunk.reserve(CHUNK.min(words.size_hint().0.saturating_mul(8)));
+        for word in words {
+            chunk.extend_from_slice(&word.to_le_bytes());
+            if chunk.len() >= CHUNK {
+                self.put(&chunk)?;
+                chunk.clear();
+            }
+        }
+        self.put(&chunk)?;
+        chunk.clear();
+        self.chunk = chunk;
+        Ok(())
+    }
+
+    /// Writes the checksum of all that came before.
+    fn finish(mut self) -> io::Result<()> {
+        let sum = self.digest.digest();
+        self.output.write_all(&sum.to_le_bytes())
+    }
 }
 
 /// `filter` in the format, as bytes; an error only if the allocator

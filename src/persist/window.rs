@@ -22,7 +22,7 @@
 //! times its input (`g` is at least 2).
 
 use super::{
-    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, V2_HEADER_LEN, atomic_write,
+    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, Summed, V2_HEADER_LEN, atomic_write,
     check_hasher, check_num_bits, check_sum, f64_le, read_growing, truncated, u32_le, u64_le,
     v2_head, written_bytes,
 };
@@ -43,7 +43,7 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Bytes of the window's parameters and state after the header.
 const PARAMS_LEN: usize = 64;
@@ -90,18 +90,13 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
     /// assert!(back.contains(&1_499u32));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn write_to(&self, mut output: impl Write) -> io::Result<()> {
+    pub fn write_to(&self, output: impl Write) -> io::Result<()> {
         let epoch = self.ring.epoch();
         let live = self.ring.live();
         let timed = self.period.is_some();
         let now = self.clock.now_nanos();
-        let mut digest = Xxh3::new();
-        let mut put = |bytes: &[u8]| {
-            digest.update(bytes);
-            output.write_all(bytes)
-        };
-        put(&self.encode_head(epoch, timed.then(wall_clock_nanos)))?;
-        let mut chunk = Vec::with_capacity(1 << 16);
+        let mut out = Summed::new(output);
+        out.put(&self.encode_head(epoch, timed.then(wall_clock_nanos)))?;
         for age in 0..live {
             let slot = self.ring.slot(epoch.wrapping_sub(age));
             let exists = age <= epoch;
@@ -117,27 +112,17 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
             let mut record = [0u8; RECORD_LEN];
             record[0..8].copy_from_slice(&(if exists { inserted } else { 0 }).to_le_bytes());
             record[8..16].copy_from_slice(&age_nanos.to_le_bytes());
-            put(&record)?;
+            out.put(&record)?;
             // A generation that never existed is written as zeros, not
             // read: its slot may be the one a rotation is clearing.
-            let words = self.sizing().num_bits() / 64;
-            let mut word_of = slot.filter.words();
-            for _ in 0..words {
-                let word = if exists {
-                    word_of.next().unwrap_or(0)
-                } else {
-                    0
-                };
-                chunk.extend_from_slice(&word.to_le_bytes());
-                if chunk.len() >= 1 << 16 {
-                    put(&chunk)?;
-                    chunk.clear();
-                }
+            if exists {
+                out.put_words(slot.filter.words())?;
+            } else {
+                let words = self.sizing().num_bits() / 64;
+                out.put_words((0..words).map(|_| 0))?;
             }
-            put(&chunk)?;
-            chunk.clear();
         }
-        output.write_all(&digest.digest().to_le_bytes())
+        out.finish()
     }
 
     /// The header and the window's parameters and state.
