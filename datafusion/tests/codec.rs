@@ -7,7 +7,7 @@
 use atomic_bloom::AtomicBloom;
 use atomic_bloom_datafusion::codec::{BloomCodec, VERSION};
 use atomic_bloom_datafusion::register;
-use datafusion::arrow::array::{ArrayRef, BinaryArray, RecordBatch, StringArray};
+use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::parquet::arrow::ArrowWriter;
@@ -22,6 +22,9 @@ use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::PhysicalExtensionCodec;
 use std::path::Path;
 use std::sync::Arc;
+
+mod common;
+use common::the_binary;
 
 const FILES: usize = 4;
 const ROWS_PER_FILE: usize = 50_000;
@@ -77,15 +80,6 @@ async fn physical_plan(ctx: &SessionContext, sql: &str) -> Arc<dyn ExecutionPlan
 }
 
 const BUILD: &str = "SELECT bloom_build(k, 200000, 0.01) FROM t";
-
-fn the_binary(batches: &[RecordBatch]) -> Vec<u8> {
-    let column = batches[0]
-        .column(0)
-        .as_any()
-        .downcast_ref::<BinaryArray>()
-        .unwrap();
-    column.value(0).to_vec()
-}
 
 /// What one process builds from the same keys.
 fn single_build() -> Vec<u8> {

@@ -13,6 +13,9 @@ use datafusion::parquet::file::properties::WriterProperties;
 use std::path::Path;
 use std::sync::Arc;
 
+mod common;
+use common::run;
+
 /// Writes `groups` row groups of `rows` string keys `key(group, i)` to
 /// `path` as one column "key", with `props` (plus the row group size).
 fn write_keys(
@@ -151,8 +154,9 @@ async fn datafusion_prunes_row_groups_by_filters_we_built() {
         let ctx = ctx.clone();
         let sql = sql.to_string();
         async move {
-            let batches = ctx.sql(&sql).await.unwrap().collect().await.unwrap();
-            pretty_format_batches(&batches).unwrap().to_string()
+            pretty_format_batches(&run(&ctx, &sql).await)
+                .unwrap()
+                .to_string()
         }
     };
     // A key of row group 1: the other three are skipped by their filters.

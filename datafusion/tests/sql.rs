@@ -7,6 +7,7 @@
 
 use atomic_bloom::{AtomicBloom, Bytes};
 use atomic_bloom_datafusion::{bloom_contains, bloom_contains_saved, register};
+use common::{binary, count, run};
 use datafusion::arrow::array::{
     ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
 };
@@ -16,6 +17,8 @@ use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+mod common;
 
 const ROWS: usize = 2_000_000;
 const PARTITIONS: usize = 8;
@@ -54,27 +57,6 @@ fn context() -> SessionContext {
         SessionContext::new_with_config(SessionConfig::new().with_target_partitions(PARTITIONS));
     register(&ctx);
     ctx
-}
-
-/// The single value of a one-row, one-column binary result.
-async fn binary(ctx: &SessionContext, sql: &str) -> Vec<u8> {
-    let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
-    let column = batches[0]
-        .column(0)
-        .as_any()
-        .downcast_ref::<BinaryArray>()
-        .unwrap();
-    column.value(0).to_vec()
-}
-
-async fn count(ctx: &SessionContext, sql: &str) -> i64 {
-    let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
-    let column = batches[0]
-        .column(0)
-        .as_any()
-        .downcast_ref::<Int64Array>()
-        .unwrap();
-    column.value(0)
 }
 
 /// What one process builds from the same keys with the same parameters.
@@ -163,18 +145,16 @@ async fn a_build_from_parquet_files_equals_the_single_process_build() {
 async fn a_prefiltered_join_returns_the_join_and_drops_most_of_the_rest() {
     let ctx = context();
     // Users 0, 2, 4, ... below 200000; events 0 .. 400000: a quarter join.
-    ctx.sql("CREATE TABLE users AS SELECT value * 2 AS id FROM generate_series(0, 99999)")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
-    ctx.sql("CREATE TABLE events AS SELECT value AS user_id FROM generate_series(0, 399999)")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    run(
+        &ctx,
+        "CREATE TABLE users AS SELECT value * 2 AS id FROM generate_series(0, 99999)",
+    )
+    .await;
+    run(
+        &ctx,
+        "CREATE TABLE events AS SELECT value AS user_id FROM generate_series(0, 399999)",
+    )
+    .await;
     let filter = "(SELECT bloom_build(id, 100000, 0.01) FROM users)";
     let joined = "SELECT e.user_id FROM events e JOIN users u ON e.user_id = u.id";
     let prefiltered = format!(
@@ -367,12 +347,11 @@ fn cli() -> PathBuf {
 #[tokio::test]
 async fn the_aggregate_bytes_saved_are_a_file_the_cli_reads() {
     let ctx = context();
-    ctx.sql("CREATE TABLE t (name VARCHAR) AS VALUES ('alice'), ('bob'), (NULL)")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    run(
+        &ctx,
+        "CREATE TABLE t (name VARCHAR) AS VALUES ('alice'), ('bob'), (NULL)",
+    )
+    .await;
     let bytes = binary(&ctx, "SELECT bloom_build(name, 100, 0.001) FROM t").await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("names.abf");
@@ -403,12 +382,11 @@ async fn the_aggregate_bytes_saved_are_a_file_the_cli_reads() {
 #[tokio::test]
 async fn bad_arguments_are_errors_that_name_them() {
     let ctx = context();
-    ctx.sql("CREATE TABLE t (x DOUBLE, s VARCHAR) AS VALUES (1.5, 'a')")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    run(
+        &ctx,
+        "CREATE TABLE t (x DOUBLE, s VARCHAR) AS VALUES (1.5, 'a')",
+    )
+    .await;
     let error = |sql: &'static str| {
         let ctx = ctx.clone();
         async move {
