@@ -92,27 +92,17 @@ def ours_query(n, rate, layout, threads):
     return in_threads(f.contains_many, contiguous_parts(keys, threads))
 
 
-def rbloom_insert(n, rate):
+def peer_insert(make, n, rate):
+    """A peer's bulk `update(keys)` (rbloom's and abloom's) into
+    `make(n, rate)`, empty."""
     keys = fresh_keys(n)
-    f = rbloom.Bloom(n, rate)
+    f = make(n, rate)
     return timed(lambda: f.update(keys))
 
 
-def rbloom_query(n, rate):
-    f = rbloom.Bloom(n, rate)
-    f.update(fresh_keys(n))
-    keys = fresh_keys(n)
-    return timed(lambda: [k in f for k in keys])
-
-
-def abloom_insert(n, rate):
-    keys = fresh_keys(n)
-    f = abloom.BloomFilter(n, rate)
-    return timed(lambda: f.update(keys))
-
-
-def abloom_query(n, rate):
-    f = abloom.BloomFilter(n, rate)
+def peer_query(make, n, rate):
+    """A peer's `in` loop over absent keys, of `make(n, rate)` holding n."""
+    f = make(n, rate)
     f.update(fresh_keys(n))
     keys = fresh_keys(n)
     return timed(lambda: [k in f for k in keys])
@@ -156,11 +146,11 @@ def main():
         "atomic_bloom contains_many, 2 threads": lambda: n / ours_query(n, rate, layout, 2),
     }
     if rbloom:
-        rows["rbloom update, 1 thread"] = lambda: n / rbloom_insert(n, rate)
-        rows["rbloom `in` loop, 1 thread"] = lambda: n / rbloom_query(n, rate)
+        rows["rbloom update, 1 thread"] = lambda: n / peer_insert(rbloom.Bloom, n, rate)
+        rows["rbloom `in` loop, 1 thread"] = lambda: n / peer_query(rbloom.Bloom, n, rate)
     if abloom:
-        rows["abloom update, 1 thread"] = lambda: n / abloom_insert(n, rate)
-        rows["abloom `in` loop, 1 thread"] = lambda: n / abloom_query(n, rate)
+        rows["abloom update, 1 thread"] = lambda: n / peer_insert(abloom.BloomFilter, n, rate)
+        rows["abloom `in` loop, 1 thread"] = lambda: n / peer_query(abloom.BloomFilter, n, rate)
     if pybloom_live:
         m = args.pybloom_keys
         rows["pybloom-live add loop, 1 thread"] = lambda: m / pybloom_insert(m, rate)
