@@ -100,9 +100,10 @@ pub fn bloom_contains(filter: Expr, key: Expr) -> Expr {
 
 /// `bloom_contains` of the filter saved in `saved` (as `bloom_build` gives
 /// it), read now and bound to the function, which takes the key alone
-/// ([`contains`]'s chapter says why). A constant in the plan would be
-/// bound as well, but a plan carries and names its constants, and a filter
-/// of megabytes in each name costs more to plan than the lookups.
+/// ([`contains`]'s chapter says why). A constant in the plan is bound as
+/// well, but such a query costs time in proportion to the filter's size,
+/// more than its lookups for a filter of megabytes (`examples/bench.rs`,
+/// the `lit(filter)` row).
 /// An error if `saved` is not a saved filter.
 ///
 /// ```
