@@ -6,7 +6,8 @@
 //! functions, or asks its extension codec. [`BloomCodec`] is that codec for
 //! `bloom_build` and `bloom_contains`: it writes each call's definition and
 //! reads it back as this crate's function, so a receiver that never called
-//! [`register`](crate::register) runs the plan too.
+//! [`register`](crate::register) runs the plan too, and builds the same
+//! filter bit for bit (`tests/codec.rs`, logical and physical plans).
 //!
 //! The functions hold no configuration (the expected items and the rate are
 //! arguments, sent with the call), so a definition is one byte, its
