@@ -137,7 +137,13 @@ def test_eight_threads_add_query_and_rotate_without_losing_a_key_in_the_window()
     stop = threading.Event()
 
     def write(offset):
-        for start in range(offset, 200_000, 4 * 5_000):
+        for i, start in enumerate(range(offset, 200_000, 4 * 5_000)):
+            # Pace the writers by the rotator, so rotations interleave with
+            # the adds however the threads are scheduled: batch i waits for
+            # rotation i // 2, and the ten batches span at least four.
+            deadline = time.monotonic() + 60
+            while f.rotations < i // 2 and time.monotonic() < deadline:
+                time.sleep(0.001)
             batch = list(range(start, start + 5_000))
             rotations = f.rotations
             f.add_many(batch)
@@ -165,5 +171,5 @@ def test_eight_threads_add_query_and_rotate_without_losing_a_key_in_the_window()
     stop.set()
     for t in others:
         t.join()
-    assert f.rotations > 3
+    assert f.rotations >= 4
     assert len(misses) > 0 and sum(misses) == 0
