@@ -18,16 +18,22 @@
 //! same bytes arrive: their checksum (the last 8 bytes of the format)
 //! tells them apart.
 //!
-//! A constant filter (a literal, or `lit(bytes)` in the DataFrame API) is
-//! read once at planning and bound to the function, which then takes only
-//! the key: DataFusion hands a constant argument to each batch as a copy
-//! of its value (`Literal::evaluate`, and the scalar subquery's result
-//! alike), and a copy of a large filter per batch of 8192 keys costs more
-//! than looking them up. A scalar subquery's filter is known only when the
-//! query runs, so it pays that copy; for a filter of many megabytes, build
-//! it first and bind its bytes with
-//! [`bloom_contains_saved`](crate::bloom_contains_saved)
-//! (`examples/bench.rs` measures both).
+//! A constant filter is read once and bound to the function, which then
+//! takes only the key: DataFusion hands a constant argument to each batch
+//! as a copy of its value (`Literal::evaluate`, and the scalar subquery's
+//! result alike), and a copy of a large filter per batch of 8192 keys
+//! costs more than looking them up. `lit(bytes)` given to
+//! [`bloom_contains`](crate::bloom_contains), and
+//! [`bloom_contains_saved`](crate::bloom_contains_saved), bind when the
+//! expression is made; a literal in SQL text is bound at planning, after
+//! DataFusion has printed it into the names of its fields a few times. A
+//! scalar subquery's filter is known only when the query runs, so it pays
+//! the copy; for a filter of many megabytes, build it first and bind its
+//! bytes (`examples/bench.rs` measures each way).
+//!
+//! The column is named `bloom_contains(filter(<n> bytes, checksum <hex>),
+//! key)`, bound or not: DataFusion's default would spell the filter out
+//! byte by byte, megabytes of name.
 
 use crate::keys::{check_key_type, for_each_hash};
 use atomic_bloom::AtomicBloom;
@@ -46,9 +52,9 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug)]
 pub struct BloomContains {
     signature: Signature,
-    /// The constant filter bound at planning, with its bytes' checksum:
-    /// then the function's one argument is the key.
-    bound: Option<(u64, Arc<AtomicBloom>)>,
+    /// The constant filter bound at planning, with its bytes' length and
+    /// checksum: then the function's one argument is the key.
+    bound: Option<(usize, u64, Arc<AtomicBloom>)>,
     /// The filter last read, by its bytes' length and checksum. A lock,
     /// taken once per batch (never per key) to swap the filter a query
     /// reads; the filter itself is lock-free.
@@ -69,7 +75,7 @@ impl Default for BloomContains {
 /// same filter (by its checksum). The cache is not part of what it is.
 impl PartialEq for BloomContains {
     fn eq(&self, other: &Self) -> bool {
-        self.bound.as_ref().map(|b| b.0) == other.bound.as_ref().map(|b| b.0)
+        self.bound.as_ref().map(|b| (b.0, b.1)) == other.bound.as_ref().map(|b| (b.0, b.1))
     }
 }
 
@@ -78,7 +84,7 @@ impl Eq for BloomContains {}
 impl Hash for BloomContains {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.name().hash(state);
-        self.bound.as_ref().map(|b| b.0).hash(state);
+        self.bound.as_ref().map(|b| (b.0, b.1)).hash(state);
     }
 }
 
@@ -87,6 +93,30 @@ fn checksum(bytes: &[u8]) -> u64 {
     bytes
         .last_chunk::<8>()
         .map_or(0, |last| u64::from_le_bytes(*last))
+}
+
+/// The bytes of a binary literal: a constant filter.
+pub(crate) fn binary_literal(expr: &Expr) -> Option<&[u8]> {
+    match expr {
+        Expr::Literal(
+            ScalarValue::Binary(Some(b))
+            | ScalarValue::LargeBinary(Some(b))
+            | ScalarValue::BinaryView(Some(b)),
+            _,
+        ) => Some(b),
+        _ => None,
+    }
+}
+
+/// A constant filter and the keys after it, if `args` starts with one.
+fn constant_filter(args: &[Expr]) -> Option<(&[u8], &[Expr])> {
+    let (filter, keys) = args.split_first()?;
+    Some((binary_literal(filter)?, keys))
+}
+
+/// How a column name spells a constant filter: by its size and checksum.
+fn filter_name(len: usize, sum: u64) -> String {
+    format!("filter({len} bytes, checksum {sum:016x})")
 }
 
 /// The filter saved in `bytes`, or an error that names the function.
@@ -100,14 +130,14 @@ impl BloomContains {
     pub fn bound(bytes: &[u8]) -> Result<Self> {
         Ok(BloomContains {
             signature: Signature::any(1, Volatility::Immutable),
-            bound: Some((checksum(bytes), Arc::new(read_filter(bytes)?))),
+            bound: Some((bytes.len(), checksum(bytes), Arc::new(read_filter(bytes)?))),
             last: Mutex::new(None),
         })
     }
 
     /// The bound filter, if the function has one.
     pub fn bound_filter(&self) -> Option<&AtomicBloom> {
-        self.bound.as_ref().map(|b| &*b.1)
+        self.bound.as_ref().map(|b| &*b.2)
     }
 
     /// The filter in `bytes`, read once while the same bytes come again.
@@ -136,6 +166,25 @@ impl ScalarUDFImpl for BloomContains {
         &self.signature
     }
 
+    /// The column's name, with a constant filter named by its size and
+    /// checksum rather than spelled out. DataFusion names an expression by
+    /// printing its arguments, many times while planning, and printing a
+    /// filter of megabytes byte by byte cost seconds per query
+    /// (`examples/bench.rs`, the `lit(filter)` row). A bound filter is
+    /// named as its literal was, so binding keeps the column's name.
+    fn schema_name(&self, args: &[Expr]) -> Result<String> {
+        let (filter, keys) = match (&self.bound, constant_filter(args)) {
+            (Some((len, sum, _)), _) => (Some(filter_name(*len, *sum)), args),
+            (None, Some((bytes, keys))) => (Some(filter_name(bytes.len(), checksum(bytes))), keys),
+            (None, None) => (None, args),
+        };
+        let names: Vec<String> = filter
+            .into_iter()
+            .chain(keys.iter().map(|key| key.schema_name().to_string()))
+            .collect();
+        Ok(format!("{}({})", self.name(), names.join(",")))
+    }
+
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
         if self.bound.is_some() {
             check_key_type("bloom_contains", &arg_types[0])?;
@@ -157,19 +206,8 @@ impl ScalarUDFImpl for BloomContains {
 
     /// A constant filter is read now and bound (see the module's chapter).
     fn simplify(&self, args: Vec<Expr>, _: &SimplifyContext) -> Result<ExprSimplifyResult> {
-        let bytes = match (&self.bound, args.as_slice()) {
-            (
-                None,
-                [
-                    Expr::Literal(
-                        ScalarValue::Binary(Some(b))
-                        | ScalarValue::LargeBinary(Some(b))
-                        | ScalarValue::BinaryView(Some(b)),
-                        _,
-                    ),
-                    _,
-                ],
-            ) => b,
+        let bytes = match (&self.bound, constant_filter(&args)) {
+            (None, Some((bytes, [_]))) => bytes,
             _ => return Ok(ExprSimplifyResult::Original(args)),
         };
         let bound = ScalarUDF::from(BloomContains::bound(bytes)?);
@@ -179,7 +217,7 @@ impl ScalarUDFImpl for BloomContains {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        if let Some((_, filter)) = &self.bound {
+        if let Some((_, _, filter)) = &self.bound {
             return contains(filter, &args.args[0], rows);
         }
         let bytes = match &args.args[0] {

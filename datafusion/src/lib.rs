@@ -92,18 +92,22 @@ pub fn bloom_build(key: Expr, expected_items: u64, false_positive_rate: f64) -> 
     ])
 }
 
-/// `bloom_contains(filter, key)` for the DataFrame API. For a filter
-/// whose bytes are at hand, [`bloom_contains_saved`] is quicker to plan.
+/// `bloom_contains(filter, key)` for the DataFrame API. A constant filter
+/// (`lit(bytes)`) that holds a saved filter is read now and bound, as
+/// [`bloom_contains_saved`] does; any other is read when the query runs.
 pub fn bloom_contains(filter: Expr, key: Expr) -> Expr {
+    if let Some(Ok(bound)) = contains::binary_literal(&filter).map(contains::BloomContains::bound) {
+        return ScalarUDF::from(bound).call(vec![key]);
+    }
     bloom_contains_udf().call(vec![filter, key])
 }
 
 /// `bloom_contains` of the filter saved in `saved` (as `bloom_build` gives
 /// it), read now and bound to the function, which takes the key alone
-/// ([`contains`]'s chapter says why). A constant in the plan is bound as
-/// well, but such a query costs time in proportion to the filter's size,
-/// more than its lookups for a filter of megabytes (`examples/bench.rs`,
-/// the `lit(filter)` row).
+/// ([`contains`]'s chapter says why). A constant filter in SQL text is
+/// bound as well, but only while planning: DataFusion prints a literal
+/// argument into the names it gives its fields, which for a filter of
+/// megabytes costs more than its lookups.
 /// An error if `saved` is not a saved filter.
 ///
 /// ```

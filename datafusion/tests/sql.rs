@@ -6,7 +6,7 @@
 //! reads; bad arguments are plan or execution errors.
 
 use atomic_bloom::{AtomicBloom, Bytes};
-use atomic_bloom_datafusion::{bloom_contains, bloom_contains_saved, register};
+use atomic_bloom_datafusion::{bloom_contains, bloom_contains_saved, bloom_contains_udf, register};
 use common::{binary, count, run};
 use datafusion::arrow::array::{
     ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
@@ -199,22 +199,44 @@ async fn a_prefiltered_join_returns_the_join_and_drops_most_of_the_rest() {
     assert!((0..4_500).contains(&false_positives), "{false_positives}");
     assert!(false_positives > 1_500, "{false_positives}");
 
-    // The same filter built first and passed as a constant (the DataFrame
-    // API's `lit`) is bound to the function at planning, which then takes
-    // the key alone, and keeps the same rows.
+    // The same filter built first and passed as a constant is bound to
+    // the function, which then takes the key alone, and keeps the same
+    // rows: a constant in the plan (as SQL text gives it) at planning,
+    // and one given to `bloom_contains` or `bloom_contains_saved` at once.
     let bytes = binary(&ctx, &format!("SELECT * FROM {filter}")).await;
     let events = ctx.table("events").await.unwrap();
-    let bound = events
-        .clone()
-        .filter(bloom_contains(lit(bytes.clone()), col("user_id")))
-        .unwrap();
+    let in_plan = bloom_contains_udf().call(vec![lit(bytes.clone()), col("user_id")]);
+    let bound = events.clone().filter(in_plan.clone()).unwrap();
     let plan = format!("{}", bound.clone().into_optimized_plan().unwrap());
     assert!(plan.contains("bloom_contains(events.user_id)"), "{plan}");
     assert_eq!(bound.count().await.unwrap() as i64, kept);
-    // Or bound from its bytes at once.
-    let saved = bloom_contains_saved(&bytes, col("user_id")).unwrap();
-    let bound = events.filter(saved).unwrap();
-    assert_eq!(bound.count().await.unwrap() as i64, kept);
+    let at_once = [
+        bloom_contains(lit(bytes.clone()), col("user_id")),
+        bloom_contains_saved(&bytes, col("user_id")).unwrap(),
+    ];
+    for expr in &at_once {
+        assert!(
+            matches!(expr, Expr::ScalarFunction(f) if f.args.len() == 1),
+            "{expr}"
+        );
+        let bound = events.clone().filter(expr.clone()).unwrap();
+        assert_eq!(bound.count().await.unwrap() as i64, kept);
+    }
+    // Its column is named by the filter's size and checksum, bound or not,
+    // rather than by its bytes spelled out.
+    let name = |expr: &Expr| {
+        let frame = events.clone().select(vec![expr.clone()]).unwrap();
+        frame.schema().field(0).name().clone()
+    };
+    let sum = u64::from_le_bytes(*bytes.last_chunk::<8>().unwrap());
+    let expected = format!(
+        "bloom_contains(filter({} bytes, checksum {sum:016x}),events.user_id)",
+        bytes.len()
+    );
+    assert_eq!(name(&in_plan), expected);
+    for expr in &at_once {
+        assert_eq!(name(expr), expected);
+    }
     let err = bloom_contains_saved(b"not a filter", col("user_id")).unwrap_err();
     assert!(err.to_string().contains("not a saved filter"), "{err}");
 }
