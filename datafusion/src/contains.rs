@@ -18,18 +18,22 @@
 //! same bytes arrive: their checksum (the last 8 bytes of the format)
 //! tells them apart.
 //!
-//! A constant filter is read once and bound to the function, which then
-//! takes only the key: DataFusion hands a constant argument to each batch
-//! as a copy of its value (`Literal::evaluate`, and the scalar subquery's
-//! result alike), and a copy of a large filter per batch of 8192 keys
-//! costs more than looking them up. `lit(bytes)` given to
-//! [`bloom_contains`](crate::bloom_contains), and
-//! [`bloom_contains_saved`](crate::bloom_contains_saved), bind when the
-//! expression is made; a literal in SQL text is bound at planning, after
-//! DataFusion has printed it into the names of its fields a few times. A
-//! scalar subquery's filter is known only when the query runs, so it pays
-//! the copy; for a filter of many megabytes, build it first and bind its
-//! bytes (`examples/bench.rs` measures each way).
+//! DataFusion hands a constant argument to each batch as a copy of its
+//! value (`Literal::evaluate`, and the scalar subquery's result alike),
+//! and a copy of a large filter per batch of 8192 keys costs more than
+//! looking them up. So no filter reaches a batch as bytes:
+//!
+//! - A constant filter is read once and bound to the function, which then
+//!   takes only the key. `lit(bytes)` given to
+//!   [`bloom_contains`](crate::bloom_contains), and
+//!   [`bloom_contains_saved`](crate::bloom_contains_saved), bind when the
+//!   expression is made; a literal in a plan is bound as planning begins
+//!   ([`BloomContainsRewrite`]).
+//! - A scalar subquery's filter is known only when the query runs. The
+//!   same rewrite wraps it in a one-field struct, whose copy shares the
+//!   bytes rather than copying them.
+//!
+//! `examples/bench.rs` measures each way.
 //!
 //! The column is named `bloom_contains(filter(<n> bytes, checksum <hex>),
 //! key)`, bound or not: DataFusion's default would spell the filter out
@@ -37,14 +41,21 @@
 
 use crate::keys::{check_key_type, for_each_hash};
 use atomic_bloom::AtomicBloom;
-use datafusion::arrow::array::{ArrayRef, BooleanArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use datafusion::arrow::buffer::BooleanBuffer;
-use datafusion::arrow::datatypes::DataType;
-use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, plan_err};
+use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{
+    Column, DFSchema, DataFusionError, Result, ScalarValue, exec_err, plan_err,
+};
+use datafusion::functions::core::expr_fn::r#struct;
+use datafusion::logical_expr::expr_rewriter::FunctionRewrite;
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
+use datafusion::logical_expr::{LogicalPlanBuilder, Subquery};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
@@ -190,10 +201,12 @@ impl ScalarUDFImpl for BloomContains {
             check_key_type("bloom_contains", &arg_types[0])?;
             return Ok(DataType::Boolean);
         }
-        if !matches!(
-            arg_types[0],
-            DataType::Binary | DataType::LargeBinary | DataType::BinaryView | DataType::Null
-        ) {
+        let filter_type = match &arg_types[0] {
+            // A subquery's filter as `BloomContainsRewrite` wraps it.
+            DataType::Struct(fields) if fields.len() == 1 => fields[0].data_type(),
+            other => other,
+        };
+        if !(is_binary_type(filter_type) || filter_type == &DataType::Null) {
             return plan_err!(
                 "bloom_contains' first argument is a saved filter (BINARY, as bloom_build \
                  gives it), not {}",
@@ -225,11 +238,11 @@ impl ScalarUDFImpl for BloomContains {
                 ScalarValue::Binary(Some(b))
                 | ScalarValue::LargeBinary(Some(b))
                 | ScalarValue::BinaryView(Some(b)),
-            ) => b,
-            // No filter: nothing is known to be in it.
-            ColumnarValue::Scalar(_) => {
-                return Ok(ColumnarValue::Scalar(ScalarValue::Boolean(None)));
+            ) => Some(b.as_slice()),
+            ColumnarValue::Scalar(ScalarValue::Struct(filter)) if !filter.is_null(0) => {
+                first_bytes(filter.column(0))
             }
+            ColumnarValue::Scalar(_) => None,
             ColumnarValue::Array(_) => {
                 return exec_err!(
                     "bloom_contains takes one filter per query (a constant or a scalar \
@@ -237,7 +250,91 @@ impl ScalarUDFImpl for BloomContains {
                 );
             }
         };
-        contains(&*self.filter(bytes)?, &args.args[1], rows)
+        match bytes {
+            Some(bytes) => contains(&*self.filter(bytes)?, &args.args[1], rows),
+            // No filter: nothing is known to be in it.
+            None => Ok(ColumnarValue::Scalar(ScalarValue::Boolean(None))),
+        }
+    }
+}
+
+/// The rewrite of `bloom_contains` calls, which the analyzer applies
+/// before the rest of planning; [`register`](crate::register) adds it.
+///
+/// - `bloom_contains(<constant filter>, key)` is bound: every later step
+///   that types the call (type coercion above all) would otherwise print
+///   the constant into a field's name, byte by byte. Without the rewrite,
+///   the optimizer binds the same filter later, when it simplifies.
+/// - `bloom_contains((<subquery of a filter>), key)` takes the subquery's
+///   filter wrapped in a one-field struct, `struct(filter)`: DataFusion
+///   hands a scalar subquery's value to each batch as a copy, and a
+///   struct's copy shares its column where a binary's copies its bytes.
+#[derive(Debug, Default)]
+pub struct BloomContainsRewrite;
+
+impl FunctionRewrite for BloomContainsRewrite {
+    fn name(&self) -> &str {
+        "bloom_contains: bind constant filters, share subquery filters"
+    }
+
+    fn rewrite(&self, expr: Expr, _: &DFSchema, _: &ConfigOptions) -> Result<Transformed<Expr>> {
+        let Expr::ScalarFunction(call) = &expr else {
+            return Ok(Transformed::no(expr));
+        };
+        let unbound = call
+            .func
+            .inner()
+            .downcast_ref::<BloomContains>()
+            .is_some_and(|f| f.bound.is_none());
+        if !unbound {
+            return Ok(Transformed::no(expr));
+        }
+        if let Some((bytes, [key])) = constant_filter(&call.args) {
+            let bound = ScalarUDF::from(BloomContains::bound(bytes)?);
+            return Ok(Transformed::yes(bound.call(vec![key.clone()])));
+        }
+        match call.args.as_slice() {
+            [Expr::ScalarSubquery(filter), key] if is_binary(filter.subquery.schema().field(0)) => {
+                let plan = filter.subquery.as_ref().clone();
+                let column = Expr::Column(Column::from(plan.schema().qualified_field(0)));
+                let wrapped = LogicalPlanBuilder::from(plan)
+                    .project(vec![r#struct(vec![column]).alias("filter")])?
+                    .build()?;
+                let filter = Subquery {
+                    subquery: Arc::new(wrapped),
+                    outer_ref_columns: filter.outer_ref_columns.clone(),
+                    spans: filter.spans.clone(),
+                };
+                let args = vec![Expr::ScalarSubquery(filter), key.clone()];
+                Ok(Transformed::yes(call.func.call(args)))
+            }
+            _ => Ok(Transformed::no(expr)),
+        }
+    }
+}
+
+/// Whether `field` holds saved filters: a binary type.
+fn is_binary(field: &Field) -> bool {
+    is_binary_type(field.data_type())
+}
+
+fn is_binary_type(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    )
+}
+
+/// The bytes in the first row of a binary array; `None` for a null.
+fn first_bytes(array: &dyn Array) -> Option<&[u8]> {
+    if array.is_empty() || array.is_null(0) {
+        return None;
+    }
+    match array.data_type() {
+        DataType::Binary => Some(array.as_binary::<i32>().value(0)),
+        DataType::LargeBinary => Some(array.as_binary::<i64>().value(0)),
+        DataType::BinaryView => Some(array.as_binary_view().value(0)),
+        _ => None,
     }
 }
 
