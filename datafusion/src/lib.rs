@@ -115,11 +115,8 @@ pub fn bloom_contains(filter: Expr, key: Expr) -> Expr {
 
 /// `bloom_contains` of the filter saved in `saved` (as `bloom_build` gives
 /// it), read now and bound to the function, which takes the key alone
-/// ([`contains`]'s chapter says why). A constant filter in SQL text is
-/// bound as well, but only while planning: DataFusion prints a literal
-/// argument into the names it gives its fields, which for a filter of
-/// megabytes costs more than its lookups.
-/// An error if `saved` is not a saved filter.
+/// ([`contains`]'s chapter says why). An error if `saved` is not a saved
+/// filter, where a bad constant in a plan is an error at planning.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
