@@ -43,7 +43,7 @@ use crate::keys::{check_key_type, for_each_hash};
 use atomic_bloom::AtomicBloom;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use datafusion::arrow::buffer::BooleanBuffer;
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{
@@ -63,13 +63,28 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug)]
 pub struct BloomContains {
     signature: Signature,
-    /// The constant filter bound at planning, with its bytes' length and
-    /// checksum: then the function's one argument is the key.
-    bound: Option<(usize, u64, Arc<AtomicBloom>)>,
+    /// The constant filter bound at planning: then the function's one
+    /// argument is the key.
+    bound: Option<Bound>,
     /// The filter last read, by its bytes' length and checksum. A lock,
     /// taken once per batch (never per key) to swap the filter a query
     /// reads; the filter itself is lock-free.
     last: Mutex<Option<(usize, u64, Arc<AtomicBloom>)>>,
+}
+
+/// A filter bound at planning, and what names it: the length and checksum
+/// of the bytes it was read from.
+#[derive(Debug)]
+struct Bound {
+    len: usize,
+    sum: u64,
+    filter: Arc<AtomicBloom>,
+}
+
+impl Bound {
+    fn name(&self) -> (usize, u64) {
+        (self.len, self.sum)
+    }
 }
 
 impl Default for BloomContains {
@@ -86,7 +101,7 @@ impl Default for BloomContains {
 /// same filter (by its checksum). The cache is not part of what it is.
 impl PartialEq for BloomContains {
     fn eq(&self, other: &Self) -> bool {
-        self.bound.as_ref().map(|b| (b.0, b.1)) == other.bound.as_ref().map(|b| (b.0, b.1))
+        self.bound.as_ref().map(Bound::name) == other.bound.as_ref().map(Bound::name)
     }
 }
 
@@ -95,7 +110,7 @@ impl Eq for BloomContains {}
 impl Hash for BloomContains {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.name().hash(state);
-        self.bound.as_ref().map(|b| (b.0, b.1)).hash(state);
+        self.bound.as_ref().map(Bound::name).hash(state);
     }
 }
 
@@ -106,15 +121,20 @@ fn checksum(bytes: &[u8]) -> u64 {
         .map_or(0, |last| u64::from_le_bytes(*last))
 }
 
+/// The bytes of a binary value, if it is one and not null.
+fn binary_value(value: &ScalarValue) -> Option<&[u8]> {
+    match value {
+        ScalarValue::Binary(Some(b))
+        | ScalarValue::LargeBinary(Some(b))
+        | ScalarValue::BinaryView(Some(b)) => Some(b),
+        _ => None,
+    }
+}
+
 /// The bytes of a binary literal: a constant filter.
 pub(crate) fn binary_literal(expr: &Expr) -> Option<&[u8]> {
     match expr {
-        Expr::Literal(
-            ScalarValue::Binary(Some(b))
-            | ScalarValue::LargeBinary(Some(b))
-            | ScalarValue::BinaryView(Some(b)),
-            _,
-        ) => Some(b),
+        Expr::Literal(value, _) => binary_value(value),
         _ => None,
     }
 }
@@ -141,14 +161,18 @@ impl BloomContains {
     pub fn bound(bytes: &[u8]) -> Result<Self> {
         Ok(BloomContains {
             signature: Signature::any(1, Volatility::Immutable),
-            bound: Some((bytes.len(), checksum(bytes), Arc::new(read_filter(bytes)?))),
+            bound: Some(Bound {
+                len: bytes.len(),
+                sum: checksum(bytes),
+                filter: Arc::new(read_filter(bytes)?),
+            }),
             last: Mutex::new(None),
         })
     }
 
     /// The bound filter, if the function has one.
     pub fn bound_filter(&self) -> Option<&AtomicBloom> {
-        self.bound.as_ref().map(|b| &*b.2)
+        self.bound.as_ref().map(|b| &*b.filter)
     }
 
     /// The filter in `bytes`, read once while the same bytes come again.
@@ -181,11 +205,12 @@ impl ScalarUDFImpl for BloomContains {
     /// checksum rather than spelled out. DataFusion names an expression by
     /// printing its arguments, many times while planning, and printing a
     /// filter of megabytes byte by byte cost seconds per query
-    /// (`examples/bench.rs`, the `lit(filter)` row). A bound filter is
-    /// named as its literal was, so binding keeps the column's name.
+    /// (`examples/bench.rs`, the constant's row, before the rewrite). A
+    /// bound filter is named as its literal was, so binding keeps the
+    /// column's name.
     fn schema_name(&self, args: &[Expr]) -> Result<String> {
         let (filter, keys) = match (&self.bound, constant_filter(args)) {
-            (Some((len, sum, _)), _) => (Some(filter_name(*len, *sum)), args),
+            (Some(bound), _) => (Some(filter_name(bound.len, bound.sum)), args),
             (None, Some((bytes, keys))) => (Some(filter_name(bytes.len(), checksum(bytes))), keys),
             (None, None) => (None, args),
         };
@@ -206,7 +231,7 @@ impl ScalarUDFImpl for BloomContains {
             DataType::Struct(fields) if fields.len() == 1 => fields[0].data_type(),
             other => other,
         };
-        if !(is_binary_type(filter_type) || filter_type == &DataType::Null) {
+        if !(is_binary(filter_type) || filter_type == &DataType::Null) {
             return plan_err!(
                 "bloom_contains' first argument is a saved filter (BINARY, as bloom_build \
                  gives it), not {}",
@@ -230,19 +255,14 @@ impl ScalarUDFImpl for BloomContains {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        if let Some((_, _, filter)) = &self.bound {
-            return contains(filter, &args.args[0], rows);
+        if let Some(bound) = &self.bound {
+            return contains(&bound.filter, &args.args[0], rows);
         }
         let bytes = match &args.args[0] {
-            ColumnarValue::Scalar(
-                ScalarValue::Binary(Some(b))
-                | ScalarValue::LargeBinary(Some(b))
-                | ScalarValue::BinaryView(Some(b)),
-            ) => Some(b.as_slice()),
             ColumnarValue::Scalar(ScalarValue::Struct(filter)) if !filter.is_null(0) => {
                 first_bytes(filter.column(0))
             }
-            ColumnarValue::Scalar(_) => None,
+            ColumnarValue::Scalar(value) => binary_value(value),
             ColumnarValue::Array(_) => {
                 return exec_err!(
                     "bloom_contains takes one filter per query (a constant or a scalar \
@@ -294,7 +314,9 @@ impl FunctionRewrite for BloomContainsRewrite {
             return Ok(Transformed::yes(bound.call(vec![key.clone()])));
         }
         match call.args.as_slice() {
-            [Expr::ScalarSubquery(filter), key] if is_binary(filter.subquery.schema().field(0)) => {
+            [Expr::ScalarSubquery(filter), key]
+                if is_binary(filter.subquery.schema().field(0).data_type()) =>
+            {
                 let plan = filter.subquery.as_ref().clone();
                 let column = Expr::Column(Column::from(plan.schema().qualified_field(0)));
                 let wrapped = LogicalPlanBuilder::from(plan)
@@ -313,12 +335,8 @@ impl FunctionRewrite for BloomContainsRewrite {
     }
 }
 
-/// Whether `field` holds saved filters: a binary type.
-fn is_binary(field: &Field) -> bool {
-    is_binary_type(field.data_type())
-}
-
-fn is_binary_type(data_type: &DataType) -> bool {
+/// Whether `data_type` holds saved filters: a binary type.
+fn is_binary(data_type: &DataType) -> bool {
     matches!(
         data_type,
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView
