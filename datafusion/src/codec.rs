@@ -12,11 +12,12 @@
 //! The functions hold no configuration (the expected items and the rate are
 //! arguments, sent with the call), so a definition is one byte, its
 //! encoding's version, [`VERSION`], except for a `bloom_contains` bound to
-//! a constant filter at planning, whose filter's saved bytes follow it. A
-//! definition of another version is an error that says so, and one of no
-//! bytes (a sender without this codec) means the function of that name. Every other node goes to the codec
-//! given to [`BloomCodec::wrapping`] (by default DataFusion's, which has no
-//! extensions): a codec of one's own is kept by wrapping it.
+//! a constant filter, whose filter's saved bytes follow it. A definition
+//! of another version is an error that says so, and one of no bytes (a
+//! sender without this codec) means the function of that name. Every
+//! other node goes to the codec given to [`BloomCodec::wrapping`] (by
+//! default DataFusion's, which has no extensions): a codec of one's own is
+//! kept by wrapping it.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
