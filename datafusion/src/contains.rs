@@ -147,6 +147,17 @@ fn constant_filter(args: &[Expr]) -> Option<(&[u8], &[Expr])> {
     Some((binary_literal(filter)?, keys))
 }
 
+/// `bloom_contains(key)` bound to the filter of unbound arguments
+/// `(<constant filter>, key)`, or `None` for other arguments; an error if
+/// the constant is not a saved filter.
+fn bind_constant(args: &[Expr]) -> Result<Option<Expr>> {
+    let Some((bytes, [key])) = constant_filter(args) else {
+        return Ok(None);
+    };
+    let bound = ScalarUDF::from(BloomContains::bound(bytes)?);
+    Ok(Some(bound.call(vec![key.clone()])))
+}
+
 /// How a column name spells a constant filter: by its size and checksum.
 fn filter_name(len: usize, sum: u64) -> String {
     format!("filter({len} bytes, checksum {sum:016x})")
@@ -246,13 +257,13 @@ impl ScalarUDFImpl for BloomContains {
 
     /// A constant filter is read now and bound (see the module's chapter).
     fn simplify(&self, args: Vec<Expr>, _: &SimplifyContext) -> Result<ExprSimplifyResult> {
-        let bytes = match (&self.bound, constant_filter(&args)) {
-            (None, Some((bytes, [_]))) => bytes,
-            _ => return Ok(ExprSimplifyResult::Original(args)),
-        };
-        let bound = ScalarUDF::from(BloomContains::bound(bytes)?);
-        let key = args.into_iter().nth(1).expect("two arguments");
-        Ok(ExprSimplifyResult::Simplified(bound.call(vec![key])))
+        if self.bound.is_some() {
+            return Ok(ExprSimplifyResult::Original(args));
+        }
+        Ok(match bind_constant(&args)? {
+            Some(bound) => ExprSimplifyResult::Simplified(bound),
+            None => ExprSimplifyResult::Original(args),
+        })
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -311,9 +322,8 @@ impl FunctionRewrite for BloomContainsRewrite {
         if !unbound {
             return Ok(Transformed::no(expr));
         }
-        if let Some((bytes, [key])) = constant_filter(&call.args) {
-            let bound = ScalarUDF::from(BloomContains::bound(bytes)?);
-            return Ok(Transformed::yes(bound.call(vec![key.clone()])));
+        if let Some(bound) = bind_constant(&call.args)? {
+            return Ok(Transformed::yes(bound));
         }
         match call.args.as_slice() {
             [Expr::ScalarSubquery(filter), key]
