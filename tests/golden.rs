@@ -11,8 +11,12 @@
 //! `Hash` impl; `Hashed` is that encoding's explicit path now, so the same
 //! keys reach the same bits (a `&str` itself is the byte encoding today).
 
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, Hashed, IncompatibleError, Layout};
+use atomic_bloom::{
+    AtomicBloom, AtomicCountingBloom, Hashed, HasherId, IncompatibleError, Layout, ParquetHasher,
+    ReadError, SavedFilter,
+};
 use std::path::PathBuf;
+use xxhash_rust::xxh64::xxh64;
 
 struct Golden {
     file: &'static str,
@@ -274,6 +278,48 @@ fn mixed_keys_golden_file_is_what_the_encodings_give() {
     assert!(f.contains(&(-100i64)) && f.contains(&(-100i64 as u64)));
 }
 
+/// A split block filter as a Parquet writer fills it: string, INT32 and
+/// INT64 values hashed by `ParquetHasher` (XXH64, seed 0, of the plain
+/// encoding), as a filter imported from a Parquet file is saved.
+fn build_parquet() -> AtomicBloom<ParquetHasher> {
+    let f = AtomicBloom::builder()
+        .capacity(300, 0.01)
+        .layout(Layout::SplitBlock)
+        .hasher(ParquetHasher)
+        .build()
+        .unwrap();
+    for i in 0..100i32 {
+        f.insert(&format!("key-{i}"));
+        f.insert(&i);
+        f.insert(&(-i64::from(i) - 1));
+    }
+    f
+}
+
+#[test]
+fn parquet_hashed_golden_file_answers_with_parquets_hash() {
+    let bytes = std::fs::read(path("v1-split-block-parquet.abf")).unwrap();
+    assert_eq!(build_parquet().to_bytes().unwrap(), bytes);
+    let SavedFilter::Parquet(f) = SavedFilter::from_bytes(&bytes).unwrap() else {
+        panic!("not read as a Parquet-hashed filter");
+    };
+    for i in 0..100i32 {
+        let key = format!("key-{i}");
+        assert!(f.contains(&key));
+        assert!(f.contains_hash(xxh64(key.as_bytes(), 0)), "{key}");
+        assert!(f.contains_hash(xxh64(&i.to_le_bytes(), 0)));
+        assert!(f.contains_hash(xxh64(&(-i64::from(i) - 1).to_le_bytes(), 0)));
+    }
+    // The default reader never answers it with wyhash.
+    assert!(matches!(
+        AtomicBloom::from_bytes(&bytes),
+        Err(ReadError::HasherMismatch {
+            written: HasherId::Parquet,
+            ..
+        })
+    ));
+}
+
 #[test]
 #[ignore = "rewrites tests/golden/: only for a new format version"]
 fn regenerate_golden_files() {
@@ -284,4 +330,7 @@ fn regenerate_golden_files() {
         build_counting(*layout).save(path(file)).unwrap();
     }
     build_mixed().save(path("v1-mixed-keys.abf")).unwrap();
+    build_parquet()
+        .save(path("v1-split-block-parquet.abf"))
+        .unwrap();
 }

@@ -135,7 +135,9 @@ pub fn run(args: Args) -> Result<()> {
     let (kind, sizing, estimated_false_positive_rate) = match &filter {
         Filter::Plain(f) => ("", f.sizing(), f.estimated_false_positive_rate()),
         Filter::Counting(f) => ("counting, ", f.sizing(), f.estimated_false_positive_rate()),
-        Filter::Windowed(_) => unreachable!("build makes no windowed filter"),
+        Filter::Windowed(_) | Filter::Parquet(_) => {
+            unreachable!("build makes no windowed or Parquet filter")
+        }
         Filter::Growable(f) => {
             eprintln!(
                 "built {output}: {} read, {new} new; growable, {} layout, {}, \

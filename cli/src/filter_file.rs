@@ -7,7 +7,7 @@ use crate::keys::{Inputs, is_stdio};
 use anyhow::{Context, Result, bail};
 use atomic_bloom::{
     AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Cells, FilterKind,
-    GrowthError, SavedFilter,
+    GrowthError, ParquetHasher, SavedFilter,
 };
 use rayon::prelude::*;
 use std::io::{self, Write};
@@ -39,6 +39,9 @@ pub fn kind_name(kind: FilterKind) -> &'static str {
 /// A loaded filter file.
 pub enum Filter {
     Plain(AtomicBloom),
+    /// A plain filter imported from a Parquet file: keys are hashed as
+    /// Parquet hashes them (a line as a string value).
+    Parquet(AtomicBloom<ParquetHasher>),
     Counting(AtomicCountingBloom),
     Growable(AtomicGrowableBloom),
     Windowed(Box<AtomicWindowedBloom>),
@@ -59,6 +62,7 @@ impl Filter {
             SavedFilter::Growable(filter) => Filter::Growable(filter),
             SavedFilter::Bloom(filter) => Filter::Plain(filter),
             SavedFilter::Windowed(filter) => Filter::Windowed(filter),
+            SavedFilter::Parquet(filter) => Filter::Parquet(filter),
             // The library's name for the kind reads "a counting Bloom
             // filter": a kind this build does not know has no short name.
             other => bail!(
@@ -81,7 +85,7 @@ impl Filter {
     /// The kind the file holds.
     pub fn kind(&self) -> FilterKind {
         match self {
-            Filter::Plain(_) => FilterKind::Bloom,
+            Filter::Plain(_) | Filter::Parquet(_) => FilterKind::Bloom,
             Filter::Counting(_) => FilterKind::Counting,
             Filter::Growable(_) => FilterKind::Growable,
             Filter::Windowed(_) => FilterKind::Windowed,
@@ -99,8 +103,8 @@ impl Filter {
     /// were new. An error only from a growable filter at a limit, when some
     /// keys may not have been inserted.
     pub fn par_insert(&mut self, keys: &[crate::keys::Key<'_>]) -> Result<usize, GrowthError> {
-        fn unshared<C: Cells>(
-            f: &mut atomic_bloom::Filter<C>,
+        fn unshared<C: Cells, S: std::hash::BuildHasher + Sync>(
+            f: &mut atomic_bloom::Filter<C, S>,
             keys: &[crate::keys::Key<'_>],
         ) -> usize {
             let hashes: Vec<u64> = keys.par_iter().map(|key| f.hash(key)).collect();
@@ -108,6 +112,7 @@ impl Filter {
         }
         Ok(match self {
             Filter::Plain(f) => unshared(f, keys),
+            Filter::Parquet(f) => unshared(f, keys),
             Filter::Counting(f) => unshared(f, keys),
             Filter::Growable(f) => f.par_insert(keys)?,
             Filter::Windowed(f) => f.par_insert(keys),
@@ -118,6 +123,7 @@ impl Filter {
     pub fn par_contains(&self, keys: &[crate::keys::Key<'_>]) -> Vec<bool> {
         match self {
             Filter::Plain(f) => f.par_contains(keys),
+            Filter::Parquet(f) => f.par_contains(keys),
             Filter::Counting(f) => f.par_contains(keys),
             Filter::Growable(f) => f.par_contains(keys),
             Filter::Windowed(f) => f.par_contains(keys),
@@ -128,6 +134,7 @@ impl Filter {
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         match self {
             Filter::Plain(f) => f.write_to(out),
+            Filter::Parquet(f) => f.write_to(out),
             Filter::Counting(f) => f.write_to(out),
             Filter::Growable(f) => f.write_to(out),
             Filter::Windowed(f) => f.write_to(out),

@@ -8,7 +8,7 @@ use crate::info::describe_len;
 use crate::keys::is_stdio;
 use crate::output::counted;
 use anyhow::{Context, Result, bail};
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind, ParquetHasher};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -30,6 +30,7 @@ const RATE_SLACK: f64 = 1.1;
 /// A filter of a kind that merges.
 enum Mergeable {
     Plain(AtomicBloom),
+    Parquet(AtomicBloom<ParquetHasher>),
     Counting(AtomicCountingBloom),
 }
 
@@ -38,6 +39,7 @@ impl Mergeable {
     fn load(path: &Path) -> Result<Mergeable> {
         Ok(match Filter::load(path)? {
             Filter::Plain(filter) => Mergeable::Plain(filter),
+            Filter::Parquet(filter) => Mergeable::Parquet(filter),
             Filter::Counting(filter) => Mergeable::Counting(filter),
             other @ (Filter::Growable(_) | Filter::Windowed(_)) => bail!(
                 "{} holds a {} filter; merge takes plain or counting filters",
@@ -50,13 +52,14 @@ impl Mergeable {
     fn estimated_false_positive_rate(&self) -> f64 {
         match self {
             Mergeable::Plain(f) => f.estimated_false_positive_rate(),
+            Mergeable::Parquet(f) => f.estimated_false_positive_rate(),
             Mergeable::Counting(f) => f.estimated_false_positive_rate(),
         }
     }
 
     fn kind(&self) -> FilterKind {
         match self {
-            Mergeable::Plain(_) => FilterKind::Bloom,
+            Mergeable::Plain(_) | Mergeable::Parquet(_) => FilterKind::Bloom,
             Mergeable::Counting(_) => FilterKind::Counting,
         }
     }
@@ -78,7 +81,15 @@ pub fn run(args: Args) -> Result<()> {
         input_rate = input_rate.max(other.estimated_false_positive_rate());
         let combined = match (&merged, &other) {
             (Mergeable::Plain(into), Mergeable::Plain(from)) => into.par_union(from),
+            (Mergeable::Parquet(into), Mergeable::Parquet(from)) => into.par_union(from),
             (Mergeable::Counting(into), Mergeable::Counting(from)) => into.par_union(from),
+            (Mergeable::Parquet(_), Mergeable::Plain(_))
+            | (Mergeable::Plain(_), Mergeable::Parquet(_)) => bail!(
+                "{} and {} hash keys differently (one as Parquet does, from a Parquet file, the \
+                 other by wyhash): merge takes filters of one hasher",
+                name(first),
+                name(path)
+            ),
             _ => bail!(
                 "{} holds a {} filter and {} a {} one; merge takes filters of one kind",
                 name(first),
@@ -105,6 +116,14 @@ pub fn run(args: Args) -> Result<()> {
                 describe_len(f.estimated_len())
             ),
             Filter::Plain(f),
+        ),
+        Mergeable::Parquet(f) => (
+            format!(
+                "{} bits set, {}",
+                f.par_count_ones(),
+                describe_len(f.estimated_len())
+            ),
+            Filter::Parquet(f),
         ),
         Mergeable::Counting(f) => (
             format!(

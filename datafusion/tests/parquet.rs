@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 mod common;
-use common::run;
+use common::{cli, run};
 
 /// Writes `groups` row groups of `rows` string keys `key(group, i)` to
 /// `path` as one column "key", with `props` (plus the row group size).
@@ -272,4 +272,100 @@ fn files_without_filters_and_bad_files() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("No such file"), "{err}");
+}
+
+/// A filter read from a Parquet file answers with Parquet's hash, for a key
+/// of each physical type given as that type's plain encoding; saved, the
+/// file records Parquet's hasher, so the library's reader of any file and
+/// the CLI ask it the same way (a line is a string value).
+#[test]
+fn filters_read_from_parquet_answer_with_parquets_hash_everywhere() {
+    use datafusion::arrow::array::{
+        FixedSizeBinaryArray, Float32Array, Float64Array, Int32Array, Int64Array,
+    };
+    let rows = 1_000;
+    let names: ArrayRef = Arc::new(StringArray::from_iter_values(
+        (0..rows).map(|i| format!("name-{i}")),
+    ));
+    let int32: ArrayRef = Arc::new(Int32Array::from_iter_values((0..rows).map(|i| i * 3)));
+    let int64: ArrayRef = Arc::new(Int64Array::from_iter_values(
+        (0..rows).map(|i| i64::from(i) << 40),
+    ));
+    let float: ArrayRef = Arc::new(Float32Array::from_iter_values(
+        (0..rows).map(|i| i as f32 / 4.0),
+    ));
+    let double: ArrayRef = Arc::new(Float64Array::from_iter_values(
+        (0..rows).map(|i| f64::from(i) / 8.0),
+    ));
+    let fixed: ArrayRef =
+        Arc::new(FixedSizeBinaryArray::try_from_iter((0..rows).map(|i| i.to_be_bytes())).unwrap());
+    let batch = RecordBatch::try_from_iter([
+        ("name", names),
+        ("int32", int32),
+        ("int64", int64),
+        ("float", float),
+        ("double", double),
+        ("fixed", fixed),
+    ])
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typed.parquet");
+    let props = WriterProperties::builder()
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_fpp(0.001)
+        .build();
+    let file = std::fs::File::create(&path).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+
+    let filter = |column: &str| {
+        let mut filters = read_parquet_filters(&path, column).unwrap();
+        assert_eq!(filters.len(), 1);
+        filters.pop().unwrap().expect("the writer wrote a filter")
+    };
+    let (name, int32, int64) = (filter("name"), filter("int32"), filter("int64"));
+    let (float, double, fixed) = (filter("float"), filter("double"), filter("fixed"));
+    for i in 0..rows {
+        assert!(name.contains(&format!("name-{i}")), "name-{i}");
+        assert!(int32.contains(&(i * 3)), "{}", i * 3);
+        assert!(int64.contains(&(i64::from(i) << 40)));
+        assert!(float.contains(&(i as f32 / 4.0).to_le_bytes()));
+        assert!(double.contains(&(f64::from(i) / 8.0).to_le_bytes()));
+        assert!(fixed.contains(&i.to_be_bytes()));
+    }
+    let absent = (0..10_000)
+        .filter(|i| name.contains(&format!("other-{i}")))
+        .count();
+    assert!(absent < 50, "{absent} of 10000 absent names found");
+
+    // Saved, the file records Parquet's hasher: the reader of any file
+    // answers with it, and the CLI finds every name.
+    let saved = dir.path().join("names.abf");
+    name.save(&saved).unwrap();
+    match atomic_bloom::SavedFilter::load(&saved).unwrap() {
+        atomic_bloom::SavedFilter::Parquet(back) => assert_eq!(back, name),
+        other => panic!("read as {:?}", other.kind()),
+    }
+    let keys = dir.path().join("keys.txt");
+    let lines: String = (0..rows).map(|i| format!("name-{i}\n")).collect();
+    std::fs::write(&keys, lines).unwrap();
+    let query = std::process::Command::new(cli())
+        .args(["query", "-q"])
+        .arg(&saved)
+        .arg(&keys)
+        .output()
+        .unwrap();
+    assert!(
+        query.status.success(),
+        "the CLI missed a name: {}",
+        String::from_utf8_lossy(&query.stderr)
+    );
+    let info = std::process::Command::new(cli())
+        .arg("info")
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    assert!(info.contains("hasher:             Parquet's"), "{info}");
 }

@@ -11,7 +11,7 @@ use atomic_bloom::{AtomicBloom, Bytes};
 use atomic_bloom_datafusion::{
     bloom_build_udaf, bloom_contains, bloom_contains_saved, bloom_contains_udf, register,
 };
-use common::{binary, count, run};
+use common::{binary, cli, count, run};
 use datafusion::arrow::array::{
     ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
 };
@@ -412,25 +412,6 @@ async fn keys_hash_as_the_library_encodes_them() {
 #[ignore = "rewrites the golden file: only for a new key encoding"]
 async fn write_golden_file() {
     std::fs::write(golden_path(), golden_build().await).unwrap();
-}
-
-/// The CLI binary of this workspace, built if it is not yet.
-fn cli() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let binary = target.join("debug/atomic-bloom");
-    if !binary.exists() {
-        // The CLI is a member of the root workspace, not of this one.
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", "atomic-bloom-cli", "--manifest-path"])
-            .arg(root.join("Cargo.toml"))
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-    binary
 }
 
 #[tokio::test]

@@ -4,7 +4,8 @@
 a false-positive rate chosen at construction; ``CountingBloomFilter`` can
 also remove keys; ``GrowableBloomFilter`` needs no key count and grows as
 keys arrive; ``WindowedBloomFilter`` holds the keys of a recent window (of
-time or of keys), older ones leaving. All are the Rust library ``atomic-bloom``: bits in 64-bit
+time or of keys), older ones leaving; ``ParquetBloomFilter`` is a filter a
+Parquet writer built, asked with Parquet's hash. All are the Rust library ``atomic-bloom``: bits in 64-bit
 atomic words, so threads add and query one filter at once without a lock,
 and the bulk methods (``add_many``, ``update``, ``contains_many``) release
 the GIL while they insert or look up, so Python threads run them in
@@ -33,6 +34,7 @@ from atomic_bloom._atomic_bloom import (
     FilterFullError,
     GrowableBloomFilter,
     IncompatibleFilterError,
+    ParquetBloomFilter,
     WindowedBloomFilter,
     key_hash,
     load,
@@ -46,6 +48,7 @@ __all__ = [
     "FilterFullError",
     "GrowableBloomFilter",
     "IncompatibleFilterError",
+    "ParquetBloomFilter",
     "WindowedBloomFilter",
     "key_hash",
     "load",

@@ -56,7 +56,9 @@ def key_hash(key: Key, seed: int = 0) -> int:
 
 def load(
     path: Union[StrOrBytesPath, BinaryReader],
-) -> Union[BloomFilter, CountingBloomFilter, GrowableBloomFilter, WindowedBloomFilter]:
+) -> Union[
+    BloomFilter, CountingBloomFilter, GrowableBloomFilter, WindowedBloomFilter, ParquetBloomFilter
+]:
     """Reads a filter of any kind, as its header says, from a path or a binary file object."""
 
 @final
@@ -238,7 +240,7 @@ class WindowedBloomFilter:
         seed: int = 0,
     ) -> Self: ...
     def add(self, key: Key) -> bool:
-        """Adds ``key`` to the current generation; returns whether it was new there."""
+        """Adds ``key`` to the current generation; returns whether it was absent from the whole window."""
     def __contains__(self, key: Key, /) -> bool: ...
     def add_many(self, keys: Iterable[Key]) -> int:
         """Adds every key; a bad key or an error from the iterable raises with nothing added."""
@@ -364,4 +366,57 @@ class GrowableBloomFilter:
     def from_bytes(
         cls, data: BytesLike, *, memory_limit: Optional[int] = None
     ) -> GrowableBloomFilter: ...
+    def __reduce__(self) -> tuple: ...
+
+@final
+class ParquetBloomFilter:
+    """A Bloom filter read from a Parquet file: keys are hashed as Parquet hashes them.
+
+    XXH64 of the value's plain encoding: ``str`` and ``bytes`` for string and binary columns,
+    ``int`` for ``INT64``; an ``INT32``, ``FLOAT`` or ``DOUBLE`` value as its little-endian
+    bytes (``struct.pack('<i', v)``). ``atomic_bloom.load`` returns one for a file saved from
+    a Parquet column's filter; it has no constructor.
+    """
+
+    def add(self, key: Key) -> bool:
+        """Adds ``key``, hashed as Parquet hashes a value; returns whether it was new."""
+    def __contains__(self, key: Key, /) -> bool: ...
+    def add_many(self, keys: Iterable[Key]) -> int:
+        """Adds every key, with the GIL released while inserting; returns how many were new."""
+    def update(self, *iterables: Iterable[Key]) -> None: ...
+    def contains_many(self, keys: Iterable[Key]) -> List[bool]:
+        """Whether each key may be in the filter, in order."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __bool__(self) -> bool:
+        """False while the filter is empty, as an empty set is false."""
+    def copy(self) -> ParquetBloomFilter: ...
+    def __copy__(self) -> ParquetBloomFilter: ...
+    def __deepcopy__(self, memo: object) -> ParquetBloomFilter: ...
+    def clear(self) -> None:
+        """Removes every key."""
+    def estimated_len(self) -> Optional[int]:
+        """About how many distinct keys are in the filter; None once every bit is set."""
+    def estimated_false_positive_rate(self) -> float:
+        """The false-positive rate now, from the bits set."""
+    @property
+    def num_bits(self) -> int: ...
+    @property
+    def num_hashes(self) -> int: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def __sizeof__(self) -> int: ...
+    def save(self, path: Union[StrOrBytesPath, BinaryWriter]) -> None:
+        """Writes the filter to ``path`` (atomically) or to a binary file object."""
+    @classmethod
+    def load(cls, path: Union[StrOrBytesPath, BinaryReader]) -> ParquetBloomFilter:
+        """Reads a Parquet filter's file from a path or a binary file object."""
+    def to_bytes(self) -> bytes:
+        """The filter in the library's format (recording Parquet's hasher)."""
+    @classmethod
+    def from_bytes(cls, data: BytesLike) -> ParquetBloomFilter:
+        """Reads ``to_bytes``'s output; raises ``CorruptFilterError``."""
     def __reduce__(self) -> tuple: ...

@@ -26,6 +26,7 @@ mod errors;
 mod growable;
 mod keys;
 mod params;
+mod parquet;
 mod saved;
 mod staged;
 mod windowed;
@@ -60,6 +61,9 @@ fn load(py: Python<'_>, path: saved::File<'_>) -> PyResult<Py<PyAny>> {
         SavedFilter::Windowed(filter) => windowed::WindowedBloomFilter::wrap(*filter)
             .into_pyobject(py)?
             .into_any(),
+        SavedFilter::Parquet(filter) => parquet::ParquetBloomFilter::wrap(filter)
+            .into_pyobject(py)?
+            .into_any(),
         other => {
             return Err(errors::CorruptFilterError::new_err(format!(
                 "the file holds a {} filter, which this build cannot read",
@@ -77,6 +81,7 @@ fn _atomic_bloom(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<counting::CountingBloomFilter>()?;
     m.add_class::<growable::GrowableBloomFilter>()?;
     m.add_class::<windowed::WindowedBloomFilter>()?;
+    m.add_class::<parquet::ParquetBloomFilter>()?;
     m.add(
         "CorruptFilterError",
         py.get_type::<errors::CorruptFilterError>(),

@@ -12,7 +12,7 @@ use crate::errors::{build_error, file_error, read_error, read_file_error};
 use crate::keys::Buffer;
 use atomic_bloom::{
     AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, BuildError,
-    ReadError, SavedFilter,
+    ParquetHasher, ReadError, SavedFilter,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
@@ -150,6 +150,7 @@ macro_rules! saved {
 
 saved!(
     AtomicBloom,
+    AtomicBloom<ParquetHasher>,
     AtomicCountingBloom,
     AtomicGrowableBloom,
     AtomicWindowedBloom
@@ -166,6 +167,17 @@ macro_rules! readable {
             }
         }
     )*};
+}
+
+/// A Parquet filter's file records Parquet's hasher, which its readers
+/// are given.
+impl Readable for AtomicBloom<ParquetHasher> {
+    fn load(path: &Path) -> Result<Self, ReadError> {
+        AtomicBloom::load_with_hasher(path, ParquetHasher)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+        AtomicBloom::from_bytes_with_hasher(bytes, ParquetHasher)
+    }
 }
 
 readable!(

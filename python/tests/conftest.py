@@ -1,5 +1,6 @@
 """Shared fixtures: the repository's golden files and the CLI binary."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -21,16 +22,26 @@ def golden() -> Path:
 @pytest.fixture(scope="session")
 def cli() -> str:
     """The `atomic-bloom` command-line tool: $ATOMIC_BLOOM_CLI, or built
-    from this checkout with cargo."""
+    from this checkout with cargo, at the path cargo reports (which honours
+    CARGO_TARGET_DIR and the workspace's settings)."""
     given = os.environ.get("ATOMIC_BLOOM_CLI")
     if given:
         return given
-    binary = REPO / "target" / "release" / "atomic-bloom"
-    if not binary.exists():
-        cargo = shutil.which("cargo")
-        if cargo is None:
-            pytest.skip("no cargo to build the CLI, and ATOMIC_BLOOM_CLI is not set")
-        subprocess.run(
-            [cargo, "build", "--release", "-p", "atomic-bloom-cli"], cwd=REPO, check=True
-        )
-    return str(binary)
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        pytest.skip("no cargo to build the CLI, and ATOMIC_BLOOM_CLI is not set")
+    built = subprocess.run(
+        [cargo, "build", "--release", "-p", "atomic-bloom-cli", "--message-format=json"],
+        cwd=REPO,
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    for line in built.stdout.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == (
+            "atomic-bloom"
+        ):
+            if message.get("executable"):
+                return message["executable"]
+    pytest.fail("cargo built no atomic-bloom executable")

@@ -4,6 +4,7 @@ import errno
 import io
 import os
 import pickle
+import struct
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ from atomic_bloom import (
     CorruptFilterError,
     CountingBloomFilter,
     GrowableBloomFilter,
+    ParquetBloomFilter,
     key_hash,
 )
 
@@ -119,6 +121,41 @@ class TestGoldenFiles:
         assert f.layout == layout
         assert f.to_bytes() == path.read_bytes()
         assert isinstance(atomic_bloom.load(path), CountingBloomFilter)
+
+
+class TestParquetFilters:
+    """A filter a Parquet writer built answers with Parquet's hash (XXH64 of
+    the plain encoding): `tests/golden/v1-split-block-parquet.abf` holds
+    "key-0".."key-99" as strings, 0..99 as INT32 and -1..-100 as INT64."""
+
+    def test_load_gives_a_parquet_filter_that_finds_every_value(self, golden):
+        path = golden / "v1-split-block-parquet.abf"
+        f = atomic_bloom.load(path)
+        assert isinstance(f, ParquetBloomFilter)
+        assert f.layout == "split-block" and f.seed == 0
+        assert all(f"key-{i}" in f for i in range(100))
+        assert all(struct.pack("<i", i) in f for i in range(100))
+        assert all(-i - 1 in f for i in range(100))  # an int is an INT64
+        assert sum(f"other-{i}" in f for i in range(10_000)) < 300
+        assert f.to_bytes() == path.read_bytes()
+        assert ParquetBloomFilter.from_bytes(path.read_bytes()) == f
+        assert pickle.loads(pickle.dumps(f)) == f
+
+    def test_the_default_readers_refuse_it_and_say_which_to_use(self, golden):
+        with pytest.raises(CorruptFilterError, match="Parquet"):
+            BloomFilter.load(golden / "v1-split-block-parquet.abf")
+
+    def test_python_and_the_cli_agree_on_a_parquet_filter(self, golden, cli, tmp_path):
+        f = atomic_bloom.load(golden / "v1-split-block-parquet.abf")
+        f.add("added-in-python")
+        f.save(tmp_path / "names.abf")
+        (tmp_path / "keys.txt").write_text(
+            "".join(f"key-{i}\n" for i in range(100)) + "added-in-python\n"
+        )
+        found = subprocess.run(
+            [cli, "query", "-q", str(tmp_path / "names.abf"), str(tmp_path / "keys.txt")]
+        )
+        assert found.returncode == 0
 
 
 class TestRoundTrips:

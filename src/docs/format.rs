@@ -9,10 +9,10 @@
 //! | 0  | 8 | magic | `89 41 42 4C 4F 4F 4D 0A` (`\x89ABLOOM\n`: the high byte catches 7-bit channels, the `\n` newline mangling) |
 //! | 8  | 2 | format version | `1` or `2`, u16 LE (below) |
 //! | 10 | 1 | placement id | where bits go: `0` Standard with each bit its own splitmix64 output (files written before double hashing; read, never written for new filters), `1` Blocked, `2` Word, `3` Sectorized, `4` SplitBlock, `5` Standard by double hashing (`4` and `5` added after 0.1.0, whose readers refuse them) |
-//! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes) |
+//! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes), `2` [`ParquetHasher`](crate::ParquetHasher) (XXH64 seed 0 of Parquet's plain encoding: a filter a Parquet writer built; added after 0.1.0, whose readers refuse it) |
 //! | 12 | 4 | `k` | u32 LE, `1..=MAX_HASHES`; `8` for SplitBlock |
 //! | 16 | 8 | `m` | u64 LE, cells (bits, or counters): `1..=MAX_BITS` (`2^40` for SplitBlock), a multiple of 64 (512 for Blocked and Sectorized, 256 for SplitBlock) |
-//! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers (readers refuse another) |
+//! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers and Parquet's (readers refuse another) |
 //! | 32 | 8 | hasher fingerprint | u64 LE: the hasher's hash of a fixed string, to tell hashers apart |
 //! | 40 | 1 | filter kind (version 2 only) | `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)), `2` growable, `3` windowed (below); `0` is not a kind (plain filters, [`AtomicBloom`](crate::AtomicBloom), are version 1 files) |
 //! | 41 | 7 | reserved (version 2 only) | zero (readers refuse another) |
@@ -86,11 +86,11 @@
 //! | 73 | 1 | when full | `0` rotate early, `1` keep filling |
 //! | 74 | 2 | reserved | zero |
 //! | 76 | 4 | generations `g` | u32 LE, 2 to 64 |
-//! | 80 | 8 | rotations | u64 LE, at most `2^60` |
+//! | 80 | 8 | rotations | u64 LE, at most `2^60` (a writer records a larger count as `2^60`) |
 //! | 88 | 8 | generations filled early | u64 LE; 0 for a window of keys |
 //! | 96 | 8 | saved at | u64 LE, nanoseconds since the Unix epoch by the writer's system clock; 0 for a window of keys |
 //! | 104 | 8 | reserved | zero |
-//! | 112 | 16 + `m / 8` each | generation of age `a = 0 .. g` | keys it reported new (u64 LE, at most `m`); how long before the save it began, in nanoseconds (u64 LE: 0 for a window of keys, `2^64 - 1` if not recorded); then its `m / 8` bytes of words, as a plain filter's body |
+//! | 112 | 16 + `m / 8` each | generation of age `a = 0 .. g` | keys it reported new (u64 LE, at most `m`; a writer records a larger count as `m`); how long before the save it began, in nanoseconds (u64 LE: 0 for a window of keys, `2^64 - 1` if not recorded; a reader takes an age past twice the window, or past `2^62`, as that: such a generation has left the window either way, and the reloaded clock must have room to run); then its `m / 8` bytes of words, as a plain filter's body |
 //! | end | 8 | checksum | xxh3-64 of everything before it, u64 LE |
 //!
 //! A generation older than the first (`a` above the rotations) never

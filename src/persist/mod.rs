@@ -23,6 +23,7 @@ use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
 use crate::hasher::WyBuildHasher;
 use crate::layout::{Layout, Placement};
+use crate::parquet_hasher::ParquetHasher;
 use crate::sizing::Sizing;
 use crate::storage::bit_array::BitArray;
 use std::any::Any;
@@ -52,6 +53,7 @@ const CHUNK: usize = 1 << 20;
 
 const HASHER_CUSTOM: u8 = 0;
 const HASHER_WYHASH: u8 = 1;
+pub(crate) const HASHER_PARQUET: u8 = 2;
 
 /// Why a filter could not be read.
 ///
@@ -150,7 +152,7 @@ pub enum ReadError {
     /// The header records a custom hasher with a seed other than 0, which
     /// no writer produces: a custom hasher's state is not in the file.
     #[error(
-        "the header records a custom hasher with seed {0}; writers record 0 for custom hashers"
+        "the header records seed {0} for a hasher that takes none (a custom hasher or Parquet's); writers record 0"
     )]
     CustomHasherSeed(u64),
     /// The file records the same kind of hasher as the reader's, but its
@@ -323,6 +325,10 @@ pub enum HasherId {
     },
     /// A hasher of the caller's (its seed field is 0).
     Custom,
+    /// [`ParquetHasher`]: XXH64, seed 0, of Parquet's plain encoding, the
+    /// hasher of a filter whose bits a Parquet writer set (its seed field
+    /// is 0).
+    Parquet,
 }
 
 impl std::fmt::Display for HasherId {
@@ -330,6 +336,7 @@ impl std::fmt::Display for HasherId {
         match self {
             HasherId::Default { seed } => write!(f, "the default hasher (wyhash, seed {seed})"),
             HasherId::Custom => f.write_str("a custom hasher"),
+            HasherId::Parquet => f.write_str("Parquet's hasher (XXH64 of the plain encoding)"),
         }
     }
 }
@@ -341,11 +348,15 @@ impl HasherId {
     /// every caller's hasher implement it before its filter could be saved,
     /// where any `BuildHasher + 'static` is saveable now.
     fn of<S: 'static>(hasher: &S) -> HasherId {
-        match (hasher as &dyn Any).downcast_ref::<WyBuildHasher>() {
-            Some(wyhash) => HasherId::Default {
+        let hasher = hasher as &dyn Any;
+        if let Some(wyhash) = hasher.downcast_ref::<WyBuildHasher>() {
+            HasherId::Default {
                 seed: wyhash.seed(),
-            },
-            None => HasherId::Custom,
+            }
+        } else if hasher.is::<ParquetHasher>() {
+            HasherId::Parquet
+        } else {
+            HasherId::Custom
         }
     }
 
@@ -355,6 +366,8 @@ impl HasherId {
             (HASHER_WYHASH, seed) => Ok(HasherId::Default { seed }),
             (HASHER_CUSTOM, 0) => Ok(HasherId::Custom),
             (HASHER_CUSTOM, seed) => Err(ReadError::CustomHasherSeed(seed)),
+            (HASHER_PARQUET, 0) => Ok(HasherId::Parquet),
+            (HASHER_PARQUET, seed) => Err(ReadError::CustomHasherSeed(seed)),
             (id, _) => Err(ReadError::UnknownHasher(id)),
         }
     }
@@ -364,8 +377,8 @@ impl HasherId {
     fn wyhash(self) -> Result<WyBuildHasher, ReadError> {
         match self {
             HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
-            HasherId::Custom => Err(ReadError::HasherMismatch {
-                written: HasherId::Custom,
+            written @ (HasherId::Custom | HasherId::Parquet) => Err(ReadError::HasherMismatch {
+                written,
                 reading: HasherId::Default { seed: 0 },
             }),
         }
@@ -375,6 +388,7 @@ impl HasherId {
         match self {
             HasherId::Default { seed } => (HASHER_WYHASH, seed),
             HasherId::Custom => (HASHER_CUSTOM, 0),
+            HasherId::Parquet => (HASHER_PARQUET, 0),
         }
     }
 }
@@ -385,6 +399,10 @@ fn reread_hint(written: &HasherId) -> &'static str {
         HasherId::Custom => {
             "; read it with the *_with_hasher functions and the hasher it was written with \
              (a custom hasher's file records 0 as its seed)"
+        }
+        HasherId::Parquet => {
+            "; read it with the *_with_hasher functions and atomic_bloom::ParquetHasher, \
+             or as a SavedFilter"
         }
         HasherId::Default { .. } => "; read it with from_bytes, read_from or load",
     }

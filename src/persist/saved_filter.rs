@@ -1,10 +1,11 @@
 //! [`SavedFilter`]: a saved filter of whichever kind its header names.
 
-use super::{FilterKind, ReadError, V2_HEADER_LEN};
+use super::{FilterKind, HASHER_PARQUET, ReadError, V2_HEADER_LEN};
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::counting::AtomicCountingBloom;
 use crate::kinds::growable::AtomicGrowableBloom;
 use crate::kinds::window::AtomicWindowedBloom;
+use crate::parquet_hasher::ParquetHasher;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -12,8 +13,10 @@ use std::path::Path;
 /// A filter of whichever kind a saved file holds, as its header says: what
 /// a program that reads any filter file it is given loads (the
 /// `atomic-bloom` CLI, Python's `atomic_bloom.load`). Filters written with
-/// the default hasher only; a program that knows the kind it expects
-/// reads it with that kind's own reader.
+/// the default hasher, and plain filters written with [`ParquetHasher`]
+/// (imported from Parquet files), which keep answering with Parquet's hash;
+/// a program that knows the kind it expects reads it with that kind's own
+/// reader.
 ///
 /// ```
 /// use atomic_bloom::{AtomicCountingBloom, FilterKind, SavedFilter};
@@ -36,11 +39,17 @@ pub enum SavedFilter {
     /// A windowed filter ([`FilterKind::Windowed`]), boxed: its ring's
     /// counters each have a cache line of their own.
     Windowed(Box<AtomicWindowedBloom>),
+    /// A plain filter whose keys are hashed as Apache Parquet hashes them
+    /// ([`ParquetHasher`]): a filter a Parquet writer built.
+    Parquet(AtomicBloom<ParquetHasher>),
 }
 
 impl SavedFilter {
     /// The filter in `bytes`, of the kind its header names.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+        if parquet_hashed(bytes) {
+            return AtomicBloom::from_bytes_with_hasher(bytes, ParquetHasher).map(Self::Parquet);
+        }
         Ok(match FilterKind::of_header(bytes)? {
             FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::from_bytes(bytes)?),
             FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::from_bytes(bytes)?),
@@ -55,7 +64,11 @@ impl SavedFilter {
     /// The header is read once: the kind's reader continues from it.
     pub fn read_from(mut input: impl Read) -> Result<Self, ReadError> {
         let (kind, start) = read_kind(&mut input)?;
+        let parquet = parquet_hashed(&start);
         let input = start.as_slice().chain(input);
+        if parquet {
+            return AtomicBloom::read_from_with_hasher(input, ParquetHasher).map(Self::Parquet);
+        }
         Ok(match kind {
             FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::read_from(input)?),
             FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::read_from(input)?),
@@ -77,7 +90,11 @@ impl SavedFilter {
         if !file.metadata()?.is_file() {
             return Self::read_from(file);
         }
-        Ok(match read_kind(&mut file)?.0 {
+        let (kind, start) = read_kind(&mut file)?;
+        if parquet_hashed(&start) {
+            return AtomicBloom::load_with_hasher(path, ParquetHasher).map(Self::Parquet);
+        }
+        Ok(match kind {
             FilterKind::Bloom => SavedFilter::Bloom(AtomicBloom::load(path)?),
             FilterKind::Counting => SavedFilter::Counting(AtomicCountingBloom::load(path)?),
             FilterKind::Growable => SavedFilter::Growable(AtomicGrowableBloom::load(path)?),
@@ -94,6 +111,7 @@ impl SavedFilter {
             SavedFilter::Counting(_) => FilterKind::Counting,
             SavedFilter::Growable(_) => FilterKind::Growable,
             SavedFilter::Windowed(_) => FilterKind::Windowed,
+            SavedFilter::Parquet(_) => FilterKind::Bloom,
         }
     }
 
@@ -104,8 +122,15 @@ impl SavedFilter {
             SavedFilter::Counting(filter) => filter.write_to(output),
             SavedFilter::Growable(filter) => filter.write_to(output),
             SavedFilter::Windowed(filter) => filter.write_to(output),
+            SavedFilter::Parquet(filter) => filter.write_to(output),
         }
     }
+}
+
+/// Whether a header (or the start of one) records [`ParquetHasher`]: its
+/// hasher id, byte 11, is Parquet's. The kind's reader checks the rest.
+fn parquet_hashed(start: &[u8]) -> bool {
+    start.get(11) == Some(&HASHER_PARQUET)
 }
 
 /// The kind of filter `input` holds, from its first bytes, and those bytes

@@ -29,10 +29,19 @@ fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The tool may exit without reading (an error before input): ignore a
-    // broken pipe here, the exit status tells.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+    // Written from a thread of its own while the output is read: a tool
+    // that prints as it reads (dedup) would otherwise block on a full
+    // stdout pipe while this blocks on a full stdin one. The tool may exit
+    // without reading (an error before input): a broken pipe is ignored
+    // here, the exit status tells.
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
 }
 
 fn keys_file(dir: &Path, name: &str, keys: impl Iterator<Item = String>) -> PathBuf {
@@ -669,4 +678,50 @@ fn output_to_a_closed_pipe_or_a_full_device() {
             assert_fails(&out, "cannot write to stdout: No space left on device");
         }
     }
+}
+
+/// A filter read from a Parquet file (`tests/golden/v1-split-block-parquet.abf`
+/// holds the strings "key-0".."key-99" as Parquet hashed them) answers
+/// with Parquet's hash: every line is found, `info` names the hasher, and
+/// merging it with a filter of another hasher is refused.
+#[test]
+fn a_filter_from_parquet_answers_with_parquets_hash() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+    let parquet = golden.join("v1-split-block-parquet.abf");
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path(), "keys.txt", (0..100).map(|i| format!("key-{i}")));
+    let found = run(&["query", "-q", s(&parquet), s(&keys)]);
+    assert_eq!(
+        found.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&found.stderr)
+    );
+    let absent = keys_file(
+        dir.path(),
+        "absent.txt",
+        (0..1000).map(|i| format!("other-{i}")),
+    );
+    let out = run(&["query", "--absent", s(&parquet), s(&absent)]);
+    assert!(stdout(&out).lines().count() > 950);
+    let info = stdout(&run(&["info", s(&parquet)]));
+    assert!(info.contains("Parquet's (XXH64"), "{info}");
+    // Merged with itself it stays Parquet's; with a wyhash filter, refused.
+    let merged = dir.path().join("merged.abf");
+    let out = run(&["merge", s(&parquet), s(&parquet), "-o", s(&merged)]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(&parquet).unwrap()
+    );
+    let other = golden.join("v1-split-block.abf");
+    assert_fails(
+        &run(&["merge", s(&parquet), s(&other), "-o", s(&merged)]),
+        "hash keys differently",
+    );
 }

@@ -4,6 +4,7 @@
 
 use datafusion::arrow::array::{BinaryArray, Int64Array, RecordBatch};
 use datafusion::prelude::SessionContext;
+use std::path::PathBuf;
 
 /// The batches `sql` gives in `ctx`.
 pub async fn run(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
@@ -26,4 +27,37 @@ pub async fn count(ctx: &SessionContext, sql: &str) -> i64 {
     let batches = run(ctx, sql).await;
     let column = batches[0].column(0).as_any().downcast_ref::<Int64Array>();
     column.unwrap().value(0)
+}
+
+/// The CLI binary of this workspace, built (or brought up to date) once
+/// per test process: a binary left by an older checkout would answer for
+/// code that is no longer there.
+pub fn cli() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            // The CLI is a member of the root workspace, not of this one;
+            // cargo names the binary it built, wherever the target
+            // directory is (`CARGO_TARGET_DIR` included).
+            let out = std::process::Command::new(env!("CARGO"))
+                .args(["build", "-p", "atomic-bloom-cli", "--message-format=json"])
+                .arg("--manifest-path")
+                .arg(root.join("Cargo.toml"))
+                .stderr(std::process::Stdio::inherit())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "cannot build the CLI");
+            // One JSON message a line; the binary's names the file.
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .filter(|line| line.contains(r#""name":"atomic-bloom","src_path""#))
+                .find_map(|line| {
+                    let path = line.split(r#""executable":""#).nth(1)?.split('"').next()?;
+                    Some(PathBuf::from(path))
+                })
+                .expect("cargo named no atomic-bloom executable")
+        })
+        .clone()
 }

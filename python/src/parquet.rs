@@ -1,0 +1,93 @@
+//! # `ParquetBloomFilter`: a filter a Parquet writer built, for Python
+//!
+//! A `frozen` class around an `AtomicBloom<ParquetHasher>`: the split block
+//! filter of a Parquet column, read by the library (the DataFusion crate's
+//! `read_parquet_filters`) and saved in its format, which records Parquet's
+//! hasher. Its keys are hashed as Parquet hashes a value, XXH64 of the
+//! plain encoding, so a filter whose bits Parquet set answers for the
+//! values Parquet wrote: `str` and `bytes` for `BYTE_ARRAY` and
+//! `FIXED_LEN_BYTE_ARRAY` columns, `int` for `INT64` (8 little-endian
+//! bytes); an `INT32`, `FLOAT` or `DOUBLE` value as its little-endian
+//! bytes (`struct.pack('<i', v)`, `'<f'`, `'<d'`).
+
+use crate::keys::{hash_now, spread_keys_first};
+use atomic_bloom::{AtomicBloom, ParquetHasher};
+use pyo3::prelude::*;
+
+/// A Bloom filter read from a Parquet file: keys are hashed as Parquet
+/// hashes them (XXH64 of the value's plain encoding), so it finds the
+/// values the Parquet writer put in it.
+///
+/// `atomic_bloom.load` returns one for a file saved from a Parquet
+/// column's filter; it has no constructor of its own.
+#[pyclass(module = "atomic_bloom", name = "ParquetBloomFilter", frozen)]
+pub struct ParquetBloomFilter {
+    pub(crate) inner: AtomicBloom<ParquetHasher>,
+}
+
+filter_methods!(
+    ParquetBloomFilter(AtomicBloom<ParquetHasher>),
+    "a Parquet filter",
+    {
+        /// Adds `key`, hashed as Parquet hashes a value; returns whether it
+        /// was new.
+        fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+            let hash = hash_now(key.clone(), self.inner.hasher())?;
+            Ok(self.inner.insert_hash(hash))
+        }
+
+        /// Adds every key of an iterable, with the GIL released while keys are
+        /// inserted; returns how many were new. Every key is taken and checked
+        /// first: a bad key or an error from the iterable raises with nothing
+        /// added.
+        fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+            let counts = spread_keys_first(py, keys, self.inner.hasher(), |hashes| {
+                self.inner.insert_hash_batch(hashes.iter().copied())
+            })?;
+            Ok(counts.into_iter().sum())
+        }
+
+        /// Bits in the filter.
+        #[getter]
+        fn num_bits(&self) -> u64 {
+            self.inner.num_bits()
+        }
+
+        /// Bits set per key (8: one in each lane of a split block).
+        #[getter]
+        fn num_hashes(&self) -> u32 {
+            self.inner.num_hashes()
+        }
+
+        /// Removes every key.
+        fn clear(&self) {
+            self.inner.clear();
+        }
+
+        /// Bytes of memory the bits take.
+        #[getter]
+        fn memory_bytes(&self) -> usize {
+            self.inner.memory_bytes()
+        }
+
+        /// About how many distinct keys are in the filter, from its bits set;
+        /// `None` once every bit is.
+        fn estimated_len(&self) -> Option<u64> {
+            self.inner.estimated_len()
+        }
+
+        /// The false-positive rate now, estimated from the bits set.
+        fn estimated_false_positive_rate(&self) -> f64 {
+            self.inner.estimated_false_positive_rate()
+        }
+
+        fn __repr__(&self) -> String {
+            crate::methods::repr(
+                "ParquetBloomFilter",
+                &[("num_bits", self.inner.num_bits().to_string())],
+                self.inner.layout(),
+                self.inner.hasher().seed(),
+            )
+        }
+    }
+);
