@@ -7,6 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+#[allow(dead_code)]
+mod common;
+
 /// A window of the last `n` keys keeps each of them, and has forgotten a
 /// key once `n * g / (g - 1)` more have come.
 #[test]
@@ -113,6 +116,51 @@ fn a_time_window_that_fills_early_rotates_or_keeps_filling() {
 /// Explicit rotations retire the oldest generation, and are refused while
 /// another thread's rotation from the same epoch wins (W3 is loom's; here
 /// the sequential contract).
+/// `insert` answers whether the key was absent from the whole window, not
+/// from the current generation alone: a key an older live generation holds
+/// is "seen", across a rotation, in a time window and in a window of keys.
+#[test]
+fn insert_says_new_only_for_a_key_absent_from_the_whole_window() {
+    let clock = Arc::new(ManualClock::new());
+    let hour = AtomicWindowedBloom::builder(1_000, 0.001)
+        .window(Window::Duration(Duration::from_secs(3600)))
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let (mut answers, mut now) = (Vec::new(), 0);
+    for minute in [0, 10, 25, 45, 70, 150, 151] {
+        clock.advance(Duration::from_secs((minute - now) * 60));
+        now = minute;
+        answers.push((minute, hour.insert("a")));
+    }
+    // Generations of 20 minutes. At 25 and 45 minutes "a" is in an older
+    // generation; at 70, within an hour of 45; at 150 its last generation
+    // (60 to 80 minutes) has left the four live ones.
+    assert_eq!(
+        answers,
+        [
+            (0, true),
+            (10, false),
+            (25, false),
+            (45, false),
+            (70, false),
+            (150, true),
+            (151, false)
+        ]
+    );
+    assert!(hour.rotations() >= 3);
+
+    // The last 9 keys in four generations of 3: "a" comes back within 9
+    // keys each time.
+    let keys = AtomicWindowedBloom::builder(9, 0.001).build().unwrap();
+    let printed: Vec<&str> = "a b c d a e f a g h a"
+        .split(' ')
+        .filter(|k| keys.insert(*k))
+        .collect();
+    assert_eq!(printed, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+    assert!(keys.rotations() >= 2);
+}
+
 #[test]
 fn explicit_rotations_retire_the_oldest_generation() {
     let f = AtomicWindowedBloom::builder(1_000, 0.01)
@@ -473,5 +521,95 @@ mod persistence {
     #[ignore = "rewrites the golden file: only for a new format version"]
     fn write_golden_file() {
         std::fs::write(golden_path(), sample().to_bytes().unwrap()).unwrap();
+    }
+}
+
+/// Files at the edges of what the format records: each is read, or refused
+/// with a typed error, and a file the reader accepts can be used and saved
+/// and read again.
+mod forged_files {
+    use super::*;
+    use atomic_bloom::ReadError;
+
+    /// Offsets in a windowed file (the format chapter's table).
+    const KEYS_PER_WINDOW: usize = 48;
+    const EPOCH: usize = 80;
+    const FIRST_RECORD: usize = 112;
+
+    fn word(bytes: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+    }
+
+    fn put(bytes: &mut [u8], at: usize, value: u64) {
+        bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    }
+
+    fn time_window(window: Duration) -> AtomicWindowedBloom {
+        AtomicWindowedBloom::builder(1_000, 0.01)
+            .window(Window::Duration(window))
+            .build()
+            .unwrap()
+    }
+
+    /// A generation aged about 2^64 ns (584 years) used to start the
+    /// reloaded filter's clock there, saturated: time stood still, and no
+    /// key inserted after the load ever left the window.
+    #[test]
+    fn a_generation_aged_near_two_to_the_64_still_lets_keys_expire() {
+        let f = time_window(Duration::from_millis(30));
+        f.insert("old");
+        let mut bytes = f.to_bytes().unwrap();
+        put(&mut bytes, FIRST_RECORD + 8, u64::MAX - 1);
+        super::common::reseal(&mut bytes);
+        let back = AtomicWindowedBloom::from_bytes(&bytes).unwrap();
+        assert!(
+            !back.contains("old"),
+            "a generation 584 years old is past the window"
+        );
+        back.insert("new");
+        assert!(back.contains("new"));
+        // Four generations of 10 ms keep a key at most 40 ms.
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            !back.contains("new"),
+            "the clock stood still: keys never expire"
+        );
+    }
+
+    /// A file at the reader's limits (a generation holding as many keys as
+    /// it has bits, the most rotations a file records) is read, used past
+    /// those limits, saved, and read again.
+    #[test]
+    fn a_file_at_the_readers_limits_can_be_used_and_saved_again() {
+        let f = AtomicWindowedBloom::new(100, 0.01).unwrap();
+        f.insert_batch(0..150u32);
+        let mut bytes = f.to_bytes().unwrap();
+        let num_bits = word(&bytes, 16);
+        put(&mut bytes, EPOCH, 1 << 60);
+        put(&mut bytes, FIRST_RECORD, num_bits);
+        super::common::reseal(&mut bytes);
+        let back = AtomicWindowedBloom::from_bytes(&bytes).unwrap();
+        assert_eq!(back.rotations(), 1 << 60);
+        back.insert_batch(1_000..1_400u32);
+        assert!(back.rotate());
+        assert!(back.rotations() > 1 << 60);
+        let again = AtomicWindowedBloom::from_bytes(&back.to_bytes().unwrap()).unwrap();
+        assert_eq!(again.rotations(), 1 << 60, "the count saturates");
+        // After the explicit rotation the last three generations of 34 hold
+        // at least the last 68 keys.
+        assert!((1_332..1_400u32).all(|k| again.contains(&k)));
+    }
+
+    #[test]
+    fn a_window_of_zero_keys_is_refused() {
+        let mut bytes = AtomicWindowedBloom::new(100, 0.01)
+            .unwrap()
+            .to_bytes()
+            .unwrap();
+        put(&mut bytes, KEYS_PER_WINDOW, 0);
+        super::common::reseal(&mut bytes);
+        let err = AtomicWindowedBloom::from_bytes(&bytes).unwrap_err();
+        assert!(matches!(err, ReadError::InvalidWindow(_)), "{err}");
+        assert!(err.to_string().contains("0 keys"), "{err}");
     }
 }

@@ -39,10 +39,23 @@ pub struct Args {
     /// Drop a line seen within the last this many distinct lines.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     window_keys: Option<u64>,
-    /// About how many distinct lines arrive in a `--window` of time
-    /// [default: 1000000]: each generation is sized for its share.
+    /// How many distinct lines may arrive within one `--window` of time,
+    /// at most [default: 1000000]. The window is kept in g - 1 generations
+    /// of `--window / (g - 1)` each, each sized for `--expected / (g - 1)`
+    /// lines: when more than that arrive within a generation's time (a
+    /// burst, or a whole file read without `--timestamps`), the generation
+    /// fills early, and `--when-full` says what then happens.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     expected: Option<u64>,
+    /// What a generation of a `--window` does when it fills before its
+    /// time is up. `rotate`: start the next one early, so the rate holds
+    /// and no new line is dropped for it, but lines may leave the window
+    /// early and print again. `keep-filling`: keep the window whole, at the
+    /// cost of the rate, which rises and drops new lines as seen. Applies to
+    /// a loaded `--state` too. Either way a warning goes to stderr the
+    /// moment a generation fills early.
+    #[arg(long, value_enum, default_value_t = WhenFullArg::Rotate)]
+    when_full: WhenFullArg,
     /// The false-positive rate over the window: new lines dropped as seen.
     #[arg(long, default_value_t = 0.01)]
     rate: f64,
@@ -61,6 +74,22 @@ pub struct Args {
     timestamps: bool,
 }
 
+/// `--when-full`: the library's [`WhenFull`], as the flag spells it.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum WhenFullArg {
+    Rotate,
+    KeepFilling,
+}
+
+impl From<WhenFullArg> for WhenFull {
+    fn from(arg: WhenFullArg) -> WhenFull {
+        match arg {
+            WhenFullArg::Rotate => WhenFull::Rotate,
+            WhenFullArg::KeepFilling => WhenFull::KeepFilling,
+        }
+    }
+}
+
 /// What the reading thread hands the main one, in order.
 enum Event {
     /// Whole lines, each ending in `\n`.
@@ -76,6 +105,8 @@ enum Event {
 struct Tally {
     lines: u64,
     printed: u64,
+    /// Generations filled early when stderr was last told.
+    filled_early: u64,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -173,7 +204,7 @@ impl Dedup {
                 Some(clock) => AtomicWindowedBloom::load_with_clock(path, clock.clone()),
                 None => AtomicWindowedBloom::load(path),
             };
-            let filter = match loaded {
+            let mut filter = match loaded {
                 Ok(filter) => filter,
                 Err(atomic_bloom::ReadError::WrongKind { written, .. }) => bail!(
                     "--state {} holds {written}, not the window dedup keeps",
@@ -182,6 +213,7 @@ impl Dedup {
                 Err(e) => return Err(e).with_context(|| format!("cannot load {}", path.display())),
             };
             self.check_state(path, &filter)?;
+            filter.set_when_full(args.when_full.into());
             return Ok(filter);
         }
         let (window, keys) = match (args.window, args.window_keys) {
@@ -197,9 +229,7 @@ impl Dedup {
         let keys = usize::try_from(keys).context("--expected is past this platform's memory")?;
         let mut builder = AtomicWindowedBloom::builder(keys, args.rate)
             .window(window)
-            // A line repeated within the window must not print again: a
-            // window that fills early keeps filling, and says so at the end.
-            .when_full(WhenFull::KeepFilling);
+            .when_full(args.when_full.into());
         if let Some(g) = args.generations {
             builder = builder.generations(g);
         }
@@ -269,10 +299,8 @@ impl Dedup {
                 }
             };
             let window = self.filter.insert(window);
-            // Seen within the window, before this occurrence renews it.
-            let seen = window.contains(key);
-            window.insert(key);
-            if !seen {
+            // New to the whole window; a seen key is renewed all the same.
+            if window.insert(key) {
                 self.tally.printed += 1;
                 if let Err(e) = self.out.write_all(line) {
                     return self.write_failed(e);
@@ -287,7 +315,43 @@ impl Dedup {
         if let Err(e) = self.out.flush() {
             return self.write_failed(e);
         }
+        self.warn_if_filled_early();
         Ok(())
+    }
+
+    /// Says on stderr, as soon as a chunk of lines made it happen, that
+    /// generations filled before their time: lines come faster than
+    /// `--expected` says, and `--when-full` is costing the window or the
+    /// rate.
+    fn warn_if_filled_early(&mut self) {
+        let Some(window) = &self.filter else {
+            return;
+        };
+        // The first time, then each time the count doubles: a long stream
+        // that keeps outrunning --expected is told so without a line for
+        // every generation.
+        let early = window.generations_filled_early();
+        if early == 0 || early < 2 * self.tally.filled_early {
+            return;
+        }
+        self.tally.filled_early = early;
+        let cost = match window.when_full() {
+            WhenFull::KeepFilling => format!(
+                "the false-positive rate is now about {:.2e} (target {}): new lines are \
+                 dropped as seen",
+                window.estimated_false_positive_rate(),
+                window.false_positive_rate()
+            ),
+            _ => "generations rotate early, so lines leave the window before it ends and \
+                  may print again"
+                .to_string(),
+        };
+        eprintln!(
+            "atomic-bloom: warning: {} filled early (each sized for {}): lines arrive \
+             faster than --expected allows; {cost}; raise --expected",
+            counted(early, "generation"),
+            counted(window.keys_per_generation(), "line")
+        );
     }
 
     /// A reader that stopped early (`| head`) ends the run quietly; other
@@ -318,7 +382,7 @@ impl Dedup {
     }
 
     fn summary(&self, saved: bool) {
-        let Tally { lines, printed } = self.tally;
+        let Tally { lines, printed, .. } = self.tally;
         let state = match (&self.args.state, saved) {
             (Some(path), true) => format!("; state saved to {}", path.display()),
             _ => String::new(),
@@ -329,8 +393,7 @@ impl Dedup {
             .map_or(0, AtomicWindowedBloom::generations_filled_early);
         let warning = if early > 0 {
             format!(
-                "; lines came faster than --expected ({} filled early), so the false-positive \
-                 rate rose: raise --expected",
+                "; {} filled early (raise --expected)",
                 counted(early, "generation")
             )
         } else {

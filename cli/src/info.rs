@@ -3,7 +3,7 @@
 use crate::filter_file::{Filter, name};
 use crate::output::{counted, say};
 use anyhow::Result;
-use atomic_bloom::{AtomicGrowableBloom, AtomicWindowedBloom, Cells, Layout, Window};
+use atomic_bloom::{AtomicGrowableBloom, AtomicWindowedBloom, Cells, Layout, WhenFull, Window};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -35,6 +35,14 @@ pub fn run(args: Args) -> Result<()> {
             let labels = ["bits (m)", "hashes per key (k)", "bits set"];
             (
                 describe_fixed(f, "plain", labels, f.par_count_ones()),
+                "bits",
+                f.layout(),
+            )
+        }
+        Filter::Parquet(f) => {
+            let labels = ["bits (m)", "hashes per key (k)", "bits set"];
+            (
+                describe_fixed(f, "plain, from Parquet", labels, f.par_count_ones()),
                 "bits",
                 f.layout(),
             )
@@ -81,8 +89,8 @@ pub fn run(args: Args) -> Result<()> {
 /// but for the counting filter's saturated counters; `labels` name its
 /// cells, its `k` and its cells above zero (`ones`). Returns the fraction
 /// of cells above zero.
-fn describe_fixed<C: Cells>(
-    f: &atomic_bloom::Filter<C>,
+fn describe_fixed<C: Cells, S: std::hash::BuildHasher + 'static>(
+    f: &atomic_bloom::Filter<C, S>,
     kind: &str,
     labels: [&str; 3],
     ones: u64,
@@ -92,7 +100,7 @@ fn describe_fixed<C: Cells>(
     say!("layout:             {}", f.layout());
     say!("{cells:<20}{}", f.num_bits());
     say!("{per_key:<20}{}", f.num_hashes());
-    say!("hasher:             wyhash, seed {}", f.hasher().seed());
+    say!("hasher:             {}", hasher_name(f.hasher()));
     say!("memory:             {} bytes", f.memory_bytes());
     let fill = ones as f64 / f.num_bits() as f64;
     say!("{set:<20}{ones} ({:.2}%)", 100.0 * fill);
@@ -102,6 +110,18 @@ fn describe_fixed<C: Cells>(
         f.estimated_false_positive_rate()
     );
     fill
+}
+
+/// The hasher as `info` names it: wyhash and its seed, or Parquet's.
+fn hasher_name<S: 'static>(hasher: &S) -> String {
+    let hasher = hasher as &dyn std::any::Any;
+    match hasher.downcast_ref::<atomic_bloom::WyBuildHasher>() {
+        Some(wyhash) => format!("wyhash, seed {}", wyhash.seed()),
+        None if hasher.is::<atomic_bloom::ParquetHasher>() => {
+            "Parquet's (XXH64 of the plain encoding, seed 0): a line is a string value".to_string()
+        }
+        None => "custom".to_string(),
+    }
 }
 
 /// `info` of a windowed filter (`dedup --state`) after the file's name and
@@ -120,7 +140,7 @@ fn describe_windowed(f: &AtomicWindowedBloom) {
         }
     );
     say!("layout:             {}", f.layout());
-    say!("hasher:             wyhash, seed {}", f.hasher().seed());
+    say!("hasher:             {}", hasher_name(f.hasher()));
     say!(
         "each generation:    {} bits, k = {}, sized for {}",
         f.sizing().num_bits(),
@@ -128,10 +148,37 @@ fn describe_windowed(f: &AtomicWindowedBloom) {
         counted(f.keys_per_generation(), "key")
     );
     say!("target fpr:         {}", f.false_positive_rate());
+    say!(
+        "when full:          {}",
+        match f.when_full() {
+            WhenFull::KeepFilling => "keep filling",
+            _ => "rotate",
+        }
+    );
     say!("rotations:          {}", f.rotations());
     say!("keys in window:     about {}", f.estimated_len());
+    let estimate = f.estimated_false_positive_rate();
+    say!("estimated fpr:      {estimate:.3e}");
+    say!("generations full early: {}", f.generations_filled_early());
     say!("memory:             {} bytes", f.memory_bytes());
+    // The target holds with every generation full; an estimate past it by
+    // more than estimates of a full window vary means generations took
+    // more keys than they were sized for.
+    if estimate > f.false_positive_rate() * WINDOW_RATE_SLACK {
+        say!(
+            "capacity:           OVER: the estimated false-positive rate is {:.1}x the target; \
+             generations took more lines than they were sized for: raise --expected (or use \
+             --when-full rotate)",
+            estimate / f.false_positive_rate()
+        );
+    }
 }
+
+/// How far past its target a windowed filter's estimated rate may be
+/// before `info` calls it over: a full window estimates within a few
+/// percent of the target (`tests/window.rs`,
+/// `the_rate_holds_at_the_worst_point_of_the_cycle`).
+const WINDOW_RATE_SLACK: f64 = 1.25;
 
 /// `info` of a growable filter after the file's name and version: its
 /// parameters, then one line per sub-filter, oldest first.
@@ -143,7 +190,7 @@ fn describe_growable(f: &AtomicGrowableBloom) {
         f.max_sub_filters()
     );
     say!("layout:             {}", f.layout());
-    say!("hasher:             wyhash, seed {}", f.hasher().seed());
+    say!("hasher:             {}", hasher_name(f.hasher()));
     say!("target fpr:         {}", f.target_false_positive_rate());
     say!(
         "initial capacity:   {}",

@@ -112,8 +112,9 @@ filter_methods!(
         }
 
         /// Adds `key` to the current generation, so that it stays a whole
-        /// window from now; returns whether it was new to that generation (a
-        /// key still in an older one is new here).
+        /// window from now; returns whether it was absent from the whole
+        /// window: False once seen within it, which is what deduplication
+        /// asks.
         fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
             let hash = hash_now(key.clone(), self.inner.hasher())?;
             Ok(self.inner.insert_hash(hash))
@@ -121,7 +122,7 @@ filter_methods!(
 
         /// Adds every key of an iterable, with the GIL released while keys are
         /// inserted (on every core when there are many); returns how many were
-        /// new to the current generation. Every key is taken and checked
+        /// absent from the window. Every key is taken and checked
         /// first: a bad key or an error from the iterable raises with nothing
         /// added.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {

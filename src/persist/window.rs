@@ -57,6 +57,13 @@ const FIRST_RECORD: usize = V2_HEADER_LEN + PARAMS_LEN;
 /// room for the ring's state bits, never overflow.
 const MAX_EPOCH: u64 = 1 << 60;
 
+/// The oldest a generation is taken to be, in nanoseconds (2^62, about 146
+/// years): a recorded age past it reads as it. A reloaded filter's
+/// monotonic clock starts at its oldest generation's age, and must have
+/// room to run on (2^62 more nanoseconds before it saturates at `u64::MAX`,
+/// after which time would stand still and no generation would expire).
+const MAX_AGE: u64 = 1 << 62;
+
 /// A generation's age field when it has no start to record: it never
 /// existed (older than generation 0), or its rotation had not yet read
 /// the clock when the filter was written.
@@ -109,8 +116,16 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
                 (true, true) if started == NOT_STARTED => NO_AGE,
                 (true, true) => now.saturating_sub(started),
             };
+            // A count past `m` (a filter read from a file at that limit,
+            // then used) is written as `m`, the most a reader accepts: each
+            // counted key set a bit, so `m` is as many as the bits show.
+            let inserted = if exists {
+                inserted.min(self.sizing().num_bits())
+            } else {
+                0
+            };
             let mut record = [0u8; RECORD_LEN];
-            record[0..8].copy_from_slice(&(if exists { inserted } else { 0 }).to_le_bytes());
+            record[0..8].copy_from_slice(&inserted.to_le_bytes());
             record[8..16].copy_from_slice(&age_nanos.to_le_bytes());
             out.put(&record)?;
             // A generation that never existed is written as zeros, not
@@ -156,7 +171,10 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
             WhenFull::KeepFilling => 1,
         };
         params[28..32].copy_from_slice(&self.generations().to_le_bytes());
-        params[32..40].copy_from_slice(&epoch.to_le_bytes());
+        // Past `MAX_EPOCH` (a filter read at that limit, then rotated) the
+        // count saturates: every generation exists either way, which is all
+        // the reader takes from it besides `rotations()`.
+        params[32..40].copy_from_slice(&epoch.min(MAX_EPOCH).to_le_bytes());
         params[40..48].copy_from_slice(&self.generations_filled_early().to_le_bytes());
         params[48..56].copy_from_slice(&saved_at.unwrap_or(0).to_le_bytes());
         out
@@ -345,8 +363,19 @@ fn decode<S: BuildHasher + Clone + 'static>(
     let sizing = Sizing::placed(placement, u64_le(&bytes[16..24]), u32_le(&bytes[12..16]))
         .map_err(ReadError::InvalidParameters)?;
 
-    let keys_per_window = usize::try_from(u64_le(&params[0..8]))
-        .map_err(|_| invalid("a key count past this platform's address space".into()))?;
+    let keys_per_window = match usize::try_from(u64_le(&params[0..8])) {
+        Ok(0) => {
+            return Err(invalid(
+                "a window of 0 keys; writers record at least 1".into(),
+            ));
+        }
+        Ok(keys) => keys,
+        Err(_) => {
+            return Err(invalid(
+                "a key count past this platform's address space".into(),
+            ));
+        }
+    };
     let amount = u64_le(&params[16..24]);
     let window = match params[24] {
         WINDOW_KEYS => Window::Keys(amount),
@@ -393,6 +422,18 @@ fn decode<S: BuildHasher + Clone + 'static>(
     } else {
         0
     };
+    // A generation older than the whole ring's span has left the window
+    // however much older it is: its age is read as that span (and never as
+    // more than `MAX_AGE`), so that the clock a reloaded filter goes on by
+    // has room to run and generations keep expiring.
+    let span = match window {
+        Window::Duration(d) => u64::try_from(d.as_nanos())
+            .unwrap_or(u64::MAX)
+            .saturating_mul(2)
+            .min(MAX_AGE),
+        _ => 0,
+    };
+    let age_now = |recorded: u64| recorded.saturating_add(since_save).min(span);
     let mut records = Vec::with_capacity(generations as usize);
     let mut oldest = 0u64;
     for age in 0..u64::from(generations) {
@@ -419,7 +460,7 @@ fn decode<S: BuildHasher + Clone + 'static>(
                 )));
             }
             if age_nanos != NO_AGE {
-                oldest = oldest.max(age_nanos.saturating_add(since_save));
+                oldest = oldest.max(age_now(age_nanos));
             }
         }
         records.push((inserted, age_nanos, body));
@@ -443,7 +484,7 @@ fn decode<S: BuildHasher + Clone + 'static>(
         let started = if age_nanos == NO_AGE {
             now
         } else {
-            now.saturating_sub(age_nanos.saturating_add(since_save))
+            now.saturating_sub(age_now(age_nanos))
         };
         restored.push((
             AtomicBloom::from_parts(words, sizing, hasher.clone()),

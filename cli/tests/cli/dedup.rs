@@ -173,3 +173,106 @@ fn a_signal_prints_what_was_read_saves_the_state_and_exits_130() {
     let out = run_with_stdin(&["dedup", "--state", s(&state)], b"first\nthird\nsecond\n");
     assert_eq!(stdout(&out), "third\n");
 }
+
+/// `n` distinct URL lines, as a crawler's log would hold them.
+fn urls(n: u64) -> Vec<u8> {
+    (0..n)
+        .map(|i| format!("https://example.com/page/{i}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn a_burst_past_expected_drops_no_new_line_by_default() {
+    // 100,000 distinct lines at once into a window sized for 10,000 an
+    // hour: generations fill early and rotate, so every line is new to
+    // the window but for the rate (0.1%). Kept filling, one generation
+    // took them all and dropped most of them.
+    let n = 100_000;
+    let out = run_with_stdin(
+        &[
+            "dedup",
+            "--window",
+            "1h",
+            "--expected",
+            "10000",
+            "--rate",
+            "0.001",
+        ],
+        &urls(n),
+    );
+    let printed = stdout(&out).lines().count() as u64;
+    assert!(printed >= n - n / 200, "{printed} of {n} printed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("filled early (each sized for"), "{err}");
+    assert!(err.contains("rotate early"), "{err}");
+}
+
+#[test]
+fn keep_filling_warns_while_the_input_is_still_open_and_info_marks_the_state_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("seen.abf");
+    let mut child = bin()
+        .args([
+            "dedup",
+            "--window",
+            "1h",
+            "--expected",
+            "3000",
+            "--when-full",
+        ])
+        .args(["keep-filling", "--state", s(&state)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(&urls(20_000)).unwrap();
+    input.flush().unwrap();
+    // The warning arrives while the input is open: a `tail -f` sees it.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.contains("filled early (each sized for"), "{line}");
+    assert!(line.contains("false-positive rate is now"), "{line}");
+    drop(input);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let info = run(&["info", s(&state)]);
+    let text = stdout(&info);
+    assert!(text.contains("estimated fpr:"), "{text}");
+    assert!(text.contains("OVER"), "{text}");
+    assert!(text.contains("when full:          keep filling"), "{text}");
+    // The same state, used with the default, rotates from now on: the
+    // over-full generation at once, then one per 1,000 new lines, so that
+    // after three more (the window's other generations) it has left and
+    // new lines print again.
+    let fresh: Vec<u8> = (0..5_000)
+        .map(|i| format!("brand-new-{i}\n"))
+        .collect::<String>()
+        .into_bytes();
+    let out = run_with_stdin(&["dedup", "--state", s(&state)], &fresh);
+    let printed = stdout(&out);
+    let count = printed.lines().count();
+    assert!((1_950..=2_050).contains(&count), "{count}");
+    assert!(printed.lines().all(|l| {
+        l.strip_prefix("brand-new-")
+            .and_then(|i| i.parse::<u32>().ok())
+            .is_some_and(|i| i >= 2_990)
+    }));
+}
+
+#[test]
+fn a_key_an_older_generation_holds_is_not_printed_again() {
+    // A one-hour window in four generations of 20 minutes: "a" at 0 is in
+    // an older generation at 25 and 45 minutes, still within the window.
+    let input = timed(&[
+        (0, "a"),
+        (600, "a"),
+        (1_500, "a"),
+        (2_700, "a"),
+        (2_701, "b"),
+    ]);
+    let out = run_with_stdin(&["dedup", "--window", "1h", "--timestamps"], &input);
+    assert_eq!(stdout(&out), "0\ta\n2701\tb\n");
+}

@@ -339,9 +339,27 @@ impl AtomicWindowedBloom {
 }
 
 impl<S: BuildHasher> AtomicWindowedBloom<S> {
-    /// Inserts `key`; returns whether it was new to the current generation
-    /// (a key still in an older one counts as new here: it is inserted
-    /// again so that it stays a whole window from now).
+    /// Inserts `key`; returns whether it was absent from the whole window
+    /// (no live generation held it), as a plain filter's `insert` returns
+    /// whether the key was absent from it: `false` once seen within the
+    /// window, which is what deduplication asks. A key that only an older
+    /// generation holds is inserted again into the current one, so that it
+    /// stays a whole window from this sighting, and still returns `false`.
+    /// Racing inserts of one new key: at least one returns `true`.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicWindowedBloom, ManualClock, Window};
+    /// use std::{sync::Arc, time::Duration};
+    /// let clock = Arc::new(ManualClock::new());
+    /// let hour = AtomicWindowedBloom::builder(1_000, 0.01)
+    ///     .window(Window::Duration(Duration::from_secs(3600)))
+    ///     .clock(clock.clone())
+    ///     .build()?;
+    /// assert!(hour.insert("a"));
+    /// clock.advance(Duration::from_secs(25 * 60)); // a rotation: "a" is in an older generation
+    /// assert!(!hour.insert("a")); // seen within the hour
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
     pub fn insert<T: Key + ?Sized>(&self, key: &T) -> bool {
         self.insert_hash(self.hash(key))
     }
@@ -360,6 +378,21 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     /// [`insert`](Self::insert) by the key's 64-bit hash.
     pub fn insert_hash(&self, hash: u64) -> bool {
         self.rotate_if_due();
+        // Asked before the write, of every live generation, the current one
+        // first: a key the current generation holds needs no write, and a
+        // key an older one holds is refreshed but was seen. Asking after
+        // the write would find this call's own bits when a rotation moved
+        // them into an older generation meanwhile, and could then answer
+        // `false` to every racing insert of a new key.
+        let epoch = self.ring.epoch();
+        let mut live = self.ring.live_slots(epoch);
+        if live
+            .next()
+            .is_some_and(|current| current.filter.contains_hash(hash))
+        {
+            return false;
+        }
+        let seen = live.any(|slot| slot.filter.contains_hash(hash));
         let full = self.per_generation;
         let (new, generation, filled) = self.ring.insert_with(full, |f| f.insert_hash(hash));
         if filled && self.period.is_some() {
@@ -369,7 +402,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         if new && (self.period.is_none() || self.when_full == WhenFull::Rotate) {
             self.rotate_if_full(generation);
         }
-        new
+        new && !seen
     }
 
     /// [`contains`](Self::contains) by the key's 64-bit hash.
@@ -381,8 +414,8 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             .any(|slot| slot.filter.contains_hash(hash))
     }
 
-    /// [`insert`](Self::insert) of each hash; returns how many were new
-    /// to the current generation.
+    /// [`insert`](Self::insert) of each hash; returns how many were absent
+    /// from the window.
     pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
         hashes
             .into_iter()
@@ -398,8 +431,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             .collect()
     }
 
-    /// Inserts every key; returns how many were new to the current
-    /// generation.
+    /// Inserts every key; returns how many were absent from the window.
     pub fn insert_batch<I>(&self, keys: I) -> usize
     where
         I: IntoIterator,
@@ -549,6 +581,44 @@ impl<S> AtomicWindowedBloom<S> {
     /// key passes when every generation is full.
     pub fn false_positive_rate(&self) -> f64 {
         self.false_positive_rate
+    }
+
+    /// The false-positive rate now, estimated from each live generation's
+    /// fill: a query of an absent key passes if any generation passes it,
+    /// so `1 - Π(1 - pᵢ)` over the live generations' estimates. Above
+    /// [`false_positive_rate`](Self::false_positive_rate), the target, when
+    /// generations took more keys than they were sized for
+    /// ([`WhenFull::KeepFilling`]).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::new(1_000, 0.01)?;
+    /// assert_eq!(f.estimated_false_positive_rate(), 0.0);
+    /// f.insert_batch(0..1_000u32);
+    /// assert!(f.estimated_false_positive_rate() < 0.012);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn estimated_false_positive_rate(&self) -> f64 {
+        let epoch = self.ring.epoch();
+        let passes_none: f64 = self
+            .ring
+            .live_slots(epoch)
+            .map(|slot| 1.0 - slot.filter.estimated_false_positive_rate())
+            .product();
+        1.0 - passes_none
+    }
+
+    /// Sets what a time window does when a generation takes the keys it
+    /// was sized for before its time is up: for a filter read from a file,
+    /// which records the choice it was built with. Set to
+    /// [`WhenFull::Rotate`], a current generation that already holds more
+    /// than it was sized for rotates at once: while it answers `true` for
+    /// almost every key, inserts would find their keys there and write
+    /// nothing, and it would never fill again.
+    pub fn set_when_full(&mut self, when_full: WhenFull) {
+        self.when_full = when_full;
+        if when_full == WhenFull::Rotate {
+            self.rotate_if_full(self.ring.epoch());
+        }
     }
 
     /// How many generations of a time window took the keys they were
