@@ -2,6 +2,7 @@
 
 use crate::filter_file::Filter;
 use crate::keys::Inputs;
+use crate::stream::{self, Event};
 use crate::{keys, output};
 use anyhow::{Context, Result};
 use atomic_bloom::{AtomicGrowableBloom, Builder, Cells, Layout};
@@ -46,7 +47,11 @@ pub struct Args {
     /// key at 1M keys and 19 at 100M, against 10, the newest sub-filter
     /// being partly empty: `cargo run --release --example growable_memory`),
     /// and queries probe every sub-filter: when the count can be known,
-    /// leave --growable out (the input is counted first).
+    /// leave --growable out (the input is counted first). Lines are taken
+    /// as they arrive, so an endless input works (`tail -f log | build
+    /// --growable -o f`): Ctrl-C or SIGTERM ends the input, the keys read
+    /// until then are saved (atomically), and the status is 130. Without
+    /// --growable a signal abandons the build and writes nothing.
     #[arg(long)]
     growable: bool,
     /// With --growable: keys the first sub-filter holds. Fewer sub-filters
@@ -59,6 +64,29 @@ pub struct Args {
     /// more stops with an error and writes nothing.
     #[arg(long, requires = "growable", value_parser = bytes)]
     memory_limit: Option<u64>,
+}
+
+/// Inserts the keys of `inputs` as their lines arrive, until they end or a
+/// signal comes: the keys read and whether a signal ended them.
+fn insert_stream(
+    inputs: &[PathBuf],
+    bar: &indicatif::ProgressBar,
+    insert: &mut impl FnMut(&[keys::Key<'_>]) -> Result<()>,
+) -> Result<(u64, bool)> {
+    let mut read = 0;
+    for event in stream::lines_and_signals(inputs.to_vec()) {
+        match event {
+            Event::Lines(chunk) => {
+                bar.inc(chunk.len() as u64);
+                let keys = keys::line_keys(&chunk);
+                read += keys.len() as u64;
+                insert(&keys)?;
+            }
+            Event::End(result) => return result.map(|()| (read, false)),
+            Event::Signal => return Ok((read, true)),
+        }
+    }
+    Ok((read, false))
 }
 
 /// A size in bytes: a number, with an optional unit of the decimal (`KB`,
@@ -111,10 +139,10 @@ pub fn run(args: Args) -> Result<()> {
     .context("invalid filter parameters")?;
     let bar = keys::progress(inputs.total_bytes(), "inserting");
     let mut new = 0;
-    let read = inputs.for_each_chunk(&bar, |chunk| {
-        // A key the filter cannot take (a growable filter's limit) stops
-        // the build before anything is written: a filter missing keys is
-        // never saved.
+    // A key the filter cannot take (a growable filter's limit) stops the
+    // build before anything is written: a filter missing keys is never
+    // saved.
+    let mut insert = |chunk: &[keys::Key<'_>]| -> Result<()> {
         new += filter.par_insert(chunk).with_context(|| {
             format!(
                 "the filter cannot take every key, so nothing was written to {}",
@@ -122,10 +150,28 @@ pub fn run(args: Args) -> Result<()> {
             )
         })?;
         Ok(())
-    });
+    };
+    // A growable build may read an endless stream (`tail -f`): it takes
+    // lines as they arrive, and a signal ends the input rather than the
+    // build. A sized build reads files it has counted: a signal abandons it.
+    let read = if args.growable {
+        insert_stream(&args.inputs, &bar, &mut insert)
+    } else {
+        inputs
+            .for_each_chunk(&bar, |chunk| insert(chunk))
+            .map(|read| (read, false))
+    };
     bar.finish_and_clear();
-    let read = read?;
+    let (read, interrupted) = read?;
     output::save(&filter, &args.output)?;
+    if interrupted {
+        eprintln!(
+            "atomic-bloom: interrupted; the {} read before it saved to {}",
+            output::counted(read, "key"),
+            args.output.display()
+        );
+        std::process::exit(i32::from(output::INTERRUPTED_STATUS));
+    }
     let took = format!(
         "{:.1} s{}",
         start.elapsed().as_secs_f64(),

@@ -9,23 +9,21 @@
 //! each occurrence, printed or not, starts the key's window again, so a
 //! key that keeps coming back within the window is printed once.
 //!
-//! Lines are read on a thread of their own and handed over in chunks of
-//! what has arrived, so a line is printed as soon as it is read. Ctrl-C
-//! and SIGTERM reach the main thread as one more event after the lines
-//! read before them: those are processed and printed, the state saved,
-//! and the process ends with status 130. Every line printed is in the
-//! saved state and every line in it was printed.
+//! Lines arrive as they are read ([`stream`]), so a line is printed as
+//! soon as it is read. Ctrl-C and SIGTERM reach the main thread as one
+//! more event after the lines read before them: those are processed and
+//! printed, the state saved, and the process ends with status 130. Every
+//! line printed is in the saved state and every line in it was printed.
 
-use crate::filter_file::name;
-use crate::keys::{MAX_LINE_BYTES, is_stdio};
+use crate::keys::is_stdio;
 use crate::output::{self, counted};
+use crate::stream::{self, Event};
 use anyhow::{Context, Result, bail};
 use atomic_bloom::{AtomicWindowedBloom, Clock, ManualClock, WhenFull, Window};
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 #[derive(clap::Args)]
@@ -90,16 +88,6 @@ impl From<WhenFullArg> for WhenFull {
     }
 }
 
-/// What the reading thread hands the main one, in order.
-enum Event {
-    /// Whole lines, each ending in `\n`.
-    Lines(Vec<u8>),
-    /// The inputs ended, or failed.
-    End(Result<()>),
-    /// Ctrl-C or SIGTERM.
-    Signal,
-}
-
 /// Counts for the closing line.
 #[derive(Default)]
 struct Tally {
@@ -119,18 +107,7 @@ pub fn run(args: Args) -> Result<()> {
         }
         output::refuse_output_among_inputs(path, &args.inputs)?;
     }
-    let (events, incoming) = sync_channel(4);
-    let signals = events.clone();
-    output::route_signals(Box::new(move || {
-        // A full channel means the main thread has events to work through:
-        // the signal waits its turn behind them.
-        let _ = signals.send(Event::Signal);
-    }));
-    let inputs = args.inputs.clone();
-    std::thread::spawn(move || {
-        let result = read_lines(&inputs, &events);
-        let _ = events.send(Event::End(result));
-    });
+    let incoming = stream::lines_and_signals(args.inputs.clone());
     Dedup::new(args).run(incoming)
 }
 
@@ -431,55 +408,4 @@ fn split_time(line: &[u8]) -> Option<(u64, &[u8])> {
         fraction.parse::<u64>().ok()? * 10u64.pow(9 - fraction.len() as u32)
     };
     Some((seconds.checked_mul(1_000_000_000)?.checked_add(nanos)?, key))
-}
-
-/// Reads every input's lines, handing over whole lines as they arrive.
-fn read_lines(inputs: &[PathBuf], events: &SyncSender<Event>) -> Result<()> {
-    let stdin = [PathBuf::from("-")];
-    let inputs = if inputs.is_empty() {
-        &stdin[..]
-    } else {
-        inputs
-    };
-    for path in inputs {
-        let source: Box<dyn Read> = if is_stdio(path) {
-            Box::new(io::stdin().lock())
-        } else {
-            Box::new(File::open(path).with_context(|| format!("cannot open {}", name(path)))?)
-        };
-        let mut reader = BufReader::with_capacity(1 << 16, source);
-        let mut partial = Vec::new();
-        loop {
-            let buffer = reader
-                .fill_buf()
-                .with_context(|| format!("cannot read {}", name(path)))?;
-            if buffer.is_empty() {
-                break;
-            }
-            let taken = buffer.len();
-            match buffer.iter().rposition(|&b| b == b'\n') {
-                Some(end) => {
-                    let mut chunk = std::mem::take(&mut partial);
-                    chunk.extend_from_slice(&buffer[..=end]);
-                    partial.extend_from_slice(&buffer[end + 1..]);
-                    if events.send(Event::Lines(chunk)).is_err() {
-                        return Ok(());
-                    }
-                }
-                None => partial.extend_from_slice(buffer),
-            }
-            reader.consume(taken);
-            if partial.len() > MAX_LINE_BYTES {
-                bail!(
-                    "{}: a line longer than {} bytes",
-                    name(path),
-                    MAX_LINE_BYTES
-                );
-            }
-        }
-        if !partial.is_empty() && events.send(Event::Lines(partial)).is_err() {
-            return Ok(());
-        }
-    }
-    Ok(())
 }

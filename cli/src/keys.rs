@@ -206,15 +206,21 @@ fn read_chunks(
             return Ok(keys);
         }
         bar.inc(buf.len() as u64);
-        let lines: Vec<Key<'_>> = buf
-            .split(|&b| b == b'\n')
-            .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-            .filter(|line| !line.is_empty())
-            .map(Bytes)
-            .collect();
+        let lines = line_keys(&buf);
         keys += lines.len() as u64;
         each(&lines)?;
     }
+}
+
+/// The keys of `lines`: each line without its `\n` or `\r\n`, empty
+/// lines skipped.
+pub fn line_keys(lines: &[u8]) -> Vec<Key<'_>> {
+    lines
+        .split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .filter(|line| !line.is_empty())
+        .map(Bytes)
+        .collect()
 }
 
 /// A progress bar on stderr, drawn only when stderr is a terminal.

@@ -19,6 +19,7 @@ mod remove;
 // whose negative control alone uses its `fault` switch.
 #[cfg_attr(loom, allow(dead_code))]
 mod save_state;
+mod stream;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

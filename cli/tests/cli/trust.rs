@@ -670,3 +670,73 @@ fn help_says_what_sigkill_leaves_behind() {
     assert!(help.contains("SIGKILL"), "{help}");
     assert!(help.contains(".tmpXXXXXX"), "{help}");
 }
+
+/// Bytes `pid` has read so far (`/proc/PID/io`'s `rchar`).
+fn bytes_read(pid: u32) -> u64 {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap_or_default();
+    io.lines()
+        .find_map(|line| line.strip_prefix("rchar: "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `tail -f access.log | atomic-bloom build --growable -o urls.bloom`
+/// never ends by itself: Ctrl-C or SIGTERM ends its input, and the keys
+/// read until then are saved (atomically), said so, status 130.
+#[test]
+fn a_signal_ends_a_streaming_growable_build_and_saves_what_was_read() {
+    for signal in ["-INT", "-TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("urls.bloom");
+        let mut child = bin()
+            .args([
+                "build",
+                "--growable",
+                "--initial-capacity",
+                "1000",
+                "-o",
+                s(&output),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let keys: String = (0..50_000)
+            .map(|i| format!("https://example.com/{i}\n"))
+            .collect();
+        input.write_all(keys.as_bytes()).unwrap();
+        input.flush().unwrap();
+        // The input stays open, as `tail -f`'s does; once the process has
+        // read every byte written, the signal comes after those lines.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while bytes_read(child.id()) < keys.len() as u64 {
+            assert!(Instant::now() < deadline, "the build never read its input");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        send(signal, &child);
+        let out = child.wait_with_output().unwrap();
+        drop(input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{signal}: {stderr}");
+        assert!(
+            stderr.contains("interrupted; the 50000 keys read before it saved to"),
+            "{signal}: {stderr}"
+        );
+        let queried = keys_file(
+            dir.path(),
+            "keys.txt",
+            (0..50_000).map(|i| format!("https://example.com/{i}")),
+        );
+        let found = run(&["query", "-q", s(&output), s(&queried)]);
+        assert_eq!(
+            found.status.code(),
+            Some(0),
+            "{signal}: a key read was not saved"
+        );
+        let info = stdout(&run(&["info", s(&output)]));
+        assert!(info.contains("growable"), "{info}");
+    }
+}
