@@ -21,7 +21,7 @@ pub struct Args {
     output: PathBuf,
     /// Target false-positive rate at the expected number of keys (with
     /// `--growable`: however many keys come), in (0, 1).
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
     fpp: f64,
     /// Keys the filter is sized for; by default the input's keys are counted
     /// first (stdin and pipes are copied to a temporary file to do so).
@@ -50,7 +50,8 @@ pub struct Args {
     /// leave --growable out (the input is counted first). Lines are taken
     /// as they arrive, so an endless input works (`tail -f log | build
     /// --growable -o f`): Ctrl-C or SIGTERM ends the input, the keys read
-    /// until then are saved (atomically), and the status is 130. Without
+    /// until then are saved (atomically), and the status is 130 (143 for
+    /// SIGTERM). Without
     /// --growable a signal abandons the build and writes nothing.
     #[arg(long)]
     growable: bool,
@@ -170,7 +171,7 @@ pub fn run(args: Args) -> Result<()> {
             output::counted(read, "key"),
             args.output.display()
         );
-        std::process::exit(i32::from(output::INTERRUPTED_STATUS));
+        std::process::exit(i32::from(output::interrupted_status()));
     }
     let took = format!(
         "{:.1} s{}",

@@ -12,7 +12,7 @@
 //! Lines arrive as they are read ([`stream`]), so a line is printed as
 //! soon as it is read. Ctrl-C and SIGTERM reach the main thread as one
 //! more event after the lines read before them: those are processed and
-//! printed, the state saved, and the process ends with status 130. Every
+//! printed, the state saved, and the process ends with status 130 (143 for SIGTERM). Every
 //! line printed is in the saved state and every line in it was printed.
 
 use crate::keys::is_stdio;
@@ -32,7 +32,7 @@ pub struct Args {
     inputs: Vec<PathBuf>,
     /// Drop a line seen within this long: `90s`, `15m`, `1h`, `1h 30m`,
     /// `7days`.
-    #[arg(long, value_parser = humantime::parse_duration, required_unless_present_any = ["window_keys", "state"], conflicts_with = "window_keys")]
+    #[arg(long, value_parser = humantime::parse_duration, conflicts_with = "window_keys")]
     window: Option<Duration>,
     /// Drop a line seen within the last this many distinct lines.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
@@ -55,7 +55,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = WhenFullArg::Rotate)]
     when_full: WhenFullArg,
     /// The false-positive rate over the window: new lines dropped as seen.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
     rate: f64,
     /// Generations the window is kept in (2 to 64): a key is kept at least
     /// the window and at most g / (g - 1) of it.
@@ -98,6 +98,12 @@ struct Tally {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if args.window.is_none() && args.window_keys.is_none() && args.state.is_none() {
+        bail!(
+            "dedup needs a window: --window DURATION (of time, e.g. 1h) or --window-keys N (the \
+             last N distinct lines), or the --state FILE of an earlier run"
+        );
+    }
     if !(args.rate > 0.0 && args.rate < 1.0) {
         bail!("--rate must be strictly between 0 and 1, not {}", args.rate);
     }
@@ -162,7 +168,7 @@ impl Dedup {
                         (None, _) => String::new(),
                     };
                     eprintln!("atomic-bloom: interrupted{state}");
-                    std::process::exit(i32::from(output::INTERRUPTED_STATUS));
+                    std::process::exit(i32::from(output::interrupted_status()));
                 }
             }
         }

@@ -21,6 +21,7 @@ mod remove;
 mod save_state;
 mod stream;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -66,7 +67,10 @@ fn main() -> ExitCode {
         let message = info.to_string().replace('\n', " ");
         eprintln!("atomic-bloom: error: internal error: {message}");
     }));
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
     if let Err(error) = output::handle_signals() {
         eprintln!("atomic-bloom: error: {error:#}");
         return ExitCode::from(2);
@@ -83,11 +87,38 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) if error.is::<save_state::Interrupted>() => {
             eprintln!("atomic-bloom: {error}");
-            ExitCode::from(output::INTERRUPTED_STATUS)
+            ExitCode::from(output::interrupted_status())
         }
         Err(error) => {
             eprintln!("atomic-bloom: error: {error:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// A command line clap refused, as every failure here is told: one line,
+/// `atomic-bloom: error: ...`, status 2. Help and the version print as
+/// clap prints them, status 0.
+fn usage_error(error: &clap::Error) -> ExitCode {
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = error.print();
+        return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
+    }
+    // clap's first paragraph is "error: <what>" (a list of missing
+    // arguments on lines of their own); usage and a tip follow it.
+    let rendered = error.render().to_string();
+    let what: Vec<&str> = rendered
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let what = what.join(" ");
+    let what = what.trim_start_matches("error: ");
+    eprintln!("atomic-bloom: error: {what} (--help says more)");
+    ExitCode::from(2)
 }

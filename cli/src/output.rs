@@ -7,7 +7,8 @@
 //! followed and its target replaced, a device or FIFO is written as a
 //! stream, a directory is refused.
 //!
-//! A signal ends the process with status 130 and a line that says what
+//! A signal ends the process with status 130 (SIGINT) or 143 (SIGTERM)
+//! and a line that says what
 //! became of the filter (`save_state.rs` has the cases and why exactly one
 //! thread reports). Before a save begins, nothing has been written, and
 //! the spooled inputs are anonymous files that vanish with the process.
@@ -26,6 +27,8 @@ use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::AtomicI32;
+use std::sync::atomic::Ordering::Relaxed;
 
 #[cfg(not(loom))]
 static STATE: SaveState = SaveState::new();
@@ -35,8 +38,21 @@ loom::lazy_static! {
     static ref STATE: SaveState = SaveState::new();
 }
 
-/// The exit status of a process ended by SIGINT, by shell convention.
-pub const INTERRUPTED_STATUS: u8 = 130;
+/// The signal that interrupted the process (SIGINT's number until one
+/// comes), for its exit status.
+static SIGNAL: AtomicI32 = AtomicI32::new(SIGINT);
+const SIGINT: i32 = 2;
+
+/// The exit status of a process a signal ended: 128 plus the signal's
+/// number, as shells report it (130 for SIGINT, 143 for SIGTERM).
+pub fn interrupted_status() -> u8 {
+    // ORDERING: Relaxed; the signal thread stores the number before it
+    // acts on the signal, and every reader is that thread or a thread that
+    // learned of the signal through a channel (`stream.rs`), which orders
+    // the store before the load. Not model-checked: a number, no protocol.
+    let signal = SIGNAL.load(Relaxed);
+    u8::try_from(128 + signal).unwrap_or(u8::MAX)
+}
 
 impl fmt::Display for Interrupted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -58,19 +74,41 @@ static SIGNAL_ROUTE: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
 
 /// Sends every later SIGINT and SIGTERM to `route` instead of ending the
 /// process: for a command that must finish what it has read and save
-/// before it ends (and then ends with [`INTERRUPTED_STATUS`] itself).
+/// before it ends (and then ends with [`interrupted_status`] itself).
 pub fn route_signals(route: Box<dyn Fn() + Send + Sync>) {
     // Set once per process, by the one command that runs.
     let _ = SIGNAL_ROUTE.set(route);
 }
 
-/// Handles SIGINT and SIGTERM for the rest of the process.
-pub fn handle_signals() -> Result<()> {
-    ctrlc::set_handler(|| match SIGNAL_ROUTE.get() {
+/// What a signal does: goes where a command routed it, or ends the process.
+fn signalled(signal: i32) {
+    // ORDERING: Relaxed, as `interrupted_status` says.
+    SIGNAL.store(signal, Relaxed);
+    match SIGNAL_ROUTE.get() {
         Some(route) => route(),
         None => on_signal(),
-    })
-    .context("cannot install the signal handler")
+    }
+}
+
+/// Handles SIGINT and SIGTERM for the rest of the process, on a thread of
+/// their own (the handler itself only wakes it).
+#[cfg(unix)]
+pub fn handle_signals() -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .context("cannot install the signal handler")?;
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            signalled(signal);
+        }
+    });
+    Ok(())
+}
+
+/// Handles Ctrl-C (and termination) for the rest of the process.
+#[cfg(not(unix))]
+pub fn handle_signals() -> Result<()> {
+    ctrlc::set_handler(|| signalled(SIGINT)).context("cannot install the signal handler")
 }
 
 /// What a signal does when no command has routed it: ends the process,
@@ -79,7 +117,7 @@ fn on_signal() {
     match STATE.on_signal() {
         OnSignal::Exit(interrupted) => {
             eprintln!("atomic-bloom: {interrupted}");
-            std::process::exit(i32::from(INTERRUPTED_STATUS));
+            std::process::exit(i32::from(interrupted_status()));
         }
         // The save reports when it stops; an earlier signal is in hand.
         OnSignal::StopSave | OnSignal::Ignore => {}

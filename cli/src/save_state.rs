@@ -3,7 +3,7 @@
 //! Ctrl-C or SIGTERM reaches the process on a thread of its own (the
 //! `ctrlc` crate's) while the main thread may be about to save a filter,
 //! saving it, or done. Whatever the moment, the process must end with
-//! status 130 and one line that says truthfully what became of the filter,
+//! status 130 (SIGINT) or 143 (SIGTERM) and one line that says truthfully what became of the filter,
 //! and a save to a file must leave either the old file or the whole new
 //! one. [`SaveState`] is the one word both threads decide on:
 //!
@@ -86,7 +86,7 @@ pub enum Step {
     /// No signal concerns this save: carry on, and report the save's own
     /// result.
     Go,
-    /// A signal stopped this save: report this and end with status 130.
+    /// A signal stopped this save: report this and end with the signal's status (130 or 143).
     Report(Interrupted),
     /// The signal thread is reporting a signal and ending the process:
     /// report nothing.

@@ -141,7 +141,7 @@ fn bad_flags_and_lines_are_one_line_errors() {
 }
 
 #[test]
-fn a_signal_prints_what_was_read_saves_the_state_and_exits_130() {
+fn a_signal_prints_what_was_read_saves_the_state_and_exits_143_for_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("live.abf");
     let mut child = bin()
@@ -166,7 +166,7 @@ fn a_signal_prints_what_was_read_saves_the_state_and_exits_130() {
     let status = child.wait().unwrap();
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert_eq!(status.code(), Some(143), "{stderr}");
     assert!(stderr.contains("interrupted; state saved to"), "{stderr}");
     drop(input);
     // The saved window has both lines: a new run drops them.

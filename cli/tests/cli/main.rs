@@ -576,6 +576,34 @@ fn every_failure_is_one_line_and_a_non_zero_exit() {
         &run(&["build", s(&keys), "-o", s(&out_path), "--fpp", "NaN"]),
         "false-positive rate",
     );
+    // A negative rate is a rate out of range, not an unknown flag `-0`.
+    assert_fails(
+        &run(&["build", s(&keys), "-o", s(&out_path), "--fpp", "-0.1"]),
+        "strictly between 0 and 1, got -0.1",
+    );
+    // What clap refuses is one line too, with the tool's prefix.
+    for (args, says) in [
+        (&["bogus"][..], "unrecognized subcommand 'bogus'"),
+        (
+            &["query"][..],
+            "required arguments were not provided: <FILTER>",
+        ),
+        (
+            &["build", "-o", "x", "--expected", "abc"][..],
+            "invalid value 'abc'",
+        ),
+        (
+            &["dedup", "--window", "1h", "--rate", "-1"][..],
+            "--rate must be strictly",
+        ),
+    ] {
+        assert_fails(&run(args), says);
+    }
+    // dedup without a window names both kinds of window.
+    assert_fails(
+        &run_with_stdin(&["dedup"], b"a\n"),
+        "--window DURATION (of time, e.g. 1h) or --window-keys N",
+    );
     assert_fails(
         &run(&["build", s(&keys), "-o", s(&out_path), "--expected", "0"]),
         "at least 1",
