@@ -90,6 +90,17 @@ fn insert_stream(
     Ok((read, false))
 }
 
+/// An input with no key gives an empty filter, which answers "absent" to
+/// every key: likely not what was meant (a wrong file, an empty pipe).
+fn warn_if_empty(read: u64) {
+    if read == 0 {
+        eprintln!(
+            "atomic-bloom: warning: the input held no keys (empty lines are skipped): the \
+             filter is empty and reports every key absent"
+        );
+    }
+}
+
 /// A size in bytes: a number, with an optional unit of the decimal (`KB`,
 /// `MB`, `GB`) or binary (`KiB`, `MiB`, `GiB`) kind, as parse-size reads it.
 fn bytes(size: &str) -> Result<u64, String> {
@@ -100,7 +111,7 @@ fn bytes(size: &str) -> Result<u64, String> {
 
 pub fn run(args: Args) -> Result<()> {
     let start = Instant::now();
-    output::refuse_output_among_inputs(&args.output, &args.inputs)?;
+    output::refuse_output_among_inputs(&args.output, "--output", &args.inputs)?;
     let mut inputs = Inputs::new(&args.inputs);
     // The keys a fixed-size filter is sized for; none for a growable one,
     // whose input is read once.
@@ -186,16 +197,23 @@ pub fn run(args: Args) -> Result<()> {
             unreachable!("build makes no windowed or Parquet filter")
         }
         Filter::Growable(f) => {
+            let per_key = match new {
+                0 => String::new(),
+                new => format!(
+                    " ({:.2} bits per new key)",
+                    f.memory_bytes() as f64 * 8.0 / new as f64
+                ),
+            };
             eprintln!(
                 "built {output}: {} read, {new} new; growable, {} layout, {}, \
-                 {} bytes ({:.2} bits per new key); false-positive rate bound now {:.3e}; {took}",
+                 {} bytes{per_key}; false-positive rate bound now {:.3e}; {took}",
                 output::counted(read, "key"),
                 f.layout(),
                 output::counted(f.sub_filters() as u64, "sub-filter"),
                 f.memory_bytes(),
-                f.memory_bytes() as f64 * 8.0 / new.max(1) as f64,
                 f.false_positive_rate_bound(),
             );
+            warn_if_empty(read);
             return Ok(());
         }
     };
@@ -212,6 +230,7 @@ pub fn run(args: Args) -> Result<()> {
         sizing.num_bits() as f64 / expected as f64,
         sizing.num_hashes(),
     );
+    warn_if_empty(read);
     // `new` counts keys the filter reported new: distinct keys, certainly
     // more than it was sized for when above `expected`. It undercounts on
     // an over-full filter (a key that lands on set bits is reported

@@ -111,7 +111,7 @@ pub fn run(args: Args) -> Result<()> {
         if is_stdio(path) {
             bail!("--state must be a file: it is read at the start and written at the end");
         }
-        output::refuse_output_among_inputs(path, &args.inputs)?;
+        output::refuse_output_among_inputs(path, "--state", &args.inputs)?;
     }
     let incoming = stream::lines_and_signals(args.inputs.clone());
     Dedup::new(args).run(incoming)

@@ -22,9 +22,17 @@ use std::path::{Path, PathBuf};
 /// Bytes read at a time; a chunk's keys are processed together, in
 /// parallel, while no more than this (plus one line) is buffered.
 pub const CHUNK_BYTES: usize = 8 << 20;
-/// The longest line accepted: a longer one is an error, not a reason to
-/// buffer without bound.
+/// The longest line accepted, its newline not counted: a longer one is an
+/// error, not a reason to buffer without bound.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// What every reader of lines says of a line past [`MAX_LINE_BYTES`].
+pub fn line_too_long() -> String {
+    format!(
+        "a line is longer than 16 MiB ({MAX_LINE_BYTES} bytes, its newline not counted), the \
+         longest key this tool reads"
+    )
+}
 
 /// Whether `path` is `-`, which names stdin as an input (of keys or of a
 /// filter) and stdout as an output.
@@ -198,8 +206,9 @@ fn read_chunks(
             if n == 0 {
                 break;
             }
-            if buf.len() - start > MAX_LINE_BYTES {
-                bail!("{name}: a line is longer than {MAX_LINE_BYTES} bytes");
+            let line = &buf[start..];
+            if line.strip_suffix(b"\n").unwrap_or(line).len() > MAX_LINE_BYTES {
+                bail!("{name}: {}", line_too_long());
             }
         }
         if buf.is_empty() {

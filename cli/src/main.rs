@@ -31,7 +31,7 @@ use std::process::ExitCode;
 ///
 /// A key is one line of input, without its line ending (`\n` or `\r\n`),
 /// hashed by the library's byte encoding (`contains(line)` from Rust
-/// finds it); empty lines are skipped. Filter files use the versioned format
+/// finds it); empty lines are skipped, and a line may be at most 16 MiB. Filter files use the versioned format
 /// of the atomic-bloom library and are written atomically (temporary file,
 /// fsync, rename); Ctrl-C or SIGTERM leaves nothing behind, and says
 /// whether the filter was saved. SIGKILL cannot be caught: during a save

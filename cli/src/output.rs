@@ -124,7 +124,8 @@ fn on_signal() {
     }
 }
 
-/// Refuses an `output` that is one of `inputs` (the same file by another
+/// Refuses an `output` (given by `flag`, which the message names) that is
+/// one of `inputs` (the same file by another
 /// name too: a hard link, a symlink, `./keys.txt`), before anything is
 /// read or written: replacing it would destroy an input (`build keys.txt
 /// -o keys.txt` would leave a filter where the keys were). `-` (stdio),
@@ -132,6 +133,7 @@ fn on_signal() {
 /// device: written as a stream, never replaced) are never compared.
 pub fn refuse_output_among_inputs<'a>(
     output: &Path,
+    flag: &str,
     inputs: impl IntoIterator<Item = &'a PathBuf>,
 ) -> Result<()> {
     // Only a regular file can be replaced, and only one can be compared
@@ -149,7 +151,7 @@ pub fn refuse_output_among_inputs<'a>(
         if same_file::is_same_file(output, input).unwrap_or(false) {
             anyhow::bail!(
                 "the output {} is the same file as the key input {}: writing it would destroy \
-                 an input; choose another --output",
+                 an input; choose another {flag}",
                 output.display(),
                 input.display()
             );

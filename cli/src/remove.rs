@@ -60,7 +60,7 @@ pub fn run(args: Args) -> Result<()> {
     // The filter itself is the output by design (an in-place update); a
     // key input is never.
     let output = args.output.as_ref().unwrap_or(&args.filter);
-    output::refuse_output_among_inputs(output, &args.inputs)?;
+    output::refuse_output_among_inputs(output, "--output", &args.inputs)?;
     let inputs = Inputs::new(&args.inputs);
     let filter = match Filter::load_beside(&args.filter, &inputs)? {
         Filter::Counting(filter) => filter,
@@ -120,9 +120,16 @@ pub fn run(args: Args) -> Result<()> {
     let filter = Filter::Counting(filter);
     output::save(&filter, output)?;
     let absent = read - removed;
+    // Named by where the keys were removed from, and where that went when
+    // it is not the same file.
+    let written = if args.output.is_some() {
+        format!(" (saved as {})", output.display())
+    } else {
+        String::new()
+    };
     eprintln!(
-        "removed from {}: {} read, {removed} removed, {absent} not present{}",
-        output.display(),
+        "removed from {}{written}: {} read, {removed} removed, {absent} not present{}",
+        filter_file::name(&args.filter),
         output::counted(read, "key"),
         if absent == 0 {
             ""

@@ -6,7 +6,7 @@
 //! what was read, saves it, and only then ends.
 
 use crate::filter_file::name;
-use crate::keys::{MAX_LINE_BYTES, is_stdio};
+use crate::keys::{MAX_LINE_BYTES, is_stdio, line_too_long};
 use crate::output;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
@@ -65,7 +65,13 @@ fn read_lines(inputs: &[PathBuf], events: &SyncSender<Event>) -> Result<()> {
                 break;
             }
             let taken = buffer.len();
-            match buffer.iter().rposition(|&b| b == b'\n') {
+            // The line begun in `partial` ends at the first newline here
+            // (or goes on past this buffer): the only line that can be long.
+            let first_end = buffer.iter().position(|&b| b == b'\n');
+            if partial.len() + first_end.unwrap_or(taken) > MAX_LINE_BYTES {
+                bail!("{}: {}", name(path), line_too_long());
+            }
+            match first_end.and_then(|_| buffer.iter().rposition(|&b| b == b'\n')) {
                 Some(end) => {
                     let mut chunk = std::mem::take(&mut partial);
                     chunk.extend_from_slice(&buffer[..=end]);
@@ -77,13 +83,6 @@ fn read_lines(inputs: &[PathBuf], events: &SyncSender<Event>) -> Result<()> {
                 None => partial.extend_from_slice(buffer),
             }
             reader.consume(taken);
-            if partial.len() > MAX_LINE_BYTES {
-                bail!(
-                    "{}: a line longer than {} bytes",
-                    name(path),
-                    MAX_LINE_BYTES
-                );
-            }
         }
         if !partial.is_empty() && events.send(Event::Lines(partial)).is_err() {
             return Ok(());

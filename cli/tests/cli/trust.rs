@@ -754,3 +754,70 @@ fn a_signal_ends_a_streaming_growable_build_and_saves_what_was_read() {
         assert!(info.contains("growable"), "{info}");
     }
 }
+
+/// A line of exactly 16 MiB is a key for every command; one byte more is
+/// refused by every command with the same words.
+#[test]
+fn the_line_limit_is_16_mib_without_the_newline_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("f.bloom");
+    let mut at_limit = vec![b'x'; 16 << 20];
+    at_limit.push(b'\n');
+    let mut over = vec![b'y'; (16 << 20) + 1];
+    over.push(b'\n');
+    for args in [
+        &["build", "-o", s(&output)][..],
+        &["build", "--growable", "-o", s(&output)][..],
+        &["dedup", "--window-keys", "10"][..],
+    ] {
+        let out = run_with_stdin(args, &at_limit);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_fails(
+            &run_with_stdin(args, &over),
+            "a line is longer than 16 MiB (16777216 bytes, its newline not counted)",
+        );
+    }
+}
+
+/// Messages name what they are about: the file keys were removed from,
+/// the flag that named a clashing output.
+#[test]
+fn messages_name_the_file_and_the_flag_concerned() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path(), "day1.txt", lines("k", 100).into_iter());
+    let counting = dir.path().join("cnt.bloom");
+    let copy = dir.path().join("cnt2.bloom");
+    run(&["build", "--counting", s(&keys), "-o", s(&counting)]);
+    let out = run(&["remove", s(&counting), s(&keys), "-o", s(&copy)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "removed from {} (saved as {})",
+            s(&counting),
+            s(&copy)
+        )),
+        "{err}"
+    );
+    let state = dir.path().join("s.txt");
+    std::fs::write(&state, "a\n").unwrap();
+    assert_fails(
+        &run(&["dedup", "--state", s(&state), s(&state)]),
+        "choose another --state",
+    );
+    // An empty input builds an empty filter, and says so; the growable
+    // build reports no bits per key for no key.
+    for growable in [false, true] {
+        let mut args = vec!["build", "-o", s(&copy)];
+        args.extend(growable.then_some("--growable"));
+        let out = run_with_stdin(&args, b"\n\n");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("warning: the input held no keys"), "{err}");
+        assert!(!err.contains("per new key"), "{err}");
+    }
+}
