@@ -154,8 +154,13 @@ fn bind_constant(args: &[Expr]) -> Result<Option<Expr>> {
     let Some((bytes, [key])) = constant_filter(args) else {
         return Ok(None);
     };
-    let bound = ScalarUDF::from(BloomContains::bound(bytes)?);
-    Ok(Some(bound.call(vec![key.clone()])))
+    // Bytes that are no filter stay unbound: the call then fails when it
+    // runs, with `bloom_contains`'s own error, where failing here would
+    // put the planner pass's name ("apply_function_rewrites") first.
+    let Ok(bound) = BloomContains::bound(bytes) else {
+        return Ok(None);
+    };
+    Ok(Some(ScalarUDF::from(bound).call(vec![key.clone()])))
 }
 
 /// How a column name spells a constant filter: by its size and checksum.

@@ -36,12 +36,14 @@ from atomic_bloom._atomic_bloom import (
     IncompatibleFilterError,
     ParquetBloomFilter,
     WindowedBloomFilter,
+    __version__,
     key_hash,
     load,
 )
 
 __all__ = [
     "FORMAT_VERSION",
+    "__version__",
     "BloomFilter",
     "CorruptFilterError",
     "CountingBloomFilter",

@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 FORMAT_VERSION: int
+__version__: str
 """The newest file-format version this build writes and reads."""
 
 class CorruptFilterError(ValueError):

@@ -314,7 +314,7 @@ pub fn for_each_chunk<S: BuildHasher + Sync, T: Send>(
 }
 
 /// A one-dimensional buffer of integers (a NumPy integer array, an
-/// `array.array`, `bytes`): its keys are its values, the keys iterating it
+/// `array.array`): its keys are its values, the keys iterating it
 /// gives, read a chunk at a time with one copy instead of one Python
 /// object per key.
 struct IntBuffer<'py> {
@@ -726,6 +726,19 @@ impl<'py> KeySource<'py> {
     /// converts to).
     fn of(keys: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = keys.py();
+        // A str, bytes or bytearray is one key, though it iterates as
+        // characters or integers: given as a batch it is a mistake
+        // (`add_many("abc")` meant `add("abc")` or `add_many(["abc"])`).
+        if keys.is_instance_of::<PyString>()
+            || keys.is_instance_of::<PyBytes>()
+            || keys.is_instance_of::<PyByteArray>()
+        {
+            return Err(PyTypeError::new_err(format!(
+                "expected an iterable of keys, not a single {} (one key: use add(key); \
+                 several: pass a list)",
+                keys.get_type().name()?
+            )));
+        }
         let (read_as, arrow);
         let keys = match ReadAs::of(keys)? {
             ReadAs::PandasArrow => {

@@ -93,6 +93,9 @@ fn _atomic_bloom(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(key_hash, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    // The package's version is the crate's (pyproject.toml takes it from
+    // Cargo.toml: `dynamic = ["version"]`).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", atomic_bloom::FORMAT_VERSION)?;
     Ok(())
 }

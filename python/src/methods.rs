@@ -89,13 +89,15 @@ macro_rules! filter_methods {
                 layout: Option<&str>,
                 seed: i128,
             ) -> PyResult<Self> {
+                // No keys make an empty filter, as `set([])` is an empty
+                // set: sized for one key, the least a filter holds.
                 let expected = match expected_items {
                     Some(n) => n,
                     None => keys.len().map_err(|_| {
                         pyo3::exceptions::PyTypeError::new_err(
                             "from_keys needs expected_items for keys without a len() (an iterator or generator)",
                         )
-                    })? as i128,
+                    })?.max(1) as i128,
                 };
                 let mut filter: $inner =
                     $crate::params::builder(expected, false_positive_rate, layout, seed)?

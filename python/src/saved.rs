@@ -18,7 +18,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyString, PyType};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -238,6 +238,15 @@ pub fn load<T: Readable>(py: Python<'_>, file: File<'_>) -> PyResult<T> {
             .detach(|| T::load(&path))
             .map_err(|err| read_file_error(py, err, &path)),
         File::Object(object) => {
+            // A text file's `read()` would decode the filter's bytes and
+            // raise `UnicodeDecodeError`, which names neither the filter
+            // nor the fix: a text file is refused before it is read.
+            static TEXT_IO: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+            if object.is_instance(TEXT_IO.import(py, "io", "TextIOBase")?)? {
+                return Err(PyTypeError::new_err(
+                    "a filter is read from a binary file (open it with \"rb\"), not a text file",
+                ));
+            }
             let data = File::method(&object, intern!(py, "read"))?.call0()?;
             if !data.is_instance_of::<PyBytes>() {
                 return Err(PyTypeError::new_err(format!(

@@ -220,7 +220,20 @@ class TestFromKeys:
         with pytest.raises(TypeError, match="not float"):
             BloomFilter.from_keys(keys)
         with pytest.raises(ValueError, match="expected_items must be at least 1"):
-            BloomFilter.from_keys([])
+            BloomFilter.from_keys(["a"], expected_items=0)
+
+    def test_no_keys_make_an_empty_filter(self):
+        f = BloomFilter.from_keys([])
+        assert not f and "a" not in f
+        assert f == BloomFilter.from_keys((), expected_items=1)
+
+    @pytest.mark.parametrize("batch", ["abc", b"abc", bytearray(b"abc")])
+    def test_a_single_str_or_bytes_is_not_a_batch(self, batch):
+        f = BloomFilter(100)
+        for bulk in (f.add_many, f.contains_many, f.update, BloomFilter.from_keys):
+            with pytest.raises(TypeError, match="not a single"):
+                bulk(batch)
+        assert not f
 
 
 class TestBulk:

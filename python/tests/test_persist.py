@@ -1,6 +1,7 @@
 """Saving, loading and pickling, and the files Python, Rust and the CLI share."""
 
 import errno
+import importlib.metadata
 import io
 import os
 import pickle
@@ -121,6 +122,18 @@ class TestGoldenFiles:
         assert f.layout == layout
         assert f.to_bytes() == path.read_bytes()
         assert isinstance(atomic_bloom.load(path), CountingBloomFilter)
+
+
+@pytest.mark.parametrize("reader", [atomic_bloom.load, BloomFilter.load])
+def test_a_filter_file_opened_in_text_mode_is_a_type_error_that_says_binary(reader, tmp_path):
+    BloomFilter(100).save(tmp_path / "f.abf")
+    with open(tmp_path / "f.abf", encoding="utf-8") as text:
+        with pytest.raises(TypeError, match='binary file \\(open it with "rb"\\)'):
+            reader(text)
+
+
+def test_the_package_version_is_the_distributions():
+    assert atomic_bloom.__version__ == importlib.metadata.version("atomic-bloom")
 
 
 class TestParquetFilters:

@@ -25,6 +25,16 @@ def test_a_window_of_keys_keeps_the_last_n_and_forgets_older_ones():
     assert f.window == 1_000 and f.generations == 4 and f.keys_per_generation == 334
 
 
+def test_add_is_false_for_a_key_an_older_generation_holds():
+    # The last 9 keys in four generations of 3: "a" comes back within 9 keys
+    # each time, from an older generation after the first rotation.
+    w = WindowedBloomFilter(9)
+    new = [k for k in "a b c d a e f a g h a".split() if w.add(k)]
+    assert new == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    assert w.rotations >= 2
+    assert w.add_many("a b x".split()) == 1
+
+
 def test_a_window_of_time_forgets_after_it():
     # Two generations of 0.5 s: a key stays 0.5 s to 1 s.
     f = WindowedBloomFilter(1_000, window=datetime.timedelta(seconds=0.5), generations=2)
