@@ -176,7 +176,7 @@ fn describe_windowed(f: &AtomicWindowedBloom) {
 
 /// How far past its target a windowed filter's estimated rate may be
 /// before `info` calls it over: a full window estimates within a few
-/// percent of the target (`tests/window.rs`,
+/// percent of the target (`tests/all/window.rs`,
 /// `the_rate_holds_at_the_worst_point_of_the_cycle`).
 const WINDOW_RATE_SLACK: f64 = 1.25;
 

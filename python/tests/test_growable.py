@@ -181,7 +181,7 @@ class TestLimits:
 
 class TestFiles:
     def sample(self):
-        """The filter of `tests/golden/v2-growable-blocked.abf` (see tests/growable.rs)."""
+        """The filter of `tests/golden/v2-growable-blocked.abf` (see tests/all/growable.rs)."""
         f = GrowableBloomFilter(20, 0.01, tightening_ratio=0.5, seed=11)
         f.add_many(f"growable-{i}" for i in range(200))
         return f

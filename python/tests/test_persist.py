@@ -24,7 +24,7 @@ from atomic_bloom import (
 
 
 def mixed_keys():
-    """The keys of `tests/golden/v1-mixed-keys.abf` (see tests/golden.rs)."""
+    """The keys of `tests/golden/v1-mixed-keys.abf` (see tests/all/golden.rs)."""
     for i in range(100):
         yield f"key-{i}"
         yield (i * 0x9E37_79B9_7F4A_7C15) % 2**64

@@ -6,7 +6,7 @@
 //! bounds a shared filter's bulk inserts. The `_mut` batches here insert
 //! with plain loads and stores, and end with the cells the shared path
 //! would give the same keys, bit for bit and count for count
-//! (`tests/exclusive.rs`).
+//! (`tests/all/exclusive.rs`).
 //!
 //! ## How the work is split
 //!

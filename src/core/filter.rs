@@ -275,7 +275,7 @@ impl<C: Cells, S> Filter<C, S> {
     /// key's probes often collide inside one 64-bit word (`Sectorized` has
     /// two words of `k/2` draws each, and `q` is their mean over the array).
     /// Within 2% up to the
-    /// filter's capacity (`tests/estimates.rs`); far beyond it the estimate
+    /// filter's capacity (`tests/all/estimates.rs`); far beyond it the estimate
     /// grows coarse, and a filter whose every bit is set cannot tell how
     /// many keys it holds (every query answers "present"): `None`.
     ///

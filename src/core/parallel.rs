@@ -6,7 +6,7 @@
 //! filter needs no lock for this: the threads share it through `&self`
 //! exactly as user threads would, with the same guarantees (Memory
 //! ordering). A parallel build therefore ends with the same bits as a
-//! sequential one (`tests/parallel.rs`).
+//! sequential one (`tests/all/parallel.rs`).
 //!
 //! ## Scaling
 //!
@@ -21,7 +21,7 @@
 //! below and above `1 << 63` measured 1.86-2.04x. With the `Blocked` and `Word`
 //! layouts those are the lower and upper half of the array, because the
 //! block or word is the hash scaled to the array (multiply-shift), which
-//! keeps order (`tests/parallel.rs`: `hash_halves_are_array_halves`).
+//! keeps order (`tests/all/parallel.rs`: `hash_halves_are_array_halves`).
 
 use crate::core::batch::{CellOp, CellStage, Insert, Pipeline, Stage};
 use crate::core::builder::Builder;

@@ -29,7 +29,7 @@
 //! one filter's rate differs from its model by the chance of its fill (a
 //! few percent for the small first sub-filters). With one thread, a
 //! million keys from 1000 measured 0.83 p (`Standard`) and 0.70 p
-//! (`Blocked`): `cargo test --release --test growable -- --nocapture rate`.
+//! (`Blocked`): `cargo test --release --test all -- --nocapture growable::rate`.
 //! The margin costs about 3% more bits than sizing for the capacity.
 //!
 //! The price: a query of an absent key probes every sub-filter, and an
@@ -88,11 +88,11 @@
 //! waits at a gate, as growth clones the hasher into the new sub-filter)
 //! while another thread inserts 50 000 keys and finishes: the full
 //! sub-filter of 1000 ends within a key of its limit, 1032, and every key
-//! is found (`tests/growable.rs`, `a_stalled_grower_is_overtaken_at_the_fill_limit`).
+//! is found (`tests/all/growable.rs`, `a_stalled_grower_is_overtaken_at_the_fill_limit`).
 //! Four threads on two cores, five rounds of 350 000 keys from 100: the
 //! largest overfill was 801 keys on a sub-filter of 25 600 (fill limit
 //! 26 400), and the bound read at most 0.44 p
-//! (`cargo test --release --test growable -- --nocapture threads`). Each
+//! (`cargo test --release --test all -- --nocapture growable::threads`). Each
 //! sub-filter's actual count is kept, and
 //! [`false_positive_rate_bound`](crate::AtomicGrowableBloom::false_positive_rate_bound)
 //! evaluates the layout's model at the actual counts.

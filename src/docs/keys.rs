@@ -57,6 +57,6 @@
 //! `insert(&str)` used to hash what `str`'s `Hash` writes (its bytes and a
 //! `0xff` byte). A filter built that way and saved still loads, and its
 //! keys are found through the same encoding: `contains(&Hashed(s))`
-//! (`tests/golden.rs` keeps such files, built in that encoding). The file
+//! (`tests/all/golden.rs` keeps such files, built in that encoding). The file
 //! format, the byte encoding and the integer encoding did not change; only
 //! which calls use the byte encoding did.

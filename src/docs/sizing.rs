@@ -171,6 +171,6 @@
 //! `n / 2^64` (5.4e-14 for a million keys, 5.4e-11 for a billion). A rate
 //! at or below it is refused with [`BuildError::RateBelowHashFloor`](crate::BuildError::RateBelowHashFloor); above
 //! it, filters are sized so that the model's rate plus the floor meets the
-//! target (`tests/errors.rs`: `rates_at_or_below_the_hash_floor_are_refused_with_the_floor`;
+//! target (`tests/all/errors.rs`: `rates_at_or_below_the_hash_floor_are_refused_with_the_floor`;
 //! every rate in (0, 1), down to 1e-300, gets a filter whose model meets it
 //! or a typed error: `every_rate_in_the_open_interval_gets_a_correct_filter_or_a_typed_error`).

@@ -28,7 +28,7 @@
 //!
 //! Probes are drawn with replacement: two probes of one key may hit the
 //! same bit. The models assume exactly that, so the rate they promise is
-//! the rate this code delivers (`tests/false_positive_rate.rs` checks it
+//! the rate this code delivers (`tests/all/false_positive_rate.rs` checks it
 //! for every layout). Double hashing (`h1 + i * h2`, Kirsch and
 //! Mitzenmacher, "Less Hashing, Same Performance", 2006), which `Standard`
 //! uses, is not fed straight into a multiply-shift: its probes form a

@@ -37,7 +37,7 @@
 //! in its block has all that key's bits, with probability `1 - (1 -
 //! 2^-32)^i`; at rates near 1e-9 this term matters. The rate is
 //! `Σ_i P(i) (q_i^8 + (1 - q_i^8)(1 - (1 - 2^-32)^i))`, which
-//! `tests/false_positive_rate.rs` checks against measured rates.
+//! `tests/all/false_positive_rate.rs` checks against measured rates.
 
 #[cfg(test)]
 use super::Placement;

@@ -15,7 +15,7 @@
 //! `bytemuck::try_zeroed_slice_box` asks the allocator for zeroed memory
 //! (`calloc`), which for a large array maps fresh zero pages without writing
 //! them: creating a 10 GiB filter takes microseconds and touches no page until
-//! a key lands there (`tests/memory.rs`). It reports failure as an error
+//! a key lands there (`tests/all/memory.rs`). It reports failure as an error
 //! instead of aborting the process, so an absurd size is a typed error for
 //! the caller. No `unsafe` code of ours is involved.
 //!

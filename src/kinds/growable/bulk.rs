@@ -6,7 +6,7 @@
 //! or inserted `GROWABLE_PREFETCH_DISTANCE` keys later, by the per-key
 //! call without its own prefetch, which reads the chain when the key's
 //! turn comes. Results are therefore exactly those of the per-key calls in
-//! the same order (`tests/growable.rs`: `batches_do_what_per_key_calls_would`),
+//! the same order (`tests/all/growable.rs`: `batches_do_what_per_key_calls_would`),
 //! and a batch racing growth keeps their guarantees (memory ordering, G11
 //! and G12; `racing_batches_lose_no_key`). An insert that fails (a limit,
 //! the allocator) stops its batch: the keys before it are in, it and the

@@ -156,7 +156,7 @@ impl<T> Chain<T> {
         // ORDERING: none needed: `&mut self` means no other thread holds
         // the chain, and whatever gave this thread that access (a move, a
         // join) ordered every write before it. Exercised by
-        // `tests/exclusive.rs`: `growable_batches_through_mut_match_per_key_inserts`.
+        // `tests/all/exclusive.rs`: `growable_batches_through_mut_match_per_key_inserts`.
         let newest = self.newest.load(Ordering::Relaxed);
         // SAFETY: `newest` is non-null, from `Box::into_raw` and
         // initialised, as in `node_ref`. `&mut self` borrows the chain

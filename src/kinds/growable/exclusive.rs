@@ -4,7 +4,7 @@
 //! inserts into the newest sub-filter with the plain filter's exclusive
 //! build (`core/exclusive.rs`): plain writes, no locked instruction. It
 //! ends where the per-key inserts in the same order end, sub-filter for
-//! sub-filter and count for count (`tests/exclusive.rs`), because it
+//! sub-filter and count for count (`tests/all/exclusive.rs`), because it
 //! keeps their rule for each key:
 //!
 //! - a key an older sub-filter holds is not new, and is not inserted;

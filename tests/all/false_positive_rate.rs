@@ -11,7 +11,7 @@
 //! down to 1e-5 (two billion queries) is `fpr_full_grid`, run with
 //! `cargo test --release --test false_positive_rate -- --ignored`.
 
-mod common;
+use crate::common;
 
 use atomic_bloom::{AtomicBloom, Layout};
 

@@ -2,10 +2,10 @@
 //! round-trips through every reader with its counts, each kind of damage
 //! the version adds has its own error, and the two kinds never read as
 //! each other. (What both kinds share, the frame, checksum and hasher
-//! checks, is `tests/persist.rs`; a million mutated counting files are in
+//! checks, is `tests/all/persist.rs`; a million mutated counting files are in
 //! `tests/hostile_input.rs`.)
 
-mod common;
+use crate::common;
 
 use atomic_bloom::{
     AtomicBloom, AtomicCountingBloom, FilterKind, Layout, MAGIC, ReadError, WyBuildHasher,

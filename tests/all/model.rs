@@ -1,7 +1,7 @@
 //! Property tests against a `HashSet` model: whatever keys go in, the filter
 //! behaves as a set with one-sided error.
 
-mod common;
+use crate::common;
 
 use atomic_bloom::{AtomicBloom, IncompatibleError, Layout};
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
 //! The file format: round trips through every path, a distinct error for
 //! each kind of bad input, atomic saves, and writes racing inserts.
 
-mod common;
+use crate::common;
 
 use atomic_bloom::{
     AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, FORMAT_VERSION, FilterKind, Layout,
@@ -150,7 +150,7 @@ fn each_kind_of_damage_has_its_own_error() {
         ReadError::FingerprintMismatch { .. }
     ));
     // Plain filters are written in version 1, the newest this build reads
-    // being 2 (counting filters: `tests/persist_counting.rs`).
+    // being 2 (counting filters: `tests/all/persist_counting.rs`).
     assert_eq!(u16::from_le_bytes([good[8], good[9]]), 1);
     assert_eq!(FORMAT_VERSION, 2);
     assert!(matches!(

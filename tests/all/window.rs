@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-#[allow(dead_code)]
-mod common;
+use crate::common;
 
 /// A window of the last `n` keys keeps each of them, and has forgotten a
 /// key once `n * g / (g - 1)` more have come.

@@ -1,6 +1,5 @@
 //! Batch and parallel operations give exactly the results and bits of
 //! per-key, single-threaded calls.
-#![cfg(feature = "rayon")]
 
 use atomic_bloom::{AtomicBloom, Layout};
 

@@ -1,7 +1,7 @@
 //! The growable filter: its parameters, how it grows, its batches, its
 //! rate bound, threads racing its growth, and its file format.
 
-mod common;
+use crate::common;
 
 use atomic_bloom::{
     AtomicBloom, AtomicGrowableBloom, BuildError, FilterKind, GrowthError, Layout, MAX_SUB_FILTERS,
