@@ -135,6 +135,11 @@ pub mod fault {
         /// A windowed filter's rotation retires the generation after the
         /// oldest: a live generation is cleared under a query.
         WindowRetireOffByOne,
+        /// A windowed filter reads its epoch `Relaxed` instead of
+        /// `Acquire`: a time window's check can see a new generation's
+        /// number with its slot's previous start, and rotate a generation
+        /// that has just begun.
+        WindowEpochRelaxed,
     }
 
     std::thread_local! {

@@ -135,6 +135,11 @@ pub const COUNTING_B: u64 = 29;
 /// (`tests/keys.rs` checks it).
 pub const COUNTING_SHARES_ONE_OF_A: u64 = 185;
 
+/// A key of [`counting_filter`] whose two counters (131 and 138) lie in
+/// one word, word 8: one compare-and-swap updates both (`tests/keys.rs`
+/// checks it).
+pub const COUNTING_ONE_WORD: u64 = 27;
+
 /// The counting models' filter: 512 counters, `Blocked`, `k = 2`.
 pub fn counting_filter() -> AtomicCountingBloom {
     let sizing = Sizing::for_bits(Layout::Blocked, 512, 2).expect("a tiny sizing");

@@ -8,8 +8,8 @@ use atomic_bloom::fault::Fault;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering};
 use loom_tests::{
-    COUNTING_A as A, COUNTING_B as B, COUNTING_SHARES_ONE_OF_A as P, counting_filter as filter,
-    explore, model, race, with_fault,
+    COUNTING_A as A, COUNTING_B as B, COUNTING_ONE_WORD as W, COUNTING_SHARES_ONE_OF_A as P,
+    counting_filter as filter, explore, model, race, with_fault,
 };
 
 /// `filter` after `inserts` on one thread.
@@ -98,6 +98,36 @@ fn racing_inserts_of_a_new_key_report_it_new_at_least_once() {
         assert_eq!(f.count_of_hash(A), 2);
         (theirs, mine)
     });
+}
+
+/// Two inserts of a new key whose counters share one word race (C6): one
+/// compare-and-swap updates both counters, so the word's order has one
+/// first update, which sees them at zero: exactly one insert reports the
+/// key new, either one, and both counts land. Unlike the model above this
+/// needs no exploration artefact: each side is one update of one word.
+fn racing_inserts_of_a_one_word_key() {
+    explore(&[(false, true), (true, false)], || {
+        let (f, theirs, mine) = race(filter(), |f| f.insert_hash(W), |f| f.insert_hash(W));
+        assert!(
+            theirs != mine,
+            "racing inserts of a new key did not report it new exactly once: {theirs}, {mine}"
+        );
+        assert_eq!(f.count_of_hash(W), 2);
+        (theirs, mine)
+    });
+}
+
+#[test]
+fn racing_inserts_of_a_one_word_key_report_it_new_exactly_once() {
+    racing_inserts_of_a_one_word_key();
+}
+
+/// Negative control: a counter update split into a load and a write lets
+/// both inserts see the counters at zero and both report the key new.
+#[test]
+#[should_panic(expected = "did not report it new exactly once")]
+fn split_counter_updates_report_a_new_key_new_twice() {
+    with_fault(Fault::SplitCounterUpdate, racing_inserts_of_a_one_word_key);
 }
 
 /// Two inserts race on a key whose counters stand at 14: the counters end

@@ -4,9 +4,9 @@
 
 use atomic_bloom::{AtomicBloom, Layout, WyBuildHasher};
 use loom_tests::{
-    CASES, COUNTING_A, COUNTING_B, COUNTING_SHARES_ONE_OF_A, GROWABLE_A, GROWABLE_B, GROWABLE_C,
-    GROWABLE_FULL, counting_filter, growable_filter, roomy_growable_filter, sub_filters_allocated,
-    words,
+    CASES, COUNTING_A, COUNTING_B, COUNTING_ONE_WORD, COUNTING_SHARES_ONE_OF_A, GROWABLE_A,
+    GROWABLE_B, GROWABLE_C, GROWABLE_FULL, counting_filter, growable_filter, roomy_growable_filter,
+    sub_filters_allocated, words,
 };
 
 fn nonzero_words(v: &[u64]) -> Vec<usize> {
@@ -158,4 +158,11 @@ fn growable_filter_grows_after_its_first_key_and_counts_allocations() {
     // One 64-byte line per sub-filter: a limit of 64 bytes stops growth.
     let limited = growable_filter(Some(64));
     assert!(limited.insert_hash(GROWABLE_A).is_err());
+}
+
+#[test]
+fn the_one_word_counting_key_has_both_counters_in_one_word() {
+    let found = counters(COUNTING_ONE_WORD);
+    assert_eq!(found, [131, 138]);
+    assert_eq!(found[0] / 16, found[1] / 16, "{found:?}");
 }

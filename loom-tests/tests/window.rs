@@ -4,10 +4,11 @@
 #![cfg(loom)]
 
 use atomic_bloom::fault::Fault;
-use atomic_bloom::{AtomicWindowedBloom, Layout};
+use atomic_bloom::{AtomicWindowedBloom, Layout, ManualClock, Window};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering::Acquire, Ordering::Release};
 use loom_tests::{explore, model, race, with_fault};
+use std::time::Duration;
 
 /// Keys of the models: any two hashes (the window's generations are
 /// one-word `Word` filters, so every key shares the word with the others).
@@ -155,4 +156,59 @@ fn a_query_racing_a_retirement_finds_the_live_keys() {
 #[should_panic(expected = "a key still in its window was missed")]
 fn retiring_the_wrong_generation_loses_a_live_key() {
     with_fault(Fault::WindowRetireOffByOne, query_racing_retirement);
+}
+
+/// A time window of two one-minute generations on a manual clock, after
+/// two rotations at one and two minutes: epoch 2, its generation begun
+/// at two minutes and not due; generation 1's slot still records its
+/// start, one minute, until the next rotation retires it.
+fn time_window_at_two_minutes() -> AtomicWindowedBloom {
+    let clock = std::sync::Arc::new(ManualClock::new());
+    let f = AtomicWindowedBloom::builder(8, 0.5)
+        .window(Window::Duration(Duration::from_secs(60)))
+        .generations(2)
+        .layout(Layout::Word)
+        .clock(clock.clone())
+        .build()
+        .expect("a tiny window");
+    for _ in 0..2 {
+        clock.advance(Duration::from_secs(60));
+        assert!(f.rotate());
+    }
+    f
+}
+
+/// W5: a time window's check of its current generation's start (every
+/// query and insert makes it) racing two rotations, which retire the
+/// generation whose slot the second reuses: the check sees the new epoch
+/// only with the slot's new state, never the start its slot recorded in
+/// its previous life, so no generation that has just begun is rotated by
+/// time. The clock stands still: exactly the two explicit rotations.
+fn time_check_racing_rotations() {
+    model(|| {
+        let (f, _, ()) = race(
+            time_window_at_two_minutes(),
+            |f| f.contains_hash(X),
+            |f| {
+                f.rotate();
+                f.rotate();
+            },
+        );
+        assert_eq!(
+            f.rotations(),
+            4,
+            "a generation that had just begun was rotated by time"
+        );
+    });
+}
+
+#[test]
+fn a_time_check_racing_a_rotation_keeps_the_new_generation() {
+    time_check_racing_rotations();
+}
+
+#[test]
+#[should_panic(expected = "a generation that had just begun was rotated by time")]
+fn a_relaxed_epoch_read_rotates_a_generation_that_has_just_begun() {
+    with_fault(Fault::WindowEpochRelaxed, time_check_racing_rotations);
 }

@@ -31,17 +31,20 @@ __all__ = [
     "CountingBloomFilter",
     "GrowableBloomFilter",
     "WindowedBloomFilter",
+    "ParquetBloomFilter",
     "CorruptFilterError",
     "FilterFullError",
     "IncompatibleFilterError",
     "key_hash",
     "load",
     "FORMAT_VERSION",
+    "__version__",
 ]
 
 FORMAT_VERSION: int
-__version__: str
 """The newest file-format version this build writes and reads."""
+__version__: str
+"""The package's version."""
 
 class CorruptFilterError(ValueError):
     """The bytes or file are not a valid saved filter of the class reading them."""

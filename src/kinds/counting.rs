@@ -673,7 +673,11 @@ mod parallel {
             let tasks = KeyTasks::split(hashes, rayon::current_num_threads());
             tasks
                 .par_iter()
-                .map(|task| self.batch_count(RemoveChecked, task.iter().copied()))
+                .map(|task| {
+                    #[cfg(all(test, not(loom)))]
+                    super::bulk_tests::log_task(task);
+                    self.batch_count(RemoveChecked, task.iter().copied())
+                })
                 .sum()
         }
     }
@@ -745,7 +749,7 @@ mod bulk_tests {
     use crate::hints::recorded_prefetches;
     use crate::layout::Layout;
     use crate::layout::with_sized_probe;
-    use std::collections::BTreeSet;
+    use std::collections::{BTreeMap, BTreeSet};
     use std::hash::BuildHasher;
 
     /// For every layout, the lines a counting batch prefetches for a key
@@ -891,6 +895,50 @@ mod bulk_tests {
             expected.sort_unstable();
             assert_eq!(all, expected, "{threads} threads: a hash lost or repeated");
         }
+    }
+
+    /// The hashes each task of a `par_remove_checked` call checked and
+    /// removed, for the test below (other tests' tasks too: it looks only
+    /// at its own hashes).
+    #[cfg(feature = "rayon")]
+    static TASKS: std::sync::Mutex<Vec<Vec<u64>>> = std::sync::Mutex::new(Vec::new());
+
+    #[cfg(feature = "rayon")]
+    pub(super) fn log_task(task: &[u64]) {
+        TASKS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(task.to_vec());
+    }
+
+    /// `par_remove_checked` itself hands every occurrence of a key to one
+    /// task, as `KeyTasks` splits them: decided from the tasks it ran, not
+    /// from whether two copies happened to race.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn par_remove_checked_runs_every_copy_of_a_key_in_one_task() {
+        // Hashes no other test uses: keys past 2^40, each listed 3 times.
+        let keys: Vec<u64> = (0..20_000u64).map(|i| (1 << 40) + i).collect();
+        let f = AtomicCountingBloom::new(100_000, 0.01).unwrap();
+        f.insert_batch(keys.iter());
+        let listed: Vec<u64> = (0..3).flat_map(|_| keys.iter().copied()).collect();
+        assert_eq!(f.par_remove_checked(&listed), keys.len());
+        let ours: BTreeSet<u64> = keys.iter().map(|k| f.hash(k)).collect();
+        let mut task_of = BTreeMap::new();
+        for (t, task) in TASKS.lock().unwrap().iter().enumerate() {
+            for h in task.iter().filter(|h| ours.contains(h)) {
+                let first = *task_of.entry(*h).or_insert(t);
+                assert_eq!(
+                    first, t,
+                    "copies of hash {h:x} ran in tasks {first} and {t}"
+                );
+            }
+        }
+        assert_eq!(
+            task_of.len(),
+            ours.len(),
+            "a key's removal ran in no logged task"
+        );
     }
 
     /// Checked removes, batched or parallel, remove a key as often as it is
