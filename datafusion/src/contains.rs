@@ -170,8 +170,21 @@ fn filter_name(len: usize, sum: u64) -> String {
 
 /// The filter saved in `bytes`, or an error that names the function.
 fn read_filter(bytes: &[u8]) -> Result<AtomicBloom> {
-    AtomicBloom::from_bytes(bytes)
-        .map_err(|e| DataFusionError::Execution(format!("bloom_contains: not a saved filter: {e}")))
+    AtomicBloom::from_bytes(bytes).map_err(|e| {
+        DataFusionError::Execution(match e {
+            // A filter read from Parquet: its keys' hashes follow Parquet's
+            // plain encoding of each physical type, which this function's
+            // hashing of Arrow values does not; refused, never answered
+            // with the wrong hasher.
+            atomic_bloom::ReadError::HasherMismatch {
+                written: atomic_bloom::HasherId::Parquet,
+                ..
+            } => "bloom_contains: the filter hashes keys as Parquet does (it was read from a \
+                  Parquet file); bloom_contains takes filters built with the default hasher"
+                .to_string(),
+            e => format!("bloom_contains: not a saved filter: {e}"),
+        })
+    })
 }
 
 impl BloomContains {

@@ -361,6 +361,12 @@ fn filters_read_from_parquet_answer_with_parquets_hash_everywhere() {
         "the CLI missed a name: {}",
         String::from_utf8_lossy(&query.stderr)
     );
+    // bloom_contains refuses it rather than ask it with its own hashing.
+    let bytes = std::fs::read(&saved).unwrap();
+    let err = atomic_bloom_datafusion::bloom_contains_saved(&bytes, datafusion::prelude::col("k"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("hashes keys as Parquet does"), "{err}");
     let info = std::process::Command::new(cli())
         .arg("info")
         .arg(&saved)

@@ -126,7 +126,10 @@ pub fn run(args: Args) -> Result<()> {
         |buf, i| atomic_bloom::Bytes(url(buf, page(i, distinct)).as_bytes().to_vec()),
     ));
     let bulk_secs = start.elapsed().as_secs_f64();
-    anyhow::ensure!(bulk == filter, "the bulk build's bits differ from the shared build's");
+    anyhow::ensure!(
+        bulk == filter,
+        "the bulk build's bits differ from the shared build's"
+    );
 
     // False positives: URLs of pages no request named.
     let mut buf = String::new();

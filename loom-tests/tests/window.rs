@@ -1,4 +1,4 @@
-//! The windowed filter's ring (`src/kinds/window/ring.rs`): W1-W4 of
+//! The windowed filter's ring (`src/kinds/window/ring.rs`): W1-W5 of
 //! `docs::memory_ordering`, each with a negative control that injects a
 //! fault into the real code and must fail.
 #![cfg(loom)]
