@@ -109,14 +109,33 @@
 //! blocks). Those fix
 //! the input's length and so where the checksum is. It then checks that
 //! the input holds exactly the bytes `m` implies, and only then allocates.
-//! A forged `m` therefore costs nothing: from a byte slice or a file the
-//! reader never allocates more than the input's length (plus alignment
-//! padding); from a generic [`Read`](std::io::Read) it first buffers what the stream
-//! actually supplies, growing as bytes arrive (at most twice what was
-//! sent, and as an error, never an abort, if the allocator refuses), then
-//! builds the filter from the buffer. `tests/hostile_input.rs` caps the
-//! process's allocations to prove both bounds on a million mutated and
-//! forged inputs, and `tests/out_of_memory.rs` that a refusal is an error.
+//! A forged `m` therefore costs nothing: what a reader allocates is
+//! bounded by the input's length, never by what a header claims. The
+//! bounds, beyond the input itself where the caller holds it:
+//!
+//! - a plain or counting filter, from a byte slice or a file: the filter,
+//!   at most the input's length (plus alignment padding); a file's body is
+//!   read straight into it;
+//! - a growable filter from a byte slice: its sub-filters, at most the
+//!   input's length, plus up to 36 KiB of bookkeeping (the chain's nodes,
+//!   the sizing of up to 64 sub-filters); a windowed filter: its
+//!   generations and the spare, at most 1.5 times the input (a file holds
+//!   at least two generations), plus up to 70 KiB (up to 65 slots);
+//! - a growable or windowed filter from a file (`load`): the file's bytes
+//!   in one buffer of exactly its length, read only as far as the frame
+//!   declares (a file followed by a gigabyte of zeros is refused having
+//!   read one byte past the frame), then the filter as from a slice: at
+//!   most twice the file (growable) or 2.5 times (windowed), plus the same
+//!   bookkeeping;
+//! - from a generic [`Read`](std::io::Read): what the stream actually
+//!   supplies, buffered as bytes arrive (at most twice what was sent, and
+//!   as an error, never an abort, if the allocator refuses), then the
+//!   filter from the buffer.
+//!
+//! `tests/hostile_input.rs` caps the process's allocations to prove the
+//! slice and stream bounds on a million mutated and forged inputs,
+//! `tests/load_memory.rs` the file bounds, and `tests/out_of_memory.rs`
+//! that a refusal is an error.
 //!
 //! Everything else the header says (`k`, hasher id, seed, fingerprint,
 //! reserved bytes, and whether the kind is the reader's) is

@@ -13,8 +13,8 @@
 //! costs at most its own length.
 
 use super::{
-    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, Summed, V2_HEADER_LEN, atomic_write,
-    check_hasher, check_num_bits, check_sum, f64_le, read_growing, truncated, u32_le, u64_le,
+    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, Source, Summed, V2_HEADER_LEN,
+    atomic_write, check_hasher, check_num_bits, check_sum, f64_le, truncated, u32_le, u64_le,
     v2_head, written_bytes,
 };
 use crate::core::filter::FINGERPRINT_KEY;
@@ -24,7 +24,6 @@ use crate::kinds::growable::{AtomicGrowableBloom, Config, MAX_SUB_FILTERS, SubFi
 use crate::layout::Placement;
 use crate::sizing::Sizing;
 use crate::storage::bit_array::BitArray;
-use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -205,13 +204,13 @@ impl<S: BuildHasher + Clone + 'static> AtomicGrowableBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from_with_hasher(input: impl Read, hasher: S) -> Result<Self, ReadError> {
-        Self::from_bytes_with_hasher(&read_framed(input)?, hasher)
+        Self::from_bytes_with_hasher(&read_framed(Source::stream(input))?, hasher)
     }
 
     /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
     /// file, read as [`load`](AtomicGrowableBloom::load) reads.
     pub fn load_with_hasher(path: impl AsRef<Path>, hasher: S) -> Result<Self, ReadError> {
-        Self::read_from_with_hasher(File::open(path)?, hasher)
+        Self::from_bytes_with_hasher(&read_framed(Source::file(path.as_ref())?)?, hasher)
     }
 }
 
@@ -247,14 +246,14 @@ impl AtomicGrowableBloom {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from(input: impl Read) -> Result<Self, ReadError> {
-        Self::from_bytes(&read_framed(input)?)
+        Self::from_bytes(&read_framed(Source::stream(input))?)
     }
 
     /// Loads a growable filter file written with the default hasher (read
     /// as [`read_from`](Self::read_from) reads, then decoded as
     /// [`from_bytes`](Self::from_bytes)).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        Self::read_from(File::open(path)?)
+        Self::from_bytes(&read_framed(Source::file(path.as_ref())?)?)
     }
 }
 
@@ -264,16 +263,16 @@ impl AtomicGrowableBloom {
 /// buffered only as they arrive, so a forged frame costs at most what the
 /// input holds; an input that ends early, or runs on, is left for
 /// [`frame`] to name (`Truncated`, `TrailingBytes`).
-fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
+fn read_framed(mut input: Source<impl Read>) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::new();
-    read_growing(&mut input, &mut bytes, FIRST_RECORD as u64)?;
+    input.append(&mut bytes, FIRST_RECORD as u64)?;
     let Ok((placement, count)) = head(&bytes, FilterKind::Growable) else {
         // Not a growable frame: `frame` says why, from what was read.
         return Ok(bytes);
     };
     for _ in 0..count {
         let at = bytes.len();
-        read_growing(&mut input, &mut bytes, RECORD_LEN as u64)?;
+        input.append(&mut bytes, RECORD_LEN as u64)?;
         let Some(record) = bytes.get(at..at + RECORD_LEN) else {
             return Ok(bytes);
         };
@@ -282,12 +281,12 @@ fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
             return Ok(bytes);
         }
         let body_start = bytes.len();
-        read_growing(&mut input, &mut bytes, num_bits / 8)?;
+        input.append(&mut bytes, num_bits / 8)?;
         if ((bytes.len() - body_start) as u64) < num_bits / 8 {
             return Ok(bytes);
         }
     }
-    read_growing(&mut input, &mut bytes, CHECKSUM_LEN as u64 + 1)?;
+    input.append(&mut bytes, CHECKSUM_LEN as u64 + 1)?;
     Ok(bytes)
 }
 

@@ -770,6 +770,53 @@ fn read_stream<F: Stored<S>, S: BuildHasher + 'static>(
     decode(&bytes, hasher)
 }
 
+/// What a growable or windowed reader reads its whole input from: a stream,
+/// or a regular file, whose length is known. From a file, the buffer is
+/// reserved at the size each step reads (what the frame declares, never
+/// more than the file has left) instead of grown by doubling as bytes
+/// arrive, so it ends exactly as long as the bytes it holds.
+pub(crate) struct Source<R> {
+    input: R,
+    /// Bytes a regular file has left; `None` for a stream.
+    left: Option<u64>,
+}
+
+impl<R: Read> Source<R> {
+    /// A stream, read as bytes arrive.
+    pub(crate) fn stream(input: R) -> Source<R> {
+        Source { input, left: None }
+    }
+
+    /// Appends to `bytes` what the input holds, up to `limit` bytes.
+    pub(crate) fn append(&mut self, bytes: &mut Vec<u8>, limit: u64) -> Result<(), ReadError> {
+        if let Some(left) = self.left {
+            let exact = usize::try_from(limit.min(left)).unwrap_or(usize::MAX);
+            bytes
+                .try_reserve_exact(exact)
+                .map_err(|_| ReadError::BufferAllocationFailed {
+                    bytes: (bytes.len() as u64).saturating_add(exact as u64),
+                })?;
+        }
+        let before = bytes.len();
+        read_growing(&mut self.input, bytes, limit)?;
+        if let Some(left) = &mut self.left {
+            *left = left.saturating_sub((bytes.len() - before) as u64);
+        }
+        Ok(())
+    }
+}
+
+impl Source<File> {
+    /// The file at `path`: a regular file by its length, anything else (a
+    /// FIFO, `/dev/stdin`) as a stream.
+    pub(crate) fn file(path: &Path) -> Result<Source<File>, ReadError> {
+        let input = File::open(path)?;
+        let metadata = input.metadata()?;
+        let left = metadata.is_file().then(|| metadata.len());
+        Ok(Source { input, left })
+    }
+}
+
 /// Appends to `bytes` what `input` holds, up to `limit` bytes, growing the
 /// buffer only as bytes arrive (never by what a header claims, and as an
 /// error, not an abort, if the allocator refuses).

@@ -22,8 +22,8 @@
 //! times its input (`g` is at least 2).
 
 use super::{
-    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, Summed, V2_HEADER_LEN, atomic_write,
-    check_hasher, check_num_bits, check_sum, f64_le, read_growing, truncated, u32_le, u64_le,
+    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, Source, Summed, V2_HEADER_LEN,
+    atomic_write, check_hasher, check_num_bits, check_sum, f64_le, truncated, u32_le, u64_le,
     v2_head, written_bytes,
 };
 use crate::core::filter::FINGERPRINT_KEY;
@@ -37,7 +37,6 @@ use crate::layout::Placement;
 use crate::sizing::Sizing;
 use crate::storage::bit_array::BitArray;
 use crate::sync::Ordering::Relaxed;
-use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -258,13 +257,13 @@ impl AtomicWindowedBloom {
     /// buffering the input as it arrives (never by what a header claims),
     /// then decodes it as [`from_bytes`](Self::from_bytes) does.
     pub fn read_from(input: impl Read) -> Result<Self, ReadError> {
-        Self::from_bytes(&read_framed(input)?)
+        Self::from_bytes(&read_framed(Source::stream(input))?)
     }
 
     /// Loads a windowed filter file written with the default hasher (read
     /// as [`read_from`](Self::read_from) reads).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        Self::read_from(File::open(path)?)
+        Self::from_bytes(&read_framed(Source::file(path.as_ref())?)?)
     }
 
     /// As [`load`](Self::load), the window's time read from `clock`
@@ -274,7 +273,7 @@ impl AtomicWindowedBloom {
         clock: Arc<dyn Clock>,
     ) -> Result<Self, ReadError> {
         decode(
-            &read_framed(File::open(path)?)?,
+            &read_framed(Source::file(path.as_ref())?)?,
             HasherId::wyhash,
             Some(clock),
         )
@@ -320,11 +319,11 @@ fn frame(bytes: &[u8], reading: FilterKind) -> Result<u64, ReadError> {
 /// trailing data from a clean end. Bytes are buffered only as they
 /// arrive; an input that is not a windowed frame, ends early or runs on is
 /// left for [`frame`] to name.
-fn read_framed(mut input: impl Read) -> Result<Vec<u8>, ReadError> {
+fn read_framed(mut input: Source<impl Read>) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::new();
-    read_growing(&mut input, &mut bytes, FIRST_RECORD as u64)?;
+    input.append(&mut bytes, FIRST_RECORD as u64)?;
     if let Ok(len) = frame(&bytes, FilterKind::Windowed) {
-        read_growing(&mut input, &mut bytes, len - FIRST_RECORD as u64 + 1)?;
+        input.append(&mut bytes, len - FIRST_RECORD as u64 + 1)?;
     }
     Ok(bytes)
 }
