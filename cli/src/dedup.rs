@@ -193,7 +193,7 @@ impl Dedup {
                     "--state {} holds {written}, not the window dedup keeps",
                     path.display()
                 ),
-                Err(e) => return Err(e).with_context(|| format!("cannot load {}", path.display())),
+                Err(e) => return Err(crate::filter_file::load_error(path, e)),
             };
             self.check_state(path, &filter)?;
             filter.set_when_full(args.when_full.into());

@@ -4,10 +4,10 @@
 //! may come from stdin (`-`).
 
 use crate::keys::{Inputs, is_stdio};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use atomic_bloom::{
     AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Cells, FilterKind,
-    GrowthError, ParquetHasher, SavedFilter,
+    GrowthError, ParquetHasher, ReadError, SavedFilter,
 };
 use rayon::prelude::*;
 use std::io::{self, Write};
@@ -47,16 +47,29 @@ pub enum Filter {
     Windowed(Box<AtomicWindowedBloom>),
 }
 
+/// Why the filter file at `path` could not be loaded, naming it once (the
+/// library's error for a file names it too) with the reason after it.
+pub fn load_error(path: &Path, error: ReadError) -> anyhow::Error {
+    match error {
+        ReadError::File { source, .. } => {
+            anyhow::Error::new(source).context(format!("cannot load {}", name(path)))
+        }
+        other => anyhow::Error::new(other).context(format!("cannot load {}", name(path))),
+    }
+}
+
 impl Filter {
     /// Loads a file of any kind (a FIFO or `<(...)` too; `-` reads stdin),
     /// naming the file in the error.
     pub fn load(path: &Path) -> Result<Filter> {
-        let saved = if is_stdio(path) {
+        let saved = match if is_stdio(path) {
             SavedFilter::read_from(io::stdin().lock())
         } else {
             SavedFilter::load(path)
-        }
-        .with_context(|| format!("cannot load {}", name(path)))?;
+        } {
+            Ok(saved) => saved,
+            Err(e) => return Err(load_error(path, e)),
+        };
         Ok(match saved {
             SavedFilter::Counting(filter) => Filter::Counting(filter),
             SavedFilter::Growable(filter) => Filter::Growable(filter),

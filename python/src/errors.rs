@@ -5,7 +5,7 @@
 //! | `BuildError` (bad parameters), `ParseLayoutError` | `ValueError` |
 //! | `BuildError::AllocationFailed` | `MemoryError` |
 //! | `ReadError::BufferAllocationFailed` | `MemoryError` |
-//! | `ReadError::Io`, a failed save | `OSError` as `open()` raises it: the subclass its errno picks (e.g. `FileNotFoundError`), with `errno`, `strerror` and `filename` set |
+//! | `ReadError::Io` and `ReadError::File`, a failed save | `OSError` as `open()` raises it: the subclass its errno picks (e.g. `FileNotFoundError`), with `errno`, `strerror` and `filename` set |
 //! | any other `ReadError`: the bytes are not a valid filter | `CorruptFilterError`, a `ValueError` |
 //! | `ReadError::WrongKind` | `CorruptFilterError`, naming the class that reads the file |
 //! | `IncompatibleError` | `IncompatibleFilterError`, a `ValueError` |
@@ -68,7 +68,7 @@ pub fn build_error(err: BuildError) -> PyErr {
 /// `OSError` for I/O, `CorruptFilterError` for everything the bytes got wrong.
 pub fn read_error(err: ReadError) -> PyErr {
     match err {
-        ReadError::Io(io) => io.into(),
+        ReadError::Io(io) | ReadError::File { source: io, .. } => io.into(),
         ReadError::AllocationFailed(err) => build_error(err),
         err @ ReadError::BufferAllocationFailed { .. } => PyMemoryError::new_err(err.to_string()),
         ReadError::WrongKind { written, reading } => CorruptFilterError::new_err(format!(
@@ -108,7 +108,7 @@ fn os_error(py: Python<'_>, errno: i32, path: &Path) -> PyResult<PyErr> {
 /// the file ([`file_error`]).
 pub fn read_file_error(py: Python<'_>, err: ReadError, path: &Path) -> PyErr {
     match err {
-        ReadError::Io(io) => file_error(py, io, path),
+        ReadError::Io(io) | ReadError::File { source: io, .. } => file_error(py, io, path),
         err => read_error(err),
     }
 }

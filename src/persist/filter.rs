@@ -160,7 +160,8 @@ impl<C: Cells, S: BuildHasher + 'static> Filter<C, S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load_with_hasher(path: impl AsRef<Path>, hasher: S) -> Result<Self, ReadError> {
-        load_file(path.as_ref(), |_| Ok(hasher))
+        let path = path.as_ref();
+        load_file(path, |_| Ok(hasher)).map_err(|e| e.in_file(path))
     }
 }
 
@@ -206,11 +207,14 @@ impl<C: Cells> Filter<C, WyBuildHasher> {
     /// f.insert("k");
     /// f.save(&path)?;
     /// assert_eq!(AtomicBloom::load(&path)?, f);
-    /// assert!(matches!(AtomicBloom::load(dir.path().join("missing")), Err(ReadError::Io(_))));
+    /// let missing = AtomicBloom::load(dir.path().join("missing")).unwrap_err();
+    /// assert!(matches!(missing, ReadError::File { .. }));
+    /// assert!(missing.to_string().ends_with("missing")); // the reason is its source
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        load_file(path.as_ref(), Header::wyhash)
+        let path = path.as_ref();
+        load_file(path, Header::wyhash).map_err(|e| e.in_file(path))
     }
 }
 

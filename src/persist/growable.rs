@@ -210,7 +210,11 @@ impl<S: BuildHasher + Clone + 'static> AtomicGrowableBloom<S> {
     /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
     /// file, read as [`load`](AtomicGrowableBloom::load) reads.
     pub fn load_with_hasher(path: impl AsRef<Path>, hasher: S) -> Result<Self, ReadError> {
-        Self::from_bytes_with_hasher(&read_framed(Source::file(path.as_ref())?)?, hasher)
+        let path = path.as_ref();
+        let bytes = Source::file(path)
+            .and_then(read_framed)
+            .map_err(|e| e.in_file(path))?;
+        Self::from_bytes_with_hasher(&bytes, hasher)
     }
 }
 
@@ -253,7 +257,11 @@ impl AtomicGrowableBloom {
     /// as [`read_from`](Self::read_from) reads, then decoded as
     /// [`from_bytes`](Self::from_bytes)).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        Self::from_bytes(&read_framed(Source::file(path.as_ref())?)?)
+        let path = path.as_ref();
+        let bytes = Source::file(path)
+            .and_then(read_framed)
+            .map_err(|e| e.in_file(path))?;
+        Self::from_bytes(&bytes)
     }
 }
 

@@ -30,7 +30,7 @@ use std::any::Any;
 use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -71,6 +71,17 @@ pub enum ReadError {
     /// Reading the input failed (the I/O error is the [`source`](std::error::Error::source)).
     #[error("cannot read the filter")]
     Io(#[from] io::Error),
+    /// Opening or reading the file at `path` failed (`load`); the I/O
+    /// error is the [`source`](std::error::Error::source), its reason
+    /// printed where the chain is (`{:#}` with anyhow), not repeated here.
+    #[error("cannot read the filter file {}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: io::Error,
+    },
     /// The input does not start with [`MAGIC`]: it is not a filter file.
     #[error("not an atomic-bloom filter (bad magic bytes)")]
     BadMagic,
@@ -306,6 +317,20 @@ impl std::fmt::Display for FilterKind {
             FilterKind::Growable => "a growable Bloom filter",
             FilterKind::Windowed => "a windowed Bloom filter",
         })
+    }
+}
+
+impl ReadError {
+    /// This error as a reader of the file at `path` reports it: an I/O
+    /// error names the file.
+    pub(crate) fn in_file(self, path: &Path) -> ReadError {
+        match self {
+            ReadError::Io(source) => ReadError::File {
+                path: path.to_path_buf(),
+                source,
+            },
+            other => other,
+        }
     }
 }
 

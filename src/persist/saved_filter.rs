@@ -86,6 +86,11 @@ impl SavedFilter {
     /// ([`read_from`](Self::read_from)).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
         let path = path.as_ref();
+        Self::load_file(path).map_err(|e| e.in_file(path))
+    }
+
+    /// [`load`](Self::load), its I/O errors not yet naming the file.
+    fn load_file(path: &Path) -> Result<Self, ReadError> {
         let mut file = File::open(path)?;
         if !file.metadata()?.is_file() {
             return Self::read_from(file);

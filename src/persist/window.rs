@@ -263,7 +263,7 @@ impl AtomicWindowedBloom {
     /// Loads a windowed filter file written with the default hasher (read
     /// as [`read_from`](Self::read_from) reads).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        Self::from_bytes(&read_framed(Source::file(path.as_ref())?)?)
+        Self::from_bytes(&read_file(path.as_ref())?)
     }
 
     /// As [`load`](Self::load), the window's time read from `clock`
@@ -272,11 +272,7 @@ impl AtomicWindowedBloom {
         path: impl AsRef<Path>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, ReadError> {
-        decode(
-            &read_framed(Source::file(path.as_ref())?)?,
-            HasherId::wyhash,
-            Some(clock),
-        )
+        decode(&read_file(path.as_ref())?, HasherId::wyhash, Some(clock))
     }
 }
 
@@ -326,6 +322,13 @@ fn read_framed(mut input: Source<impl Read>) -> Result<Vec<u8>, ReadError> {
         input.append(&mut bytes, len - FIRST_RECORD as u64 + 1)?;
     }
     Ok(bytes)
+}
+
+/// A windowed file's bytes, read at its length; an I/O error names it.
+fn read_file(path: &Path) -> Result<Vec<u8>, ReadError> {
+    Source::file(path)
+        .and_then(read_framed)
+        .map_err(|e| e.in_file(path))
 }
 
 fn invalid(why: String) -> ReadError {

@@ -292,14 +292,18 @@ fn custom_hasher_readers_check_the_hasher_id_and_seed() {
     assert!(err.to_string().contains("*_with_hasher"), "{err}");
 }
 
-/// An I/O error is the `source` of `ReadError::Io`, not repeated in its
-/// message, so a printed chain says it once.
+/// An I/O error is the `source` of the error, not repeated in its message,
+/// so a printed chain says it once; a file's error names the file.
 #[test]
 fn io_errors_are_the_source_not_repeated() {
     use std::error::Error;
     let dir = tempfile::tempdir().unwrap();
     let err = AtomicBloom::load(dir.path()).unwrap_err();
-    assert!(matches!(err, ReadError::Io(_)), "{err}");
+    assert!(matches!(err, ReadError::File { .. }), "{err}");
+    assert!(
+        err.to_string().contains(&dir.path().display().to_string()),
+        "{err}"
+    );
     let source = err
         .source()
         .expect("the I/O error is the source")
@@ -493,7 +497,7 @@ fn a_saved_filter_of_any_kind_reads_back_as_its_kind() {
     ));
     assert!(matches!(
         SavedFilter::load(dir.path().join("missing")),
-        Err(ReadError::Io(_))
+        Err(ReadError::File { .. })
     ));
 }
 
