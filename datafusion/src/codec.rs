@@ -132,9 +132,7 @@ macro_rules! function_methods {
                 return self.$inner.try_encode_udf(node, buf);
             };
             buf.push(VERSION);
-            if let Some(filter) = contains.bound_filter() {
-                filter.write_to(&mut *buf)?;
-            }
+            contains.write_bound(buf)?;
             Ok(())
         }
 

@@ -42,7 +42,7 @@
 //! byte by byte, megabytes of name.
 
 use crate::keys::{check_key_type, for_each_hash};
-use atomic_bloom::AtomicBloom;
+use atomic_bloom::{AtomicBloom, ParquetHasher, SavedFilter};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use datafusion::arrow::buffer::BooleanBuffer;
 use datafusion::arrow::datatypes::DataType;
@@ -58,6 +58,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::logical_expr::{LogicalPlanBuilder, Subquery};
+use std::hash::BuildHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
@@ -71,7 +72,26 @@ pub struct BloomContains {
     /// The filter last read, by its bytes' length and checksum. A lock,
     /// taken once per batch (never per key) to swap the filter a query
     /// reads; the filter itself is lock-free.
-    last: Mutex<Option<(usize, u64, Arc<AtomicBloom>)>>,
+    last: Mutex<Option<(usize, u64, Arc<Saved>)>>,
+}
+
+/// A filter `bloom_contains` reads: built with the default hasher (as
+/// `bloom_build` builds it), or read from a Parquet file, whose keys are
+/// hashed as Parquet hashes them ([`crate::keys`]).
+#[derive(Debug)]
+enum Saved {
+    Default(AtomicBloom),
+    Parquet(AtomicBloom<ParquetHasher>),
+}
+
+impl Saved {
+    /// Which of `keys` (`rows` of them if a scalar) may be in the filter.
+    fn contains(&self, keys: &ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+        match self {
+            Saved::Default(filter) => contains(filter, keys, rows),
+            Saved::Parquet(filter) => contains(filter, keys, rows),
+        }
+    }
 }
 
 /// A filter bound at planning, and what names it: the length and checksum
@@ -80,7 +100,7 @@ pub struct BloomContains {
 struct Bound {
     len: usize,
     sum: u64,
-    filter: Arc<AtomicBloom>,
+    filter: Arc<Saved>,
 }
 
 impl Bound {
@@ -169,22 +189,17 @@ fn filter_name(len: usize, sum: u64) -> String {
 }
 
 /// The filter saved in `bytes`, or an error that names the function.
-fn read_filter(bytes: &[u8]) -> Result<AtomicBloom> {
-    AtomicBloom::from_bytes(bytes).map_err(|e| {
-        DataFusionError::Execution(match e {
-            // A filter read from Parquet: its keys' hashes follow Parquet's
-            // plain encoding of each physical type, which this function's
-            // hashing of Arrow values does not; refused, never answered
-            // with the wrong hasher.
-            atomic_bloom::ReadError::HasherMismatch {
-                written: atomic_bloom::HasherId::Parquet,
-                ..
-            } => "bloom_contains: the filter hashes keys as Parquet does (it was read from a \
-                  Parquet file); bloom_contains takes filters built with the default hasher"
-                .to_string(),
-            e => format!("bloom_contains: not a saved filter: {e}"),
-        })
-    })
+fn read_filter(bytes: &[u8]) -> Result<Saved> {
+    let fail = |why: String| DataFusionError::Execution(format!("bloom_contains: {why}"));
+    match SavedFilter::from_bytes(bytes) {
+        Ok(SavedFilter::Bloom(filter)) => Ok(Saved::Default(filter)),
+        Ok(SavedFilter::Parquet(filter)) => Ok(Saved::Parquet(filter)),
+        Ok(other) => Err(fail(format!(
+            "the filter is {}; bloom_contains takes a plain filter, as bloom_build gives it",
+            other.kind()
+        ))),
+        Err(e) => Err(fail(format!("not a saved filter: {e}"))),
+    }
 }
 
 impl BloomContains {
@@ -201,13 +216,27 @@ impl BloomContains {
         })
     }
 
-    /// The bound filter, if the function has one.
+    /// The bound filter, if the function has one built with the default
+    /// hasher (a filter read from Parquet is bound too, but is not one).
     pub fn bound_filter(&self) -> Option<&AtomicBloom> {
-        self.bound.as_ref().map(|b| &*b.filter)
+        match &*self.bound.as_ref()?.filter {
+            Saved::Default(filter) => Some(filter),
+            Saved::Parquet(_) => None,
+        }
+    }
+
+    /// Appends the bound filter's saved bytes to `buf`, if the function has
+    /// one, whichever its hasher (for the codec).
+    pub(crate) fn write_bound(&self, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        match self.bound.as_ref().map(|b| &*b.filter) {
+            Some(Saved::Default(filter)) => filter.write_to(buf),
+            Some(Saved::Parquet(filter)) => filter.write_to(buf),
+            None => Ok(()),
+        }
     }
 
     /// The filter in `bytes`, read once while the same bytes come again.
-    fn filter(&self, bytes: &[u8]) -> Result<Arc<AtomicBloom>> {
+    fn filter(&self, bytes: &[u8]) -> Result<Arc<Saved>> {
         let key = (bytes.len(), checksum(bytes));
         // A poisoned lock only means a reader panicked: the cache is still
         // a filter or nothing.
@@ -287,7 +316,7 @@ impl ScalarUDFImpl for BloomContains {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         if let Some(bound) = &self.bound {
-            return contains(&bound.filter, &args.args[0], rows);
+            return bound.filter.contains(&args.args[0], rows);
         }
         let bytes = match &args.args[0] {
             ColumnarValue::Scalar(ScalarValue::Struct(filter)) if !filter.is_null(0) => {
@@ -302,7 +331,7 @@ impl ScalarUDFImpl for BloomContains {
             }
         };
         match bytes {
-            Some(bytes) => contains(&*self.filter(bytes)?, &args.args[1], rows),
+            Some(bytes) => self.filter(bytes)?.contains(&args.args[1], rows),
             // No filter: nothing is known to be in it.
             None => Ok(ColumnarValue::Scalar(ScalarValue::Boolean(None))),
         }
@@ -387,7 +416,11 @@ fn first_bytes(array: &dyn Array) -> Option<&[u8]> {
 }
 
 /// Whether each of `keys` may be in `filter`: null for a null key.
-fn contains(filter: &AtomicBloom, keys: &ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+fn contains<S: BuildHasher + 'static>(
+    filter: &AtomicBloom<S>,
+    keys: &ColumnarValue,
+    rows: usize,
+) -> Result<ColumnarValue> {
     let keys: ArrayRef = keys.to_array(rows)?;
     let (mut at, mut hashes) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
     for_each_hash(&keys, filter.hasher(), |row, hash| {

@@ -13,6 +13,16 @@
 //!
 //! A null is no key: the aggregate skips it, and membership of a null is
 //! null (SQL's answer about an unknown value), which a `WHERE` drops.
+//!
+//! A filter read from a Parquet file ([`ParquetHasher`]) was filled by a
+//! Parquet writer, which hashes the plain encoding of the column's
+//! physical type: its keys are hashed that way instead. Strings and
+//! binaries are their bytes as above; integers are Parquet's `INT32` (4
+//! little-endian bytes: `Int8` to `Int32`, `UInt8` to `UInt32`, as Parquet
+//! stores them) or `INT64` (8 bytes: `Int64`, `UInt64`).
+
+use atomic_bloom::ParquetHasher;
+use std::any::Any;
 
 use atomic_bloom::{Bytes, Key};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
@@ -60,18 +70,26 @@ pub fn check_key_type(function: &str, data_type: &DataType) -> Result<()> {
 
 /// Calls `each(row, hash)` for every non-null value of `array`, hashed by
 /// `hasher` as the library hashes the same key.
-pub fn for_each_hash<S: BuildHasher>(
+pub fn for_each_hash<S: BuildHasher + 'static>(
     array: &ArrayRef,
     hasher: &S,
     mut each: impl FnMut(usize, u64),
 ) -> Result<()> {
+    let parquet = (hasher as &dyn Any).is::<ParquetHasher>();
     macro_rules! ints {
-        ($t:ty) => {{
+        ($t:ty, $plain:ty) => {{
             let values = array.as_primitive::<$t>();
             for (row, value) in values.iter().enumerate() {
                 if let Some(value) = value {
-                    // Sign-extended to 64 bits, as every integer key.
-                    each(row, (i128::from(value) as u64).hash_with(hasher));
+                    let hash = if parquet {
+                        // Parquet's physical type, bit for bit (an
+                        // unsigned value's bits as the signed type).
+                        (value as $plain).hash_with(hasher)
+                    } else {
+                        // Sign-extended to 64 bits, as every integer key.
+                        (i128::from(value) as u64).hash_with(hasher)
+                    };
+                    each(row, hash);
                 }
             }
         }};
@@ -99,14 +117,14 @@ pub fn for_each_hash<S: BuildHasher>(
         DataType::LargeBinary => bytes!(array.as_binary::<i64>().iter()),
         DataType::BinaryView => bytes!(array.as_binary_view().iter()),
         DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary().iter()),
-        DataType::Int8 => ints!(Int8Type),
-        DataType::Int16 => ints!(Int16Type),
-        DataType::Int32 => ints!(Int32Type),
-        DataType::Int64 => ints!(Int64Type),
-        DataType::UInt8 => ints!(UInt8Type),
-        DataType::UInt16 => ints!(UInt16Type),
-        DataType::UInt32 => ints!(UInt32Type),
-        DataType::UInt64 => ints!(UInt64Type),
+        DataType::Int8 => ints!(Int8Type, i32),
+        DataType::Int16 => ints!(Int16Type, i32),
+        DataType::Int32 => ints!(Int32Type, i32),
+        DataType::Int64 => ints!(Int64Type, i64),
+        DataType::UInt8 => ints!(UInt8Type, i32),
+        DataType::UInt16 => ints!(UInt16Type, i32),
+        DataType::UInt32 => ints!(UInt32Type, i32),
+        DataType::UInt64 => ints!(UInt64Type, i64),
         other => return plan_err!("not a key type: {other}"),
     }
     Ok(())
