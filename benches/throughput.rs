@@ -539,20 +539,20 @@ fn bench_counting<K: Keys>(c: &mut Criterion, label: &str, items: u64) {
                 filter.insert(k);
             });
             fresh.iter().for_each(|k| {
-                filter.remove(k);
+                filter.remove_unchecked(k);
             });
         })
     });
     group.bench_function("insert-then-remove/batch-1t", |b| {
         b.iter(|| {
             filter.insert_batch(&fresh);
-            filter.remove_batch(&fresh)
+            filter.remove_batch_unchecked(&fresh)
         })
     });
     group.bench_function("insert-then-remove/rayon", |b| {
         b.iter(|| {
             filter.par_insert(fresh.as_slice());
-            filter.par_remove(fresh.as_slice())
+            filter.par_remove_unchecked(fresh.as_slice())
         })
     });
     group.bench_function("contains-hit/1t", |b| {

@@ -52,12 +52,12 @@
 //! | build | `new`, `with_bits`, `with_sizing`, `builder()` | the same | `new`, `builder(n0, p)` |
 //! | insert | `insert` -> `bool` | `insert` -> `bool` | `insert` -> `Result<bool, GrowthError>` |
 //! | query | `contains` | `contains`, `count_of` | `contains` |
-//! | remove | no | `remove`, `remove_checked` | no |
+//! | remove | no | `remove`, `remove` | no |
 //! | by hash | `hash`, `*_hash` | the same | the same |
 //! | keys | any [`Key`]: strings and bytes by the byte encoding, integers, [`Hashed`] | the same | the same |
 //! | batches | `*_batch`, `*_hash_batch` | the same, and `remove_*_batch` | `*_batch`, `*_hash_batch` |
 //! | builds through `&mut` (plain writes, no locked instruction) | `insert_batch_mut`, `insert_hash_batch_mut`, `extend`, `par_extend`, `collect`, `build_from_iter`, `build_from_par_iter` | the same | no |
-//! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_remove`, `par_remove_checked` | `par_insert`, `par_contains` |
+//! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_remove_unchecked`, `par_remove` | `par_insert`, `par_contains` |
 //! | combine | `union` (bits OR-ed), `intersect` | `union` (counts added) | no |
 //! | empty it | `clear(&self)`, `is_empty` | the same | `clear(&mut self)` (drops sub-filters), `is_empty` |
 //! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` (counted: always `Some`), `false_positive_rate_bound`, `sub_filter_stats` |

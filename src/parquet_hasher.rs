@@ -1,54 +1,50 @@
-//! # Parquet's hasher
-//!
-//! [`ParquetHasher`] hashes a key as Apache Parquet's split block Bloom
-//! filters do: XXH64 with seed 0 of the value's plain encoding (the
-//! parquet-format specification, `BloomFilter.md`, "Technical Approach":
-//! "the hash function is xxHash, seed 0, of the plain-encoded value").
-//! A filter whose bits a Parquet writer set answers correctly only when its
-//! keys are hashed the same way, so a filter imported from Parquet carries
-//! this hasher, and a file saved from it records the hasher's own id
-//! ([`HasherId::Parquet`](crate::HasherId::Parquet)): every reader, the
-//! CLI's and Python's included, then asks it with Parquet's hash.
-//!
-//! The plain encoding of each physical type, and the key that gives it:
-//!
-//! | Parquet type | plain encoding | key |
-//! |---|---|---|
-//! | `BYTE_ARRAY` (strings, binary) | the bytes, no length | `&str`, `&[u8]`, [`Bytes`](crate::Bytes), a CLI line |
-//! | `FIXED_LEN_BYTE_ARRAY` | the bytes | `[u8; N]`, `&[u8]` |
-//! | `INT32` | 4 little-endian bytes | `i32`, `u32` |
-//! | `INT64` | 8 little-endian bytes | `i64`, `u64` |
-//! | `FLOAT`, `DOUBLE` | IEEE 754 little-endian bytes | `x.to_le_bytes()` |
-//!
-//! The crate's byte encoding writes a byte key as its length and then its
-//! bytes ([`Bytes`](crate::Bytes)); Parquet hashes the bytes alone. The
-//! hasher therefore holds back a first write of eight bytes and drops it
-//! when the next write is exactly as long as those eight bytes say: that
-//! pair is a length and its bytes. A single write (an integer key) is
-//! hashed as it is.
-//!
-//! ```
-//! use atomic_bloom::{AtomicBloom, Layout, ParquetHasher};
-//! use std::hash::BuildHasher;
-//!
-//! // xxhsum -H64 of the three bytes "abc": Parquet's hash of the string "abc".
-//! assert_eq!(ParquetHasher.hash_one(atomic_bloom::Bytes("abc")), 0x44bc_2cf5_ad77_0999);
-//! let names = AtomicBloom::builder()
-//!     .capacity(1000, 0.01)
-//!     .layout(Layout::SplitBlock)
-//!     .hasher(ParquetHasher)
-//!     .build()?;
-//! names.insert("alice");
-//! names.insert(&7i32); // an INT32 value
-//! assert!(names.contains("alice") && names.contains(&7i32));
-//! # Ok::<(), atomic_bloom::BuildError>(())
-//! ```
+//! [`ParquetHasher`]: keys hashed as Apache Parquet's Bloom filters hash
+//! them.
 
 use std::hash::{BuildHasher, Hasher};
 use xxhash_rust::xxh64::Xxh64;
 
-/// Hashes keys as Apache Parquet's Bloom filters do: XXH64, seed 0, of the
-/// value's plain encoding (the [module docs](self) list each type's).
+/// Hashes keys as Apache Parquet's split block Bloom filters do: XXH64
+/// with seed 0 of the value's plain encoding (the parquet-format
+/// specification, `BloomFilter.md`). A filter whose bits a Parquet writer set answers correctly only when its
+/// keys are hashed the same way, so a filter imported from Parquet carries
+/// this hasher, and a file saved from it records the hasher's own id
+/// ([`HasherId::Parquet`](crate::HasherId::Parquet)): every reader, the
+/// CLI's and Python's included, then asks it with Parquet's hash.
+///
+/// The plain encoding of each physical type, and the key that gives it:
+///
+/// | Parquet type | plain encoding | key |
+/// |---|---|---|
+/// | `BYTE_ARRAY` (strings, binary) | the bytes, no length | `&str`, `&[u8]`, [`Bytes`](crate::Bytes), a CLI line |
+/// | `FIXED_LEN_BYTE_ARRAY` | the bytes | `[u8; N]`, `&[u8]` |
+/// | `INT32` | 4 little-endian bytes | `i32`, `u32` |
+/// | `INT64` | 8 little-endian bytes | `i64`, `u64` |
+/// | `FLOAT`, `DOUBLE` | IEEE 754 little-endian bytes | `x.to_le_bytes()` |
+///
+/// The crate's byte encoding writes a byte key as its length and then its
+/// bytes ([`Bytes`](crate::Bytes)); Parquet hashes the bytes alone. The
+/// hasher therefore holds back a first write of eight bytes and drops it
+/// when the next write is exactly as long as those eight bytes say: that
+/// pair is a length and its bytes. A single write (an integer key) is
+/// hashed as it is.
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, Layout, ParquetHasher};
+/// use std::hash::BuildHasher;
+///
+/// // xxhsum -H64 of the three bytes "abc": Parquet's hash of the string "abc".
+/// assert_eq!(ParquetHasher.hash_one(atomic_bloom::Bytes("abc")), 0x44bc_2cf5_ad77_0999);
+/// let names = AtomicBloom::builder()
+///     .capacity(1000, 0.01)
+///     .layout(Layout::SplitBlock)
+///     .hasher(ParquetHasher)
+///     .build()?;
+/// names.insert("alice");
+/// names.insert(&7i32); // an INT32 value
+/// assert!(names.contains("alice") && names.contains(&7i32));
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ParquetHasher;
 

@@ -104,16 +104,12 @@ pub fn run(args: Args) -> Result<()> {
     let removed = if args.skip_absent_risking_false_negatives {
         hashes
             .par_chunk_by(|a, b| a == b)
-            .map(|same| {
-                same.iter()
-                    .filter(|&&h| filter.remove_checked_hash(h))
-                    .count()
-            })
+            .map(|same| same.iter().filter(|&&h| filter.remove_hash(h)).count())
             .sum::<usize>() as u64
     } else {
         hashes
             .par_chunks(1 << 16)
-            .map(|chunk| filter.remove_hash_batch(chunk.iter().copied()))
+            .map(|chunk| filter.remove_hash_batch_unchecked(chunk.iter().copied()))
             .sum::<usize>() as u64
     };
     let saturated = filter.saturated_counters();

@@ -52,7 +52,7 @@ fn insert_racing_remove_in_one_word() {
     model(|| {
         let (f, removed, _) = race(
             filter_with(&[A]),
-            |f| f.remove_hash(A),
+            |f| f.remove_hash_unchecked(A),
             |f| f.insert_hash(B),
         );
         assert!(removed, "A was present when removed");
@@ -174,7 +174,7 @@ fn insert_then_query_after_handoff() {
     });
 }
 
-/// Two threads remove the last insert of `A` with `remove_checked`: both
+/// Two threads remove the last insert of `A` with `remove`: both
 /// can pass the check (it is not atomic with the decrement), and the second
 /// decrement then finds `A`'s counters at zero. Zero counters are spared,
 /// so `B`, whose counter is the next lane up, stays present (C3, C4), and
@@ -183,8 +183,8 @@ fn double_checked_remove() {
     explore(&[1, 0], || {
         let (f, theirs, mine) = race(
             filter_with(&[A, B]),
-            |f| f.remove_checked_hash(A),
-            |f| f.remove_checked_hash(A),
+            |f| f.remove_hash(A),
+            |f| f.remove_hash(A),
         );
         assert!(f.contains_hash(B), "a false negative for B");
         assert!(!f.contains_hash(A));
@@ -202,7 +202,7 @@ fn racing_checked_removes_spare_zero_counters() {
 }
 
 /// C4's hazard, exactly: `A`, inserted once, shares one of its two
-/// counters with `P`. Two `remove_checked(A)` race. Removed one after the
+/// counters with `P`. Two `remove(A)` race. Removed one after the
 /// other, the second fails its check and `P` stays; racing, both can pass
 /// the check, and the second then takes `P`'s count in the shared counter
 /// (its other counter, at zero, is spared), so `P` becomes a false
@@ -213,8 +213,8 @@ fn double_checked_remove_of_a_partly_shared_key() {
     explore(&[false, true], || {
         let (f, theirs, mine) = race(
             filter_with(&[A, P]),
-            |f| f.remove_checked_hash(A),
-            |f| f.remove_checked_hash(A),
+            |f| f.remove_hash(A),
+            |f| f.remove_hash(A),
         );
         assert!(theirs != mine, "not exactly one remove reported A removed");
         assert!(!f.contains_hash(A), "A survived its remove");

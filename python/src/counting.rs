@@ -35,9 +35,9 @@ filter_methods!(
         fn remove(&self, key: &Bound<'_, PyAny>, checked: bool) -> PyResult<bool> {
             let hash = hash_now(key.clone(), self.inner.hasher())?;
             Ok(if checked {
-                self.inner.remove_checked_hash(hash)
-            } else {
                 self.inner.remove_hash(hash)
+            } else {
+                self.inner.remove_hash_unchecked(hash)
             })
         }
 
@@ -64,9 +64,9 @@ filter_methods!(
             let counts =
                 for_each_chunk(py, keys, self.inner.hasher(), Order::KeysFirst, |hashes| {
                     if checked {
-                        self.inner.remove_checked_hash_batch(hashes.iter().copied())
-                    } else {
                         self.inner.remove_hash_batch(hashes.iter().copied())
+                    } else {
+                        self.inner.remove_hash_batch_unchecked(hashes.iter().copied())
                     }
                 })?;
             Ok(counts.into_iter().sum())

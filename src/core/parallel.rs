@@ -43,7 +43,7 @@ const WORDS_PER_TASK: usize = 1 << 16;
 /// Runs `keys` through batch pipelines on all of rayon's threads, one
 /// pipeline per split of the work, each built by `pipeline` and fed `hash`
 /// of each key; returns how many keys the stage reported `true` for. Shared
-/// by every kind's bulk calls that count (`par_insert`, `par_remove`).
+/// by every kind's bulk calls that count (`par_insert`, `par_remove_unchecked`).
 pub(crate) fn par_pipeline_count<I, T, const D: usize>(
     keys: I,
     hash: impl Fn(&I::Item) -> u64 + Sync + Send,

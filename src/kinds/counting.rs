@@ -34,7 +34,7 @@
 //! decrements the key's counters. If the key was never inserted, some of
 //! those counts belong to other keys, and a key sharing them can become a
 //! false negative, the one error a Bloom filter must not make.
-//! [`remove_checked`](AtomicCountingBloom::remove_checked) refuses a key
+//! [`remove`](AtomicCountingBloom::remove) refuses a key
 //! the filter reports absent, which is every key never inserted except the
 //! false positives: a fraction `p` of them (the filter's current rate)
 //! passes the check and takes counts all the same, each zeroing at most `k`
@@ -341,11 +341,11 @@ fn key_words_within<P: Probe, const N: usize>(
 }
 
 cell_op!(
-    /// Take one insert of the key (`remove_hash`).
+    /// Take one insert of the key (`remove_hash_unchecked`).
     Remove on [] CounterArray, Access::write(), |cells, sizing, probe| cells.remove(sizing, probe)
 );
 cell_op!(
-    /// Take one insert of the key if it is present (`remove_checked_hash`).
+    /// Take one insert of the key if it is present (`remove_hash`).
     RemoveChecked on [] CounterArray, Access::write(),
     |cells, sizing, probe| cells.contains(sizing, probe) && cells.remove(sizing, probe)
 );
@@ -353,8 +353,46 @@ cell_op!(
 /// What only a counting filter does: remove keys, count them, and give the
 /// plain filter of its keys.
 impl<S: BuildHasher> Filter<CounterArray, S> {
-    /// Removes one insert of `key`: takes one from each of its counters
-    /// (those neither zero nor saturated). Returns `true` if every one of
+    /// Removes one insert of `key` if it is present; returns whether it
+    /// was. A key reported absent is left alone, so most keys that were
+    /// never inserted (or were removed already) take nothing from other
+    /// keys. **But the check cannot tell a key from a false positive**: a
+    /// key not inserted that the filter reports present (a fraction `p` of
+    /// them, the current [rate](Self::estimated_false_positive_rate))
+    /// passes it, and its decrement takes counts from other keys as
+    /// [`remove_unchecked`](Self::remove_unchecked) would, which can make
+    /// them false negatives. The plain name checks, in Rust as in Python
+    /// (`CountingBloomFilter.remove`): the unchecked decrement is the
+    /// exception, named so.
+    /// A retried batch of removes is the common way to get there: its keys
+    /// are gone, and its false positives are removed a second time.
+    ///
+    /// The check and the decrement are two steps, not one atomic action: if
+    /// two threads remove the last insert of the same key at once, both can
+    /// pass the check, and the second then takes a count from every one of
+    /// the key's counters that another key shares (exactly one of the two
+    /// calls returns `true`; memory ordering, C4). Do not race checked
+    /// removes of one key: keys that each thread inserted itself, removes
+    /// of a key serialized by the caller, and one
+    /// [`par_remove`](Self::par_remove) call (which puts
+    /// every occurrence of a key on one task) are safe.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
+    /// f.insert("apple");
+    /// assert!(!f.remove("pear")); // reported absent: nothing changes
+    /// assert!(f.remove("apple"));
+    /// assert!(!f.remove("apple"));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn remove<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.remove_hash(self.hash(key))
+    }
+
+    /// Removes one insert of `key` without checking that it is present:
+    /// takes one from each of its counters (those neither zero nor
+    /// saturated), one step where [`remove`](Self::remove) takes two.
+    /// Returns `true` if every one of
     /// them was above zero when this call took from it, as it is for a key
     /// that was inserted more often than removed.
     ///
@@ -366,54 +404,21 @@ impl<S: BuildHasher> Filter<CounterArray, S> {
     /// not present, and its counters above zero were decremented all the
     /// same. Remove only keys you inserted, once per insert; a retried
     /// remove of the same keys is exactly this mistake.
-    /// [`remove_checked`](Self::remove_checked) narrows it, and does not
-    /// remove it.
+    /// [`remove`](Self::remove), which checks first, narrows it, and does
+    /// not remove it.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
     /// f.insert("apple");
     /// f.insert("apple");
-    /// assert!(f.remove("apple"));
+    /// assert!(f.remove_unchecked("apple"));
     /// assert!(f.contains("apple")); // inserted twice, removed once
-    /// assert!(f.remove("apple"));
+    /// assert!(f.remove_unchecked("apple"));
     /// assert!(!f.contains("apple"));
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn remove<T: Key + ?Sized>(&self, key: &T) -> bool {
-        self.remove_hash(self.hash(key))
-    }
-
-    /// Removes one insert of `key` if it is present; returns whether it
-    /// was. A key reported absent is left alone, so most keys that were
-    /// never inserted (or were removed already) take nothing from other
-    /// keys. **But the check cannot tell a key from a false positive**: a
-    /// key not inserted that the filter reports present (a fraction `p` of
-    /// them, the current [rate](Self::estimated_false_positive_rate))
-    /// passes it, and its decrement takes counts from other keys as
-    /// [`remove`](Self::remove) would, which can make them false negatives.
-    /// A retried batch of removes is the common way to get there: its keys
-    /// are gone, and its false positives are removed a second time.
-    ///
-    /// The check and the decrement are two steps, not one atomic action: if
-    /// two threads remove the last insert of the same key at once, both can
-    /// pass the check, and the second then takes a count from every one of
-    /// the key's counters that another key shares (exactly one of the two
-    /// calls returns `true`; memory ordering, C4). Do not race checked
-    /// removes of one key: keys that each thread inserted itself, removes
-    /// of a key serialized by the caller, and one
-    /// [`par_remove_checked`](Self::par_remove_checked) call (which puts
-    /// every occurrence of a key on one task) are safe.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicCountingBloom::new(100, 0.01)?;
-    /// f.insert("apple");
-    /// assert!(!f.remove_checked("pear")); // reported absent: nothing changes
-    /// assert!(f.remove_checked("apple"));
-    /// assert!(!f.remove_checked("apple"));
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn remove_checked<T: Key + ?Sized>(&self, key: &T) -> bool {
-        self.remove_checked_hash(self.hash(key))
+    pub fn remove_unchecked<T: Key + ?Sized>(&self, key: &T) -> bool {
+        self.remove_hash_unchecked(self.hash(key))
     }
 
     /// How many times `key` was inserted, at most: the smallest of its
@@ -441,8 +446,28 @@ impl<S: BuildHasher> Filter<CounterArray, S> {
     /// ```
     /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
     /// f.insert_batch(0..100u32);
-    /// assert_eq!(f.remove_batch(0..50u32), 50);
+    /// assert_eq!(f.remove_batch_unchecked(0..50u32), 50);
     /// assert_eq!(f.contains_batch([10u32, 60]), [false, true]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn remove_batch_unchecked<I>(&self, keys: I) -> usize
+    where
+        I: IntoIterator,
+        I::Item: Key,
+    {
+        self.remove_hash_batch_unchecked(self.hashes(keys))
+    }
+
+    /// [`remove`](Self::remove) of every key, in order,
+    /// prefetching ahead; returns how many keys were present and removed.
+    /// A key repeated in the batch is checked again before each remove, so
+    /// it is never removed more often than it is present.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
+    /// f.insert("a");
+    /// assert_eq!(f.remove_batch(["a", "a", "never inserted"]), 1);
+    /// assert!(!f.contains("a"));
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn remove_batch<I>(&self, keys: I) -> usize
@@ -452,38 +477,18 @@ impl<S: BuildHasher> Filter<CounterArray, S> {
     {
         self.remove_hash_batch(self.hashes(keys))
     }
-
-    /// [`remove_checked`](Self::remove_checked) of every key, in order,
-    /// prefetching ahead; returns how many keys were present and removed.
-    /// A key repeated in the batch is checked again before each remove, so
-    /// it is never removed more often than it is present.
-    ///
-    /// ```
-    /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
-    /// f.insert("a");
-    /// assert_eq!(f.remove_checked_batch(["a", "a", "never inserted"]), 1);
-    /// assert!(!f.contains("a"));
-    /// # Ok::<(), atomic_bloom::BuildError>(())
-    /// ```
-    pub fn remove_checked_batch<I>(&self, keys: I) -> usize
-    where
-        I: IntoIterator,
-        I::Item: Key,
-    {
-        self.remove_checked_hash_batch(self.hashes(keys))
-    }
 }
 
 impl<S> Filter<CounterArray, S> {
     /// [`remove`](Self::remove) by hash.
-    pub fn remove_hash(&self, hash: u64) -> bool {
+    pub fn remove_hash_unchecked(&self, hash: u64) -> bool {
         let sizing = self.sizing();
         with_sized_probe!(sizing, P => self.cells().remove(&sizing, &sizing.probe::<P>(hash)))
     }
 
-    /// [`remove_checked`](Self::remove_checked) by hash.
-    pub fn remove_checked_hash(&self, hash: u64) -> bool {
-        self.contains_hash(hash) && self.remove_hash(hash)
+    /// [`remove`](Self::remove) by hash.
+    pub fn remove_hash(&self, hash: u64) -> bool {
+        self.contains_hash(hash) && self.remove_hash_unchecked(hash)
     }
 
     /// [`count_of`](Self::count_of) by hash.
@@ -492,30 +497,30 @@ impl<S> Filter<CounterArray, S> {
         with_sized_probe!(sizing, P => self.cells().count_of(&sizing.probe::<P>(hash)))
     }
 
-    /// [`remove_batch`](Self::remove_batch) by hash.
+    /// [`remove_batch_unchecked`](Self::remove_batch_unchecked) by hash.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
     /// let a = f.hash("a");
     /// f.insert_hash_batch([a, a]);
-    /// assert_eq!(f.remove_hash_batch([a]), 1);
+    /// assert_eq!(f.remove_hash_batch_unchecked([a]), 1);
     /// assert_eq!(f.count_of("a"), 1);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn remove_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
+    pub fn remove_hash_batch_unchecked(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
         self.batch_count(Remove, hashes)
     }
 
-    /// [`remove_checked_batch`](Self::remove_checked_batch) by hash.
+    /// [`remove_batch`](Self::remove_batch) by hash.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicCountingBloom::new(1_000, 0.01)?;
     /// let a = f.hash("a");
     /// f.insert_hash(a);
-    /// assert_eq!(f.remove_checked_hash_batch([a, a]), 1);
+    /// assert_eq!(f.remove_hash_batch([a, a]), 1);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
-    pub fn remove_checked_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
+    pub fn remove_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
         self.batch_count(RemoveChecked, hashes)
     }
 
@@ -629,16 +634,16 @@ mod parallel {
 
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     impl<S: BuildHasher + Sync> Filter<CounterArray, S> {
-        /// [`remove_batch`](Self::remove_batch) on all of rayon's threads.
+        /// [`remove_batch_unchecked`](Self::remove_batch_unchecked) on all of rayon's threads.
         ///
         /// ```
         /// let f = atomic_bloom::AtomicCountingBloom::new(100_000, 0.01)?;
         /// f.par_insert(0..50_000u64);
-        /// assert_eq!(f.par_remove(0..25_000u64), 25_000);
+        /// assert_eq!(f.par_remove_unchecked(0..25_000u64), 25_000);
         /// assert!(f.contains(&30_000u64));
         /// # Ok::<(), atomic_bloom::BuildError>(())
         /// ```
-        pub fn par_remove<I>(&self, keys: I) -> usize
+        pub fn par_remove_unchecked<I>(&self, keys: I) -> usize
         where
             I: IntoParallelIterator,
             I::Item: Key,
@@ -646,25 +651,25 @@ mod parallel {
             self.par_count(keys, Remove)
         }
 
-        /// [`remove_checked_batch`](Self::remove_checked_batch) on all of
+        /// [`remove_batch`](Self::remove_batch) on all of
         /// rayon's threads; returns how many keys were present and removed.
         ///
         /// The keys are hashed in parallel and split by hash, so that every
         /// occurrence of a key goes to the same task, which checks and
         /// removes them one after another in input order: a key listed
         /// twice but inserted once is removed once, however the work is
-        /// split (two `remove_checked` calls racing on other threads could
+        /// split (two `remove` calls racing on other threads could
         /// both pass the check). Buffers the hashes, 8 bytes per key.
         ///
         /// ```
         /// let f = atomic_bloom::AtomicCountingBloom::new(100_000, 0.01)?;
         /// f.par_insert(0..10_000u64);
         /// let twice: Vec<u64> = (0..10_000).chain(0..10_000).collect();
-        /// assert_eq!(f.par_remove_checked(&twice), 10_000);
+        /// assert_eq!(f.par_remove(&twice), 10_000);
         /// assert_eq!(f.estimated_len(), Some(0));
         /// # Ok::<(), atomic_bloom::BuildError>(())
         /// ```
-        pub fn par_remove_checked<I>(&self, keys: I) -> usize
+        pub fn par_remove<I>(&self, keys: I) -> usize
         where
             I: IntoParallelIterator,
             I::Item: Key,
@@ -731,7 +736,7 @@ mod tests {
                         let lanes = expected.get(&word).copied().unwrap_or(0);
                         assert_eq!(value, lanes, "{case}: word {word}");
                     }
-                    assert!(f.remove_hash(hash), "{case}");
+                    assert!(f.remove_hash_unchecked(hash), "{case}");
                     assert!(
                         f.cells().load_words(f.all_words()).all(|w| w == 0),
                         "{case}"
@@ -816,8 +821,12 @@ mod bulk_tests {
                 let new = keys.iter().filter(|k| single.insert(k)).count();
                 assert_eq!(batched.insert_batch(&keys), new, "{layout} len {len}");
                 let halves: Vec<u64> = (0..len / 2).collect();
-                let removed = halves.iter().filter(|k| single.remove(k)).count();
-                assert_eq!(batched.remove_batch(&halves), removed, "{layout} len {len}");
+                let removed = halves.iter().filter(|k| single.remove_unchecked(k)).count();
+                assert_eq!(
+                    batched.remove_batch_unchecked(&halves),
+                    removed,
+                    "{layout} len {len}"
+                );
                 let per_key: Vec<bool> = keys.iter().map(|k| single.contains(k)).collect();
                 assert_eq!(batched.contains_batch(&keys), per_key, "{layout} len {len}");
                 assert_eq!(batched, single, "{layout} len {len}");
@@ -841,8 +850,8 @@ mod bulk_tests {
             parallel.par_insert(&keys);
             sequential.insert_batch(&keys);
             assert_eq!(
-                parallel.par_remove(0..20_000u64),
-                sequential.remove_batch(0..20_000u64),
+                parallel.par_remove_unchecked(0..20_000u64),
+                sequential.remove_batch_unchecked(0..20_000u64),
                 "{layout}"
             );
             assert_eq!(parallel, sequential, "{layout}");
@@ -855,7 +864,7 @@ mod bulk_tests {
         }
     }
 
-    /// The split `par_remove_checked` runs its tasks by: every occurrence
+    /// The split `par_remove` runs its tasks by: every occurrence
     /// of a key in one task, in input order, whatever the thread count;
     /// every hash in exactly one task. Without it, two threads could check
     /// and remove one key's last copy at once (C4).
@@ -897,7 +906,7 @@ mod bulk_tests {
         }
     }
 
-    /// The hashes each task of a `par_remove_checked` call checked and
+    /// The hashes each task of a `par_remove` call checked and
     /// removed, for the test below (other tests' tasks too: it looks only
     /// at its own hashes).
     #[cfg(feature = "rayon")]
@@ -911,18 +920,18 @@ mod bulk_tests {
             .push(task.to_vec());
     }
 
-    /// `par_remove_checked` itself hands every occurrence of a key to one
+    /// `par_remove` itself hands every occurrence of a key to one
     /// task, as `KeyTasks` splits them: decided from the tasks it ran, not
     /// from whether two copies happened to race.
     #[cfg(feature = "rayon")]
     #[test]
-    fn par_remove_checked_runs_every_copy_of_a_key_in_one_task() {
+    fn par_remove_runs_every_copy_of_a_key_in_one_task() {
         // Hashes no other test uses: keys past 2^40, each listed 3 times.
         let keys: Vec<u64> = (0..20_000u64).map(|i| (1 << 40) + i).collect();
         let f = AtomicCountingBloom::new(100_000, 0.01).unwrap();
         f.insert_batch(keys.iter());
         let listed: Vec<u64> = (0..3).flat_map(|_| keys.iter().copied()).collect();
-        assert_eq!(f.par_remove_checked(&listed), keys.len());
+        assert_eq!(f.par_remove(&listed), keys.len());
         let ours: BTreeSet<u64> = keys.iter().map(|k| f.hash(k)).collect();
         let mut task_of = BTreeMap::new();
         for (t, task) in TASKS.lock().unwrap().iter().enumerate() {
@@ -962,9 +971,9 @@ mod bulk_tests {
             // once and listed once: each is present when checked, in any
             // order of the removes.
             let keys: Vec<u64> = (0..1_000).chain(0..3_000).collect();
-            let removed = keys.iter().filter(|k| single.remove_checked(k)).count();
+            let removed = keys.iter().filter(|k| single.remove(k)).count();
             assert_eq!(removed, 4_000);
-            assert_eq!(parallel.par_remove_checked(&keys), removed, "{layout}");
+            assert_eq!(parallel.par_remove(&keys), removed, "{layout}");
             assert_eq!(parallel, single, "{layout}");
             // In input order, the batch is the per-key calls exactly, with
             // keys listed more often than inserted and keys never inserted
@@ -975,8 +984,8 @@ mod bulk_tests {
                 .chain(30_000..31_000)
                 .collect();
             let single = build();
-            let removed = keys.iter().filter(|k| single.remove_checked(k)).count();
-            assert_eq!(batched.remove_checked_batch(&keys), removed, "{layout}");
+            let removed = keys.iter().filter(|k| single.remove(k)).count();
+            assert_eq!(batched.remove_batch(&keys), removed, "{layout}");
             assert_eq!(batched, single, "{layout}");
             // In a sparse filter, where false positives are all but
             // impossible, keys listed three times but inserted once are
@@ -988,7 +997,7 @@ mod bulk_tests {
                 .unwrap();
             sparse.insert_batch(0..1_000u64);
             let thrice: Vec<u64> = (0..3_000).map(|i| i % 1_000).collect();
-            assert_eq!(sparse.par_remove_checked(&thrice), 1_000, "{layout}");
+            assert_eq!(sparse.par_remove(&thrice), 1_000, "{layout}");
             assert_eq!(sparse.saturated_counters(), 0);
             assert_eq!(sparse.estimated_len(), Some(0), "{layout}");
             assert!(

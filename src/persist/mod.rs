@@ -837,7 +837,7 @@ impl Source<File> {
     pub(crate) fn file(path: &Path) -> Result<Source<File>, ReadError> {
         let input = File::open(path)?;
         let metadata = input.metadata()?;
-        let left = metadata.is_file().then(|| metadata.len());
+        let left = metadata.is_file().then_some(metadata.len());
         Ok(Source { input, left })
     }
 }

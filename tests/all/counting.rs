@@ -49,7 +49,7 @@ proptest! {
                 Op::Remove(k) => {
                     // Only keys the multiset holds: the filter's contract.
                     if let Some(n) = multiset.get_mut(&k).filter(|n| **n > 0) {
-                        prop_assert!(f.remove(&k), "{} was present", k);
+                        prop_assert!(f.remove_unchecked(&k), "{} was present", k);
                         *n -= 1;
                     }
                 }
@@ -92,7 +92,7 @@ proptest! {
         in_parallel.par_union(&b).unwrap();
         prop_assert!(in_parallel == both);
         // Removing the right list's keys leaves the left list's filter.
-        a.remove_batch(&right);
+        a.remove_batch_unchecked(&right);
         let only_left = counting(layout, 20, 0.05);
         only_left.insert_batch(&left);
         if both.saturated_counters() == 0 {
@@ -128,7 +128,7 @@ fn a_merge_racing_updates_loses_no_count() {
     f.insert_batch(100_000..120_000u64);
     std::thread::scope(|s| {
         s.spawn(|| f.insert_batch(50_000..100_000u64));
-        s.spawn(|| f.remove_batch(100_000..110_000u64));
+        s.spawn(|| f.remove_batch_unchecked(100_000..110_000u64));
         f.union(&other).unwrap();
     });
     let expected = counting(Layout::Blocked, 100_000, 0.01);
@@ -137,7 +137,7 @@ fn a_merge_racing_updates_loses_no_count() {
 }
 
 #[test]
-fn remove_checked_leaves_absent_keys_alone() {
+fn remove_leaves_absent_keys_alone() {
     let f = counting(Layout::Blocked, 1_000, 0.01);
     for k in 0..1_000u64 {
         f.insert(&k);
@@ -149,7 +149,7 @@ fn remove_checked_leaves_absent_keys_alone() {
         .collect();
     for k in 1 << 40..(1 << 40) + 10_000u64 {
         let present = f.contains(&k);
-        assert_eq!(f.remove_checked(&k), present);
+        assert_eq!(f.remove(&k), present);
         if present {
             // Put back what the false positive took.
             f.insert(&k);
@@ -168,7 +168,7 @@ fn overflow_never_makes_a_key_vanish() {
     assert_eq!(f.count_of("hot"), 15);
     assert_eq!(f.saturated_counters(), u64::from(f.num_hashes()));
     for _ in 0..40 {
-        f.remove("hot");
+        f.remove_unchecked("hot");
     }
     // Saturated counters are never decremented: the key lingers.
     assert!(f.contains("hot"));
@@ -196,7 +196,7 @@ fn assert_honours(layout: Layout, fpp: f64) {
         f.insert(&k);
     }
     for k in (items / 2..items + items / 2).rev() {
-        assert!(f.remove(&k));
+        assert!(f.remove_unchecked(&k));
     }
     let live: Vec<u64> = (0..items / 2).chain(items + items / 2..2 * items).collect();
     assert!(live.iter().all(|k| f.contains(k)));
@@ -239,11 +239,11 @@ fn threads_inserting_and_removing_overlapping_keys_converge() {
                         f.insert(k);
                     }
                     for k in own.step_by(2) {
-                        assert!(f.remove(&k), "{layout}: own key {k}");
+                        assert!(f.remove_unchecked(&k), "{layout}: own key {k}");
                     }
                     if t > 0 {
                         for k in shared {
-                            assert!(f.remove(k), "{layout}: shared key {k}");
+                            assert!(f.remove_unchecked(k), "{layout}: shared key {k}");
                         }
                     }
                 });
@@ -278,8 +278,8 @@ fn a_clone_is_a_snapshot_that_goes_its_own_way() {
     assert_eq!(copy, f);
     assert_eq!(copy.count_of(&7u64), 2);
     let untouched = f.try_clone().unwrap();
-    f.remove(&7u64);
-    f.remove(&7u64);
+    f.remove_unchecked(&7u64);
+    f.remove_unchecked(&7u64);
     assert!(!f.contains(&7u64));
     assert_eq!(copy.count_of(&7u64), 2);
     copy.insert_batch(500..1000u64);
@@ -300,7 +300,7 @@ fn a_clone_racing_updates_holds_every_key_inserted_before_it() {
         s.spawn(|| {
             for i in 50_000..100_000u64 {
                 f.insert(&i);
-                f.remove(&i);
+                f.remove_unchecked(&i);
             }
         });
         for _ in 0..20 {

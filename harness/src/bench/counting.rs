@@ -28,8 +28,8 @@ const C_CONTAINS_1T: &str = "counting contains hit, per key, 1 thread";
 const C_CONTAINS_2T: &str = "counting contains hit, per key, 2 threads";
 const C_INSERT_BATCH: &str = "counting insert_batch, 1 thread";
 const C_INSERT_PAR: &str = "counting par_insert, 2 threads";
-const C_REMOVE_BATCH: &str = "counting remove_batch, 1 thread";
-const C_REMOVE_PAR: &str = "counting par_remove, 2 threads";
+const C_REMOVE_BATCH: &str = "counting remove_batch_unchecked, 1 thread";
+const C_REMOVE_PAR: &str = "counting par_remove_unchecked, 2 threads";
 const C_CONTAINS_BATCH: &str = "counting contains_batch hit, 1 thread";
 const C_CONTAINS_PAR: &str = "counting par_contains hit, 2 threads";
 const M_INSERT_1T: &str = "Mutex<plain counting> insert, 1 thread";
@@ -141,7 +141,7 @@ const RATIOS: &[Ratio] = &[
         C_INSERT_BATCH,
     ),
     ratio(
-        "counting: par_remove 2T / remove_batch 1T",
+        "counting: par_remove_unchecked 2T / remove_batch_unchecked 1T",
         C_REMOVE_PAR,
         C_REMOVE_BATCH,
     ),
@@ -223,11 +223,11 @@ pub fn run() -> anyhow::Result<()> {
             },
         );
         table.row(Work::after(C_REMOVE_1T, per_key, holding(per_key), || {
-            assert!((0..per_key).all(|k| counting.remove(&k)));
+            assert!((0..per_key).all(|k| counting.remove_unchecked(&k)));
         }));
         table.row(Work::after(C_REMOVE_2T, per_key, holding(per_key), || {
             two_threads(0..per_key, |keys| {
-                assert!(keys.into_iter().all(|k| counting.remove(&k)))
+                assert!(keys.into_iter().all(|k| counting.remove_unchecked(&k)))
             })
         }));
         table.row(Work::after(M_REMOVE_1T, slow, mutex_holding(slow), || {
@@ -288,10 +288,10 @@ pub fn run() -> anyhow::Result<()> {
             },
         ));
         table.row(Work::after(C_REMOVE_BATCH, bulk, holding(bulk), || {
-            assert_eq!(counting.remove_batch(0..bulk), bulk as usize);
+            assert_eq!(counting.remove_batch_unchecked(0..bulk), bulk as usize);
         }));
         table.row(Work::after(C_REMOVE_PAR, bulk, holding(bulk), || {
-            assert_eq!(counting.par_remove(0..bulk), bulk as usize);
+            assert_eq!(counting.par_remove_unchecked(0..bulk), bulk as usize);
         }));
         table.row(Work::new(C_CONTAINS_BATCH, bulk, || {
             assert!(
