@@ -39,11 +39,16 @@ impl PlainBlocked {
     }
 
     fn locate(&self, key: &(impl Hash + ?Sized)) -> (usize, [u64; 8]) {
-        locate_blocked(
-            self.hasher.hash_one(key),
-            self.lines.len() as u64,
-            self.num_hashes,
-        )
+        self.locate_hash(self.hasher.hash_one(key))
+    }
+
+    fn locate_hash(&self, hash: u64) -> (usize, [u64; 8]) {
+        locate_blocked(hash, self.lines.len() as u64, self.num_hashes)
+    }
+
+    /// The key's hash, as `insert` and `contains` compute it.
+    pub fn hash(&self, key: &(impl Hash + ?Sized)) -> u64 {
+        self.hasher.hash_one(key)
     }
 
     /// Removes every key.
@@ -53,7 +58,12 @@ impl PlainBlocked {
 
     /// Inserts `key`; whether a bit was new.
     pub fn insert(&mut self, key: &(impl Hash + ?Sized)) -> bool {
-        let (line, masks) = self.locate(key);
+        self.insert_hash(self.hash(key))
+    }
+
+    /// [`insert`](Self::insert) by the key's hash.
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let (line, masks) = self.locate_hash(hash);
         let mut new = false;
         for (word, mask) in self.lines[line].0.iter_mut().zip(masks) {
             new |= *word & mask != mask;
@@ -64,7 +74,12 @@ impl PlainBlocked {
 
     /// Whether `key` may be in.
     pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
-        let (line, masks) = self.locate(key);
+        self.contains_hash(self.hash(key))
+    }
+
+    /// [`contains`](Self::contains) by the key's hash.
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let (line, masks) = self.locate_hash(hash);
         self.lines[line]
             .0
             .iter()
@@ -361,12 +376,22 @@ impl MutexRing {
         }
     }
 
-    /// Inserts `key` under the lock; whether it was new to the current
-    /// generation.
+    /// Inserts `key` under the lock; whether it was absent from the window,
+    /// as `AtomicWindowedBloom::insert` answers: a key the current
+    /// generation holds is not written again, one an older generation
+    /// holds is written into the current one but was seen.
     pub fn insert(&self, key: &(impl Hash + ?Sized)) -> bool {
+        // Hashed once, before the lock: every generation shares the hasher.
+        let hash = WyBuildHasher::default().hash_one(key);
         let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
         let current = ring.current;
-        let new = ring.generations[current].insert(key);
+        if ring.generations[current].contains_hash(hash) {
+            return false;
+        }
+        let slots = ring.generations.len();
+        let seen = (1..slots - 1)
+            .any(|age| ring.generations[(current + slots - age) % slots].contains_hash(hash));
+        let new = ring.generations[current].insert_hash(hash);
         ring.inserted += u64::from(new);
         if ring.inserted >= ring.per_generation {
             let next = (current + 1) % ring.generations.len();
@@ -374,15 +399,16 @@ impl MutexRing {
             ring.current = next;
             ring.inserted = 0;
         }
-        new
+        new && !seen
     }
 
     /// Whether `key` may be in the window, under the lock.
     pub fn contains(&self, key: &(impl Hash + ?Sized)) -> bool {
+        let hash = WyBuildHasher::default().hash_one(key);
         let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
         let slots = ring.generations.len();
         (0..slots - 1)
-            .any(|age| ring.generations[(ring.current + slots - age) % slots].contains(key))
+            .any(|age| ring.generations[(ring.current + slots - age) % slots].contains_hash(hash))
     }
 
     /// Removes every key.
