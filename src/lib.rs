@@ -47,23 +47,23 @@
 //! where it applies; its inserts can fail (a memory or sub-filter limit),
 //! so they return a `Result`.
 //!
-//! | operation | [`AtomicBloom`] | [`AtomicCountingBloom`] | [`AtomicGrowableBloom`] |
-//! |---|---|---|---|
-//! | build | `new`, `with_bits`, `with_sizing`, `builder()` | the same | `new`, `builder(n0, p)` |
-//! | insert | `insert` -> `bool` | `insert` -> `bool` | `insert` -> `Result<bool, GrowthError>` |
-//! | query | `contains` | `contains`, `count_of` | `contains` |
-//! | remove | no | `remove`, `remove` | no |
-//! | by hash | `hash`, `*_hash` | the same | the same |
-//! | keys | any [`Key`]: strings and bytes by the byte encoding, integers, [`Hashed`] | the same | the same |
-//! | batches | `*_batch`, `*_hash_batch` | the same, and `remove_*_batch` | `*_batch`, `*_hash_batch` |
-//! | builds through `&mut` (plain writes, no locked instruction) | `insert_batch_mut`, `insert_hash_batch_mut`, `extend`, `par_extend`, `collect`, `build_from_iter`, `build_from_par_iter` | the same | no |
-//! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_remove_unchecked`, `par_remove` | `par_insert`, `par_contains` |
-//! | combine | `union` (bits OR-ed), `intersect` | `union` (counts added) | no |
-//! | empty it | `clear(&self)`, `is_empty` | the same | `clear(&mut self)` (drops sub-filters), `is_empty` |
-//! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` (counted: always `Some`), `false_positive_rate_bound`, `sub_filter_stats` |
-//! | size | `num_bits`, `num_hashes`, `layout`, `sizing`, `memory_bytes` | the same (a counter per bit) | `layout`, `memory_bytes`, `sub_filters` |
-//! | copy | `try_clone`, `Clone` | the same, and `to_bloom` | `try_clone`, `Clone` |
-//! | files | `save`, `load`, `to_bytes`, `from_bytes`, `write_to`, `read_from`, the `_with_hasher` readers | the same | the same |
+//! | operation | [`AtomicBloom`] | [`AtomicCountingBloom`] | [`AtomicGrowableBloom`] | [`AtomicWindowedBloom`] |
+//! |---|---|---|---|---|
+//! | build | `new`, `with_bits`, `with_sizing`, `builder()` | the same | `new`, `builder(n0, p)` | `new`, `builder(n, p)`, `.seed`, `.hasher` |
+//! | insert | `insert` -> `bool` | `insert` -> `bool` | `insert` -> `Result<bool, GrowthError>` | `insert` -> `bool` (absent from the whole window) |
+//! | query | `contains` | `contains`, `count_of` | `contains` | `contains` |
+//! | remove | no | `remove` (checked), `remove_unchecked` | no | no (keys leave with their generation) |
+//! | by hash | `hash`, `*_hash` | the same | the same | the same |
+//! | keys | any [`Key`]: strings and bytes by the byte encoding, integers, [`Hashed`] | the same | the same | the same |
+//! | batches | `*_batch`, `*_hash_batch` | the same, and `remove_*_batch` | `*_batch`, `*_hash_batch` | `*_batch`, `*_hash_batch` |
+//! | builds through `&mut` (plain writes, no locked instruction) | `insert_batch_mut`, `insert_hash_batch_mut`, `extend`, `par_extend`, `collect`, `build_from_iter`, `build_from_par_iter` | the same | no | no |
+//! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_remove_unchecked`, `par_remove` | `par_insert`, `par_contains` | `par_insert`, `par_contains` |
+//! | combine | `union` (bits OR-ed), `intersect` | `union` (counts added) | no | no (generations differ in time) |
+//! | empty it | `clear(&self)`, `is_empty` | the same | `clear(&mut self)` (drops sub-filters), `is_empty` | `rotate` (the oldest leaves), `is_empty` |
+//! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` (counted: always `Some`), `false_positive_rate_bound`, `sub_filter_stats` | `estimated_len` (counted: always `Some`), `estimated_false_positive_rate`, `target_false_positive_rate`, `generations_filled_early`, `keys_per_second` |
+//! | size | `num_bits`, `num_hashes`, `layout`, `sizing`, `memory_bytes` | the same (a counter per bit) | `layout`, `memory_bytes`, `sub_filters` | `layout`, `sizing` (each generation's), `generations`, `memory_bytes` |
+//! | copy | `try_clone`, `Clone` | the same, and `to_bloom` | `try_clone`, `Clone` | `try_clone`, `Clone` |
+//! | files | `save`, `load`, `to_bytes`, `from_bytes`, `write_to`, `read_from`, the `_with_hasher` readers | the same | the same | the same, and `_with_clock` readers (a replay's clock) |
 //!
 //! [`SavedFilter`] reads a file of any kind.
 //!

@@ -38,10 +38,6 @@ impl PlainBlocked {
         }
     }
 
-    fn locate(&self, key: &(impl Hash + ?Sized)) -> (usize, [u64; 8]) {
-        self.locate_hash(self.hasher.hash_one(key))
-    }
-
     fn locate_hash(&self, hash: u64) -> (usize, [u64; 8]) {
         locate_blocked(hash, self.lines.len() as u64, self.num_hashes)
     }

@@ -323,7 +323,7 @@ impl Dedup {
                 "the false-positive rate is now about {:.2e} (target {}): new lines are \
                  dropped as seen",
                 window.estimated_false_positive_rate(),
-                window.false_positive_rate()
+                window.target_false_positive_rate()
             ),
             _ => "generations rotate early, so lines leave the window before it ends and \
                   may print again"

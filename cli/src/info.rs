@@ -147,7 +147,7 @@ fn describe_windowed(f: &AtomicWindowedBloom) {
         f.sizing().num_hashes(),
         counted(f.keys_per_generation(), "key")
     );
-    say!("target fpr:         {}", f.false_positive_rate());
+    say!("target fpr:         {}", f.target_false_positive_rate());
     say!(
         "when full:          {}",
         match f.when_full() {
@@ -156,7 +156,10 @@ fn describe_windowed(f: &AtomicWindowedBloom) {
         }
     );
     say!("rotations:          {}", f.rotations());
-    say!("keys in window:     about {}", f.estimated_len());
+    say!(
+        "keys in window:     about {}",
+        f.estimated_len().unwrap_or(0)
+    );
     let estimate = f.estimated_false_positive_rate();
     say!("estimated fpr:      {estimate:.3e}");
     say!("generations full early: {}", f.generations_filled_early());
@@ -164,12 +167,12 @@ fn describe_windowed(f: &AtomicWindowedBloom) {
     // The target holds with every generation full; an estimate past it by
     // more than estimates of a full window vary means generations took
     // more keys than they were sized for.
-    if estimate > f.false_positive_rate() * WINDOW_RATE_SLACK {
+    if estimate > f.target_false_positive_rate() * WINDOW_RATE_SLACK {
         say!(
             "capacity:           OVER: the estimated false-positive rate is {:.1}x the target; \
              generations took more lines than they were sized for: raise --expected (or use \
              --when-full rotate)",
-            estimate / f.false_positive_rate()
+            estimate / f.target_false_positive_rate()
         );
     }
 }

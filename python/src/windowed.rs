@@ -143,7 +143,7 @@ filter_methods!(
         /// About how many keys the window holds: the adds each live
         /// generation reported new (a key in two generations counts twice).
         fn estimated_len(&self) -> u64 {
-            self.inner.estimated_len()
+            self.inner.estimated_len().unwrap_or(0)
         }
 
         /// New keys per second into the current generation since it began
@@ -184,7 +184,7 @@ filter_methods!(
         /// The rate the window was built for, over all its generations.
         #[getter]
         fn false_positive_rate(&self) -> f64 {
-            self.inner.false_positive_rate()
+            self.inner.target_false_positive_rate()
         }
 
         /// "rotate" or "keep-filling": what a time window does with a

@@ -155,7 +155,7 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
         out[40] = FilterKind::Windowed.v2_id().unwrap_or_default();
         let params = &mut out[V2_HEADER_LEN..];
         params[0..8].copy_from_slice(&self.keys_per_window.to_le_bytes());
-        params[8..16].copy_from_slice(&self.false_positive_rate().to_le_bytes());
+        params[8..16].copy_from_slice(&self.target_false_positive_rate().to_le_bytes());
         let (kind, amount) = match self.window() {
             Window::Keys(n) => (WINDOW_KEYS, n),
             Window::Duration(d) => (
@@ -281,6 +281,30 @@ impl<S: BuildHasher + Clone + 'static> AtomicWindowedBloom<S> {
     /// the same hasher (checked by fingerprint).
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, ReadError> {
         decode(bytes, |_| Ok(hasher), None)
+    }
+
+    /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
+    /// stream that holds exactly one filter (read as
+    /// [`read_from`](AtomicWindowedBloom::read_from) reads).
+    pub fn read_from_with_hasher(input: impl Read, hasher: S) -> Result<Self, ReadError> {
+        Self::from_bytes_with_hasher(&read_framed(Source::stream(input))?, hasher)
+    }
+
+    /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
+    /// file, read as [`load`](AtomicWindowedBloom::load) reads.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicWindowedBloom, ParquetHasher};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("w.abf");
+    /// let f = AtomicWindowedBloom::builder(100, 0.01).hasher(ParquetHasher).build()?;
+    /// f.insert("k");
+    /// f.save(&path)?;
+    /// assert!(AtomicWindowedBloom::load_with_hasher(&path, ParquetHasher)?.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load_with_hasher(path: impl AsRef<Path>, hasher: S) -> Result<Self, ReadError> {
+        Self::from_bytes_with_hasher(&read_file(path.as_ref())?, hasher)
     }
 }
 

@@ -102,6 +102,20 @@ pub struct WindowedBuilder<S = WyBuildHasher> {
     hasher: S,
 }
 
+impl WindowedBuilder {
+    /// Hash with the default hasher started from `seed` (default 0), as
+    /// the other kinds' builders do.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::builder(100, 0.01).seed(7).build()?;
+    /// assert_eq!(f.hasher().seed(), 7);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn seed(self, seed: u64) -> Self {
+        self.hasher(WyBuildHasher::with_seed(seed))
+    }
+}
+
 impl<S: BuildHasher + Clone> WindowedBuilder<S> {
     /// The window: [`Window::Keys`] of the keys per window by default.
     pub fn window(mut self, window: Window) -> Self {
@@ -578,15 +592,19 @@ impl<S> AtomicWindowedBloom<S> {
     }
 
     /// The rate the window was built for: the most a query of an absent
-    /// key passes when every generation is full.
-    pub fn false_positive_rate(&self) -> f64 {
+    /// key passes when every generation is full (the growable filter's
+    /// name for its target; [`estimated_false_positive_rate`] is the rate
+    /// now, as on every kind).
+    ///
+    /// [`estimated_false_positive_rate`]: Self::estimated_false_positive_rate
+    pub fn target_false_positive_rate(&self) -> f64 {
         self.false_positive_rate
     }
 
     /// The false-positive rate now, estimated from each live generation's
     /// fill: a query of an absent key passes if any generation passes it,
     /// so `1 - Π(1 - pᵢ)` over the live generations' estimates. Above
-    /// [`false_positive_rate`](Self::false_positive_rate), the target, when
+    /// [`target_false_positive_rate`](Self::target_false_positive_rate), when
     /// generations took more keys than they were sized for
     /// ([`WhenFull::KeepFilling`]).
     ///
@@ -664,14 +682,24 @@ impl<S> AtomicWindowedBloom<S> {
     }
 
     /// About how many keys the live generations hold: the keys each
-    /// reported new (a key in two generations counts twice).
-    pub fn estimated_len(&self) -> u64 {
+    /// reported new to its generation (a key in two generations counts
+    /// twice). Counted, so always `Some`: the type is every kind's.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::new(1_000, 0.01)?;
+    /// f.insert_batch(0..10u32);
+    /// assert_eq!(f.estimated_len(), Some(10));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn estimated_len(&self) -> Option<u64> {
         let epoch = self.ring.epoch();
         // ORDERING: Relaxed; counts, publishing nothing (as G8).
-        self.ring
-            .live_slots(epoch)
-            .map(|slot| slot.inserted.load(Relaxed))
-            .sum()
+        Some(
+            self.ring
+                .live_slots(epoch)
+                .map(|slot| slot.inserted.load(Relaxed))
+                .sum(),
+        )
     }
 
     /// Bytes of memory the generations take, the spare included.
@@ -817,5 +845,23 @@ impl<S> fmt::Debug for AtomicWindowedBloom<S> {
             .field("false_positive_rate", &self.false_positive_rate)
             .field("rotations", &self.rotations())
             .finish_non_exhaustive()
+    }
+}
+
+/// A copy, as [`try_clone`](AtomicWindowedBloom::try_clone) makes it;
+/// panics if the allocator refuses it, as the other kinds' `Clone` does.
+///
+/// ```
+/// let f = atomic_bloom::AtomicWindowedBloom::new(100, 0.01)?;
+/// f.insert("a");
+/// assert_eq!(f.clone(), f);
+/// # Ok::<(), atomic_bloom::BuildError>(())
+/// ```
+impl<S: BuildHasher + Clone> Clone for AtomicWindowedBloom<S> {
+    fn clone(&self) -> Self {
+        match self.try_clone() {
+            Ok(copy) => copy,
+            Err(e) => panic!("cloning AtomicWindowedBloom: {e}"),
+        }
     }
 }
