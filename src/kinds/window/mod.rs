@@ -437,12 +437,40 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             .count()
     }
 
-    /// [`contains`](Self::contains) of each hash, in order.
+    /// [`contains`](Self::contains) of each hash, in order: the clock and
+    /// the epoch read once for the batch, then each live generation asked
+    /// for the keys not yet found through the plain filter's batch, which
+    /// hashes ahead and prefetches. A key found in the window when the
+    /// call began is found, but for one whose generation a rotation during
+    /// the call retires (it left the window meanwhile), as per key (W1,
+    /// W4).
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::new(1_000, 0.01)?;
+    /// let (a, b) = (f.hash("a"), f.hash("b"));
+    /// f.insert_hash(a);
+    /// assert_eq!(f.contains_hash_batch([a, b, a]), [true, false, true]);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
-        hashes
-            .into_iter()
-            .map(|hash| self.contains_hash(hash))
-            .collect()
+        self.rotate_if_due();
+        let hashes: Vec<u64> = hashes.into_iter().collect();
+        let mut found = vec![false; hashes.len()];
+        let mut pending: Vec<usize> = (0..hashes.len()).collect();
+        let epoch = self.ring.epoch();
+        for slot in self.ring.live_slots(epoch) {
+            if pending.is_empty() {
+                break;
+            }
+            let hits = slot
+                .filter
+                .contains_hash_batch(pending.iter().map(|&i| hashes[i]));
+            for (&i, hit) in pending.iter().zip(&hits) {
+                found[i] = *hit;
+            }
+            pending.retain(|&i| !found[i]);
+        }
+        found
     }
 
     /// Inserts every key; returns how many were absent from the window.
@@ -460,7 +488,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         I: IntoIterator,
         I::Item: Key,
     {
-        keys.into_iter().map(|key| self.contains(&key)).collect()
+        self.contains_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
     }
 
     /// [`insert_batch`](Self::insert_batch) on all of rayon's threads.
@@ -500,11 +528,20 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         S: Sync,
     {
         use rayon::iter::ParallelIterator;
-        keys.into_par_iter()
-            .map(|key| self.contains(&key))
+        use rayon::slice::ParallelSlice;
+        let hashes: Vec<u64> = keys.into_par_iter().map(|key| self.hash(&key)).collect();
+        // Chunks large enough to keep the batch's prefetching ahead, small
+        // enough to spread over the threads.
+        hashes
+            .par_chunks(PAR_CHUNK)
+            .flat_map_iter(|chunk| self.contains_hash_batch(chunk.iter().copied()))
             .collect()
     }
 }
+
+/// Keys a `par_contains` task asks at once.
+#[cfg(feature = "rayon")]
+const PAR_CHUNK: usize = 4096;
 
 impl<S> AtomicWindowedBloom<S> {
     /// Starts a new generation now, retiring the oldest (its keys leave):
