@@ -612,3 +612,36 @@ mod forged_files {
         assert!(err.to_string().contains("0 keys"), "{err}");
     }
 }
+
+/// A batch answers and writes as the same keys inserted one by one, also
+/// when generations fill and rotate within it: a key the current
+/// generation held when the batch began, and an older one holds once the
+/// batch has rotated, is still refreshed into the new current generation
+/// (skipping it would drop it a window early: a false negative).
+#[test]
+fn insert_batches_are_the_per_key_inserts_across_rotations() {
+    for per_generation in [3usize, 50, 1_000] {
+        let keys_per_window = per_generation * 3;
+        let build = || {
+            AtomicWindowedBloom::builder(keys_per_window, 0.01)
+                .build()
+                .unwrap()
+        };
+        let (batched, one_by_one) = (build(), build());
+        // Keys that repeat within and across batches, so that refreshes
+        // land on both sides of rotations.
+        let stream: Vec<u64> = (0..20_000u64).map(|i| (i * 7) % 2_003).collect();
+        for batch in stream.chunks(37) {
+            let per_key = batch.iter().filter(|k| one_by_one.insert(*k)).count();
+            assert_eq!(batched.insert_batch(batch), per_key, "{per_generation}");
+            assert_eq!(
+                batched, one_by_one,
+                "{per_generation}: the generations differ"
+            );
+        }
+        assert!(
+            batched.rotations() > 10,
+            "{per_generation}: too few rotations"
+        );
+    }
+}

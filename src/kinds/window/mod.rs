@@ -392,6 +392,11 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     /// [`insert`](Self::insert) by the key's 64-bit hash.
     pub fn insert_hash(&self, hash: u64) -> bool {
         self.rotate_if_due();
+        self.insert_hash_now(hash)
+    }
+
+    /// [`insert_hash`](Self::insert_hash) once the window is rotated.
+    fn insert_hash_now(&self, hash: u64) -> bool {
         // Asked before the write, of every live generation, the current one
         // first: a key the current generation holds needs no write, and a
         // key an older one holds is refreshed but was seen. Asking after
@@ -407,6 +412,13 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             return false;
         }
         let seen = live.any(|slot| slot.filter.contains_hash(hash));
+        self.write(hash, seen)
+    }
+
+    /// Writes a key the current generation did not hold when asked into
+    /// the current generation; whether it was absent from the window (new
+    /// to the generation, and `seen` in no older one).
+    fn write(&self, hash: u64, seen: bool) -> bool {
         let full = self.per_generation;
         let (new, generation, filled) = self.ring.insert_with(full, |f| f.insert_hash(hash));
         if filled && self.period.is_some() {
@@ -428,13 +440,70 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             .any(|slot| slot.filter.contains_hash(hash))
     }
 
-    /// [`insert`](Self::insert) of each hash; returns how many were absent
-    /// from the window.
+    /// [`insert`](Self::insert) of each hash, in order; returns how many
+    /// were absent from the window. Keys go 256 at a time: the
+    /// clock is read once a chunk (a time window's rotation may come one
+    /// chunk late), and the live generations are asked for the whole chunk
+    /// through the plain filter's prefetching batch, the current one first;
+    /// each key is then written as a per-key insert writes it. A rotation
+    /// within a chunk makes its answers stale, so the chunk's keys after it
+    /// are inserted one by one, each asking the window anew: no key's
+    /// refresh into the current generation is skipped on the strength of a
+    /// generation that has since become an older one.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicWindowedBloom::new(1_000, 0.01)?;
+    /// let (a, b) = (f.hash("a"), f.hash("b"));
+    /// f.insert_hash(a);
+    /// assert_eq!(f.insert_hash_batch([a, b, b]), 1); // b, once
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
     pub fn insert_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> usize {
-        hashes
-            .into_iter()
-            .filter(|&hash| self.insert_hash(hash))
-            .count()
+        let mut hashes = hashes.into_iter();
+        let mut chunk = Vec::with_capacity(BATCH_CHUNK);
+        let mut new = 0;
+        loop {
+            chunk.clear();
+            chunk.extend(hashes.by_ref().take(BATCH_CHUNK));
+            if chunk.is_empty() {
+                return new;
+            }
+            new += self.insert_chunk(&chunk);
+        }
+    }
+
+    /// [`insert_hash_batch`](Self::insert_hash_batch) of one chunk.
+    fn insert_chunk(&self, hashes: &[u64]) -> usize {
+        self.rotate_if_due();
+        let epoch = self.ring.epoch();
+        let mut live = self.ring.live_slots(epoch);
+        let Some(current) = live.next() else {
+            return 0;
+        };
+        let in_current = current.filter.contains_hash_batch(hashes.iter().copied());
+        let mut seen = vec![false; hashes.len()];
+        let mut pending: Vec<usize> = (0..hashes.len()).filter(|&i| !in_current[i]).collect();
+        for slot in live {
+            if pending.is_empty() {
+                break;
+            }
+            let hits = slot
+                .filter
+                .contains_hash_batch(pending.iter().map(|&i| hashes[i]));
+            for (&i, hit) in pending.iter().zip(&hits) {
+                seen[i] = *hit;
+            }
+            pending.retain(|&i| !seen[i]);
+        }
+        let mut new = 0;
+        for (i, &hash) in hashes.iter().enumerate() {
+            new += usize::from(if self.ring.epoch() != epoch {
+                self.insert_hash_now(hash)
+            } else {
+                !in_current[i] && self.write(hash, seen[i])
+            });
+        }
+        new
     }
 
     /// [`contains`](Self::contains) of each hash, in order: the clock and
@@ -479,7 +548,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         I: IntoIterator,
         I::Item: Key,
     {
-        keys.into_iter().filter(|key| self.insert(key)).count()
+        self.insert_hash_batch(keys.into_iter().map(|key| self.hash(&key)))
     }
 
     /// Whether each key was inserted within the window.
@@ -507,7 +576,12 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         S: Sync,
     {
         use rayon::iter::ParallelIterator;
-        keys.into_par_iter().filter(|key| self.insert(key)).count()
+        use rayon::slice::ParallelSlice;
+        let hashes: Vec<u64> = keys.into_par_iter().map(|key| self.hash(&key)).collect();
+        hashes
+            .par_chunks(PAR_CHUNK)
+            .map(|chunk| self.insert_hash_batch(chunk.iter().copied()))
+            .sum()
     }
 
     /// [`contains_batch`](Self::contains_batch) on all of rayon's threads,
@@ -539,9 +613,15 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     }
 }
 
-/// Keys a `par_contains` task asks at once.
+/// Keys a `par_contains` or `par_insert` task takes at once.
 #[cfg(feature = "rayon")]
 const PAR_CHUNK: usize = 4096;
+
+/// Keys an insert batch asks the window about at once: enough for the
+/// plain filter's prefetching to run ahead, few enough that a rotation by
+/// count (every keys-per-generation new keys) rarely falls inside one and
+/// that a time window's rotation comes at most this many keys late.
+const BATCH_CHUNK: usize = 256;
 
 impl<S> AtomicWindowedBloom<S> {
     /// Starts a new generation now, retiring the oldest (its keys leave):
