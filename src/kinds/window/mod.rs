@@ -39,7 +39,7 @@ use crate::kinds::bloom::AtomicBloom;
 use crate::layout::Layout;
 use crate::sizing::Sizing;
 use crate::sync::{AtomicU64, Ordering::Relaxed};
-use ring::{NOT_STARTED, Ring, Rotation};
+use ring::{NOT_STARTED, Ring, Rotation, Slot};
 use std::fmt;
 use std::hash::BuildHasher;
 use std::sync::Arc;
@@ -481,20 +481,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             return 0;
         };
         let in_current = current.filter.contains_hash_batch(hashes.iter().copied());
-        let mut seen = vec![false; hashes.len()];
-        let mut pending: Vec<usize> = (0..hashes.len()).filter(|&i| !in_current[i]).collect();
-        for slot in live {
-            if pending.is_empty() {
-                break;
-            }
-            let hits = slot
-                .filter
-                .contains_hash_batch(pending.iter().map(|&i| hashes[i]));
-            for (&i, hit) in pending.iter().zip(&hits) {
-                seen[i] = *hit;
-            }
-            pending.retain(|&i| !seen[i]);
-        }
+        let seen = found_in(live, hashes, (0..hashes.len()).filter(|&i| !in_current[i]));
         let mut new = 0;
         for (i, &hash) in hashes.iter().enumerate() {
             new += usize::from(if self.ring.epoch() != epoch {
@@ -524,22 +511,8 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
         self.rotate_if_due();
         let hashes: Vec<u64> = hashes.into_iter().collect();
-        let mut found = vec![false; hashes.len()];
-        let mut pending: Vec<usize> = (0..hashes.len()).collect();
         let epoch = self.ring.epoch();
-        for slot in self.ring.live_slots(epoch) {
-            if pending.is_empty() {
-                break;
-            }
-            let hits = slot
-                .filter
-                .contains_hash_batch(pending.iter().map(|&i| hashes[i]));
-            for (&i, hit) in pending.iter().zip(&hits) {
-                found[i] = *hit;
-            }
-            pending.retain(|&i| !found[i]);
-        }
-        found
+        found_in(self.ring.live_slots(epoch), &hashes, 0..hashes.len())
     }
 
     /// Inserts every key; returns how many were absent from the window.
@@ -611,6 +584,31 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             .flat_map_iter(|chunk| self.contains_hash_batch(chunk.iter().copied()))
             .collect()
     }
+}
+
+/// Which of `hashes` the generations of `slots` hold, for the keys at
+/// `asked` (`false` for the others): each generation is asked, through the
+/// plain filter's prefetching batch, only for the keys not yet found.
+fn found_in<'a, S: BuildHasher + 'a>(
+    slots: impl Iterator<Item = &'a Slot<S>>,
+    hashes: &[u64],
+    asked: impl Iterator<Item = usize>,
+) -> Vec<bool> {
+    let mut found = vec![false; hashes.len()];
+    let mut pending: Vec<usize> = asked.collect();
+    for slot in slots {
+        if pending.is_empty() {
+            break;
+        }
+        let hits = slot
+            .filter
+            .contains_hash_batch(pending.iter().map(|&i| hashes[i]));
+        for (&i, hit) in pending.iter().zip(&hits) {
+            found[i] = *hit;
+        }
+        pending.retain(|&i| !found[i]);
+    }
+    found
 }
 
 /// Keys a `par_contains` or `par_insert` task takes at once.
