@@ -6,11 +6,12 @@
 //! would otherwise write). Per-key inserts of new keys, which rotate the
 //! ring as they go, and queries of present and absent keys, on 1 and 2
 //! threads; u64 keys. Ratios to the plain filter and to the `Mutex` are
-//! measured as pairs.
+//! measured as pairs, and so is a time window's insert against the window
+//! of keys' (what reading the clock per call costs).
 
 use super::{Ratio, Session, Table, Work, paired, ratio, two_threads};
 use crate::say;
-use atomic_bloom::{AtomicBloom, AtomicWindowedBloom};
+use atomic_bloom::{AtomicBloom, AtomicWindowedBloom, Window};
 use baselines::MutexRing;
 
 const KEYS: usize = 1_000_000;
@@ -19,6 +20,7 @@ const FPP: f64 = 0.01;
 
 const W_INSERT_1T: &str = "windowed insert, per key, 1 thread";
 const W_INSERT_2T: &str = "windowed insert, per key, 2 threads";
+const T_INSERT_1T: &str = "time window insert, per key, 1 thread";
 const W_HIT_1T: &str = "windowed contains hit, per key, 1 thread";
 const W_HIT_2T: &str = "windowed contains hit, per key, 2 threads";
 const W_MISS_1T: &str = "windowed contains miss, per key, 1 thread";
@@ -73,6 +75,11 @@ const RATIOS: &[Ratio] = &[
         W_MISS_2T,
         M_MISS_2T,
     ),
+    paired(
+        "time window / window of keys: insert, 1T",
+        T_INSERT_1T,
+        W_INSERT_1T,
+    ),
     ratio("windowed: insert 2T / 1T", W_INSERT_2T, W_INSERT_1T),
     ratio("Mutex ring: insert 2T / 1T", M_INSERT_2T, M_INSERT_1T),
 ];
@@ -84,12 +91,25 @@ fn windowed() -> AtomicWindowedBloom {
         .expect("valid parameters")
 }
 
+/// A time window of an hour sized for the same keys: the bench's keys
+/// arrive far faster, so its generations fill early and rotate as the
+/// window of keys does (`WhenFull::Rotate`), and what differs is the
+/// clock each call reads.
+fn time_window() -> AtomicWindowedBloom {
+    AtomicWindowedBloom::builder(KEYS, FPP)
+        .generations(GENERATIONS)
+        .window(Window::Duration(std::time::Duration::from_secs(3600)))
+        .build()
+        .expect("valid parameters")
+}
+
 pub fn run() -> anyhow::Result<()> {
     let mut session = Session::start();
     let count = KEYS as u64;
     // The window at its fullest holds g / (g - 1) windows of keys.
     let fullest = KEYS * GENERATIONS as usize / (GENERATIONS as usize - 1);
     let ours = std::sync::RwLock::new(windowed());
+    let timed = std::sync::RwLock::new(time_window());
     let plain = AtomicBloom::new(fullest, FPP)?;
     let ring = MutexRing::new(KEYS, FPP, GENERATIONS as usize);
     // Filled filters for the queries: the window's last `count` keys.
@@ -124,6 +144,13 @@ pub fn run() -> anyhow::Result<()> {
             keys.for_each(|k| {
                 f.insert(&k);
             })
+        });
+    }));
+    let fresh_timed = || *timed.write().unwrap_or_else(|e| e.into_inner()) = time_window();
+    table.row(Work::after(T_INSERT_1T, count, fresh_timed, || {
+        let f = timed.read().unwrap_or_else(|e| e.into_inner());
+        (0..count).for_each(|k| {
+            f.insert(&k);
         });
     }));
     table.per_key_inserts(
