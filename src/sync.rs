@@ -135,6 +135,11 @@ pub mod fault {
         /// A windowed filter's rotation retires the generation after the
         /// oldest: a live generation is cleared under a query.
         WindowRetireOffByOne,
+        /// A windowed filter's insert returns after its write without
+        /// checking again that its generation is still current: a
+        /// generation retired while it wrote is cleared, and the key with
+        /// it, though the insert has just returned.
+        WindowSkipReinsert,
         /// A windowed filter reads its epoch `Relaxed` instead of
         /// `Acquire`: a time window's check can see a new generation's
         /// number with its slot's previous start, and rotate a generation

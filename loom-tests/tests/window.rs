@@ -212,3 +212,47 @@ fn a_time_check_racing_a_rotation_keeps_the_new_generation() {
 fn a_relaxed_epoch_read_rotates_a_generation_that_has_just_begun() {
     with_fault(Fault::WindowEpochRelaxed, time_check_racing_rotations);
 }
+
+/// W2's second half: an insert whose generation two rotations retire
+/// while it is still writing into it (it pauses inside, announced, until
+/// the model's thread has rotated twice) writes the key again into the
+/// current generation before it returns, so the key is in the window once
+/// the insert has returned. Without that repeat the retired generation is
+/// cleared as the insert leaves it, and the key with it.
+fn insert_inside_two_rotations() {
+    model(|| {
+        let f = Arc::new(window());
+        let rotated = Arc::new(AtomicBool::new(false));
+        let inserter = {
+            let (f, rotated) = (f.clone(), rotated.clone());
+            loom::thread::spawn(move || {
+                f.insert_hash_pausing(X, || {
+                    while !rotated.load(Acquire) {
+                        loom::thread::yield_now();
+                    }
+                });
+            })
+        };
+        assert!(
+            f.rotate() && f.rotate(),
+            "the model's rotations did not happen"
+        );
+        rotated.store(true, Release);
+        inserter.join().unwrap();
+        assert!(
+            f.contains_hash(X),
+            "an insert whose generation retired inside it left the key in no generation"
+        );
+    });
+}
+
+#[test]
+fn an_insert_whose_generation_retires_inside_it_inserts_again() {
+    insert_inside_two_rotations();
+}
+
+#[test]
+#[should_panic(expected = "left the key in no generation")]
+fn an_insert_that_does_not_check_again_loses_its_key() {
+    with_fault(Fault::WindowSkipReinsert, insert_inside_two_rotations);
+}

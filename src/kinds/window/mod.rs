@@ -431,6 +431,25 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         new && !seen
     }
 
+    /// [`insert_hash`](Self::insert_hash) that calls `pause` after its
+    /// first write, while it is still announced in its generation: for the
+    /// loom model of a generation retired while an insert writes into it
+    /// (W2). Not part of the API.
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub fn insert_hash_pausing(&self, hash: u64, mut pause: impl FnMut()) -> bool {
+        let mut paused = false;
+        let (new, _, _) = self.ring.insert_with(self.per_generation, |f| {
+            let fresh = f.insert_hash(hash);
+            if !paused {
+                paused = true;
+                pause();
+            }
+            fresh
+        });
+        new
+    }
+
     /// [`contains`](Self::contains) by the key's 64-bit hash.
     pub fn contains_hash(&self, hash: u64) -> bool {
         self.rotate_if_due();

@@ -292,6 +292,14 @@ impl<S> Ring<S> {
                 new |= fresh;
             }
             self.leave(slot);
+            // The second check: a generation retired while this call wrote
+            // into it is cleared once the call leaves, so the key goes
+            // again into the current one (W2). Loom: window.rs,
+            // `an_insert_whose_generation_retires_inside_it_inserts_again`.
+            #[cfg(loom)]
+            if still_current && fault::active(Fault::WindowSkipReinsert) {
+                return (new, epoch, filled);
+            }
             if still_current && self.epoch_now() == epoch {
                 return (new, epoch, filled);
             }
