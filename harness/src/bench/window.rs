@@ -7,7 +7,8 @@
 //! ring as they go, and queries of present and absent keys, on 1 and 2
 //! threads; u64 keys. Ratios to the plain filter and to the `Mutex` are
 //! measured as pairs, and so is a time window's insert against the window
-//! of keys' (what reading the clock per call costs).
+//! of keys' (what reading the clock per call costs); batches
+//! (`insert_batch`, `par_insert`) against the plain filter's.
 
 use super::{Ratio, Session, Table, Work, paired, ratio, two_threads};
 use crate::say;
@@ -21,6 +22,10 @@ const FPP: f64 = 0.01;
 const W_INSERT_1T: &str = "windowed insert, per key, 1 thread";
 const W_INSERT_2T: &str = "windowed insert, per key, 2 threads";
 const T_INSERT_1T: &str = "time window insert, per key, 1 thread";
+const W_BATCH_1T: &str = "windowed insert_batch, 1 thread";
+const W_PAR: &str = "windowed par_insert, 2 threads";
+const P_BATCH_1T: &str = "plain AtomicBloom insert_batch, 1 thread";
+const P_PAR: &str = "plain AtomicBloom par_insert, 2 threads";
 const W_HIT_1T: &str = "windowed contains hit, per key, 1 thread";
 const W_HIT_2T: &str = "windowed contains hit, per key, 2 threads";
 const W_MISS_1T: &str = "windowed contains miss, per key, 1 thread";
@@ -80,6 +85,8 @@ const RATIOS: &[Ratio] = &[
         T_INSERT_1T,
         W_INSERT_1T,
     ),
+    paired("windowed / plain: insert_batch, 1T", W_BATCH_1T, P_BATCH_1T),
+    paired("windowed / plain: par_insert, 2T", W_PAR, P_PAR),
     ratio("windowed: insert 2T / 1T", W_INSERT_2T, W_INSERT_1T),
     ratio("Mutex ring: insert 2T / 1T", M_INSERT_2T, M_INSERT_1T),
 ];
@@ -110,6 +117,7 @@ pub fn run() -> anyhow::Result<()> {
     let fullest = KEYS * GENERATIONS as usize / (GENERATIONS as usize - 1);
     let ours = std::sync::RwLock::new(windowed());
     let timed = std::sync::RwLock::new(time_window());
+    let keys: Vec<u64> = (0..count).collect();
     let plain = AtomicBloom::new(fullest, FPP)?;
     let ring = MutexRing::new(KEYS, FPP, GENERATIONS as usize);
     // Filled filters for the queries: the window's last `count` keys.
@@ -153,6 +161,31 @@ pub fn run() -> anyhow::Result<()> {
             f.insert(&k);
         });
     }));
+    // Batches of the same keys, into a new window and a cleared filter.
+    table.row(Work::after(W_BATCH_1T, count, fresh_ours, || {
+        let f = ours.read().unwrap_or_else(|e| e.into_inner());
+        f.insert_batch(&keys);
+    }));
+    table.row(Work::after(W_PAR, count, fresh_ours, || {
+        let f = ours.read().unwrap_or_else(|e| e.into_inner());
+        f.par_insert(&keys);
+    }));
+    table.row(Work::after(
+        P_BATCH_1T,
+        count,
+        || plain.clear(),
+        || {
+            plain.insert_batch(&keys);
+        },
+    ));
+    table.row(Work::after(
+        P_PAR,
+        count,
+        || plain.clear(),
+        || {
+            plain.par_insert(&keys);
+        },
+    ));
     table.per_key_inserts(
         [P_INSERT_1T, P_INSERT_2T],
         count,
