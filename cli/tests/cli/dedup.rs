@@ -2,7 +2,7 @@
 //! the lines' own times (`--timestamps`, the simulated clock), carried
 //! across runs by `--state`, and saved on a signal.
 
-use super::{assert_fails, bin, run, run_with_stdin, s, stdout};
+use super::{assert_fails, bin, run, run_with_stdin, s, spawn_piped, stdout};
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 
@@ -144,13 +144,7 @@ fn bad_flags_and_lines_are_one_line_errors() {
 fn a_signal_prints_what_was_read_saves_the_state_and_exits_143_for_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("live.abf");
-    let mut child = bin()
-        .args(["dedup", "--window", "1h", "--state", s(&state)])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&["dedup", "--window", "1h", "--state", s(&state)]);
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
     input.write_all(b"first\nsecond\nfirst\n").unwrap();

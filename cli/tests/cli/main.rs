@@ -21,14 +21,19 @@ fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
 }
 
-fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = bin()
+/// The tool running with `args`, its stdin, stdout and stderr piped.
+fn spawn_piped(args: &[&str]) -> std::process::Child {
+    bin()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn_piped(args);
     // Written from a thread of its own while the output is read: a tool
     // that prints as it reads (dedup) would otherwise block on a full
     // stdout pipe while this blocks on a full stdin one. The tool may exit

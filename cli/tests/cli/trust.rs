@@ -698,20 +698,14 @@ fn a_signal_ends_a_streaming_growable_build_and_saves_what_was_read() {
     for signal in ["-INT", "-TERM"] {
         let dir = tempfile::tempdir().unwrap();
         let output = dir.path().join("urls.bloom");
-        let mut child = bin()
-            .args([
-                "build",
-                "--growable",
-                "--initial-capacity",
-                "1000",
-                "-o",
-                s(&output),
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(&[
+            "build",
+            "--growable",
+            "--initial-capacity",
+            "1000",
+            "-o",
+            s(&output),
+        ]);
         let mut input = child.stdin.take().unwrap();
         let keys: String = (0..50_000)
             .map(|i| format!("https://example.com/{i}\n"))
