@@ -140,6 +140,11 @@ pub mod fault {
         /// generation retired while it wrote is cleared, and the key with
         /// it, though the insert has just returned.
         WindowSkipReinsert,
+        /// A windowed filter's insert asks the older generations whether
+        /// they hold its key after its write instead of before: a
+        /// rotation between the two moves its own bits into an older
+        /// generation, and racing inserts of a new key all answer `false`.
+        WindowAskAfterWrite,
         /// A windowed filter reads its epoch `Relaxed` instead of
         /// `Acquire`: a time window's check can see a new generation's
         /// number with its slot's previous start, and rotate a generation

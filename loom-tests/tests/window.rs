@@ -1,4 +1,4 @@
-//! The windowed filter's ring (`src/kinds/window/ring.rs`): W1-W5 of
+//! The windowed filter's ring (`src/kinds/window/ring.rs`): W1-W6 of
 //! `docs::memory_ordering`, each with a negative control that injects a
 //! fault into the real code and must fail.
 #![cfg(loom)]
@@ -255,4 +255,37 @@ fn an_insert_whose_generation_retires_inside_it_inserts_again() {
 #[should_panic(expected = "left the key in no generation")]
 fn an_insert_that_does_not_check_again_loses_its_key() {
     with_fault(Fault::WindowSkipReinsert, insert_inside_two_rotations);
+}
+
+/// `insert` answers whether the key was absent from the whole window, and
+/// racing inserts of a new key still give it to one at least: one inserts
+/// while the other rotates and then inserts, so the first insert's bits
+/// may be in an older generation by the time the second asks, which then
+/// rightly answers `false`, but the first asked before it wrote.
+fn racing_inserts_across_a_rotation() {
+    model(|| {
+        let (_, theirs, mine) = race(
+            window(),
+            |f| f.insert_hash(X),
+            |f| {
+                f.rotate();
+                f.insert_hash(X)
+            },
+        );
+        assert!(
+            theirs || mine,
+            "neither insert of a new key reported it new"
+        );
+    });
+}
+
+#[test]
+fn racing_inserts_of_a_new_key_across_a_rotation_report_it_new_once_at_least() {
+    racing_inserts_across_a_rotation();
+}
+
+#[test]
+#[should_panic(expected = "neither insert of a new key reported it new")]
+fn asking_after_the_write_reports_a_new_key_new_to_no_one() {
+    with_fault(Fault::WindowAskAfterWrite, racing_inserts_across_a_rotation);
 }

@@ -402,7 +402,17 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         // key an older one holds is refreshed but was seen. Asking after
         // the write would find this call's own bits when a rotation moved
         // them into an older generation meanwhile, and could then answer
-        // `false` to every racing insert of a new key.
+        // `false` to every racing insert of a new key. Loom: window.rs,
+        // `racing_inserts_of_a_new_key_across_a_rotation_report_it_new_once_at_least`.
+        #[cfg(loom)]
+        if crate::sync::fault::active(crate::sync::fault::Fault::WindowAskAfterWrite) {
+            let (new, _, _) = self
+                .ring
+                .insert_with(self.per_generation, |f| f.insert_hash(hash));
+            let epoch = self.ring.epoch();
+            let mut older = self.ring.live_slots(epoch).skip(1);
+            return new && !older.any(|slot| slot.filter.contains_hash(hash));
+        }
         let epoch = self.ring.epoch();
         let mut live = self.ring.live_slots(epoch);
         if live
