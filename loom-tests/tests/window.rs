@@ -49,43 +49,6 @@ fn racing_rotations_by_store_both_win() {
     with_fault(Fault::WindowRotateByStore, racing_rotations);
 }
 
-/// W2: an insert racing the two rotations that retire its generation
-/// writes into it while it is current or not at all: nothing is ever
-/// written into a cleared spare before it is current again.
-fn insert_racing_retirement() {
-    model(|| {
-        let (f, (), _) = race(
-            window(),
-            |f| {
-                f.rotate();
-                f.rotate();
-            },
-            |f| f.insert_hash(X),
-        );
-        assert!(
-            f.spare_is_clean_if_ready(),
-            "an insert wrote into a cleared spare"
-        );
-    });
-}
-
-#[test]
-fn no_insert_lands_in_a_cleared_spare() {
-    insert_racing_retirement();
-}
-
-#[test]
-#[should_panic(expected = "an insert wrote into a cleared spare")]
-fn an_insert_that_skips_its_check_dirties_the_spare() {
-    with_fault(Fault::WindowWriteWithoutCheck, insert_racing_retirement);
-}
-
-#[test]
-#[should_panic(expected = "an insert wrote into a cleared spare")]
-fn a_clear_that_ignores_inserts_inside_dirties_the_spare() {
-    with_fault(Fault::WindowClearWithWriters, insert_racing_retirement);
-}
-
 /// W1: a key whose insert happened-before a query (a Release/Acquire flag)
 /// is found by it while a rotation races both: one rotation leaves the
 /// key's generation live. Flag seen and not seen are both reached.
@@ -213,20 +176,21 @@ fn a_relaxed_epoch_read_rotates_a_generation_that_has_just_begun() {
     with_fault(Fault::WindowEpochRelaxed, time_check_racing_rotations);
 }
 
-/// W2's second half: an insert whose generation two rotations retire
-/// while it is still writing into it (it pauses inside, announced, until
-/// the model's thread has rotated twice) writes the key again into the
-/// current generation before it returns, so the key is in the window once
-/// the insert has returned. Without that repeat the retired generation is
-/// cleared as the insert leaves it, and the key with it.
-fn insert_inside_two_rotations() {
-    model(|| {
+/// W2: an insert held at one point while the model's thread rotates twice,
+/// retiring the generation it read the epoch of and clearing its slot, has
+/// the key in the window once it returns. Held after its write, the clear
+/// erases what it wrote; held before its write, it writes into the cleared
+/// slot, now the spare, which no query asks. Either way the check after
+/// the write sees the epoch moved and writes the key into the current
+/// generation.
+fn insert_held_across_two_rotations(before_write: bool) {
+    model(move || {
         let f = Arc::new(window());
         let rotated = Arc::new(AtomicBool::new(false));
         let inserter = {
             let (f, rotated) = (f.clone(), rotated.clone());
             loom::thread::spawn(move || {
-                f.insert_hash_pausing(X, || {
+                f.insert_hash_pausing(X, before_write, || {
                     while !rotated.load(Acquire) {
                         loom::thread::yield_now();
                     }
@@ -241,27 +205,43 @@ fn insert_inside_two_rotations() {
         inserter.join().unwrap();
         assert!(
             f.contains_hash(X),
-            "an insert whose generation retired inside it left the key in no generation"
+            "an insert whose generation retired around it left the key in no generation"
         );
     });
 }
 
 #[test]
 fn an_insert_whose_generation_retires_inside_it_inserts_again() {
-    insert_inside_two_rotations();
+    insert_held_across_two_rotations(false);
 }
 
 #[test]
 #[should_panic(expected = "left the key in no generation")]
 fn an_insert_that_does_not_check_again_loses_its_key() {
-    with_fault(Fault::WindowSkipReinsert, insert_inside_two_rotations);
+    with_fault(Fault::WindowSkipReinsert, || {
+        insert_held_across_two_rotations(false);
+    });
+}
+
+#[test]
+fn a_late_write_into_a_cleared_slot_is_written_again() {
+    insert_held_across_two_rotations(true);
+}
+
+#[test]
+#[should_panic(expected = "left the key in no generation")]
+fn a_late_write_not_checked_after_is_lost_in_the_spare() {
+    with_fault(Fault::WindowSkipReinsert, || {
+        insert_held_across_two_rotations(true);
+    });
 }
 
 /// `insert` answers whether the key was absent from the whole window, and
 /// racing inserts of a new key still give it to one at least: one inserts
 /// while the other rotates and then inserts, so the first insert's bits
 /// may be in an older generation by the time the second asks, which then
-/// rightly answers `false`, but the first asked before it wrote.
+/// rightly answers `false`, but the first asks the generations older than
+/// the one it wrote into, never its own.
 fn racing_inserts_across_a_rotation() {
     model(|| {
         let (_, theirs, mine) = race(
@@ -286,6 +266,6 @@ fn racing_inserts_of_a_new_key_across_a_rotation_report_it_new_once_at_least() {
 
 #[test]
 #[should_panic(expected = "neither insert of a new key reported it new")]
-fn asking_after_the_write_reports_a_new_key_new_to_no_one() {
-    with_fault(Fault::WindowAskAfterWrite, racing_inserts_across_a_rotation);
+fn asking_by_the_epoch_after_the_write_reports_a_new_key_new_to_no_one() {
+    with_fault(Fault::WindowAskByNewEpoch, racing_inserts_across_a_rotation);
 }

@@ -31,7 +31,7 @@ use crate::error::BuildError;
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::window::ring::{NOT_STARTED, Ring};
 use crate::kinds::window::{
-    AtomicWindowedBloom, Clock, MAX_GENERATIONS, MonotonicClock, WhenFull, Window,
+    AtomicWindowedBloom, Clock, MAX_GENERATIONS, WhenFull, Window, default_clock,
 };
 use crate::layout::Placement;
 use crate::sizing::Sizing;
@@ -108,7 +108,7 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
             let exists = age <= epoch;
             // ORDERING: Relaxed, both; a count and a start, publishing
             // nothing (as G8): the words are what the file must hold.
-            let (inserted, started) = (slot.inserted.load(Relaxed), slot.started.load(Relaxed));
+            let (inserted, started) = (slot.new_keys.sum(), slot.started.load(Relaxed));
             let age_nanos = match (exists, timed) {
                 (false, _) => NO_AGE,
                 (true, false) => 0,
@@ -491,8 +491,8 @@ fn decode<S: BuildHasher + Clone + 'static>(
         }
         records.push((inserted, age_nanos, body));
     }
-    let clock: Arc<dyn Clock> = clock
-        .unwrap_or_else(|| Arc::new(MonotonicClock::starting_at(Duration::from_nanos(oldest))));
+    let clock: Arc<dyn Clock> =
+        clock.unwrap_or_else(|| default_clock(schedule.period, Duration::from_nanos(oldest)));
     let now = clock.now_nanos();
     let new_words = || {
         BitArray::zeroed((sizing.num_bits() / 64) as usize).ok_or(ReadError::AllocationFailed(
@@ -519,6 +519,6 @@ fn decode<S: BuildHasher + Clone + 'static>(
         ));
     }
     let spare = AtomicBloom::from_parts(new_words()?, sizing, hasher);
-    let ring = Ring::restore(epoch, restored, spare);
+    let ring = Ring::restore(epoch, restored, spare, schedule.per_generation);
     Ok(builder.assemble(schedule, ring, clock, filled_early))
 }

@@ -3,14 +3,17 @@
 //! The bottom layer: arrays of `AtomicU64` words that know nothing of keys,
 //! hashes or layouts. [`BitArray`] holds a plain filter's bits,
 //! [`CounterArray`] a counting filter's 4-bit counters in the same kind of
-//! allocation. Every atomic operation on a filter's memory is in these two
+//! allocation; `StripedCount` is the count of new keys that many threads
+//! add to without sharing a line. Every atomic operation on a filter's memory is in the first two
 //! files, each with its `// ORDERING:` note.
 
 pub(crate) mod bit_array;
 pub(crate) mod counter_array;
+pub(crate) mod striped_count;
 
 pub use bit_array::BitArray;
 pub use counter_array::CounterArray;
+pub(crate) use striped_count::StripedCount;
 
 /// Shows the size, not the words.
 impl std::fmt::Debug for BitArray {

@@ -8,7 +8,11 @@
 //! threads; u64 keys. Ratios to the plain filter and to the `Mutex` are
 //! measured as pairs, and so is a time window's insert against the window
 //! of keys' (what reading the clock per call costs); batches
-//! (`insert_batch`, `par_insert`) against the plain filter's.
+//! (`insert_batch`, `par_insert`) against the plain filter's. A floor row
+//! does the memory work a windowed insert of a new key cannot avoid, with
+//! no ring: a plain insert into a filter of one generation's size, then a
+//! query of each of the `g - 1` older ones (filled), all by one hash; the
+//! windowed insert against it is what the ring itself costs.
 
 use super::{Ratio, Session, Table, Work, paired, ratio, two_threads};
 use crate::say;
@@ -36,6 +40,7 @@ const P_HIT_1T: &str = "plain AtomicBloom contains hit, 1 thread";
 const P_HIT_2T: &str = "plain AtomicBloom contains hit, 2 threads";
 const P_MISS_1T: &str = "plain AtomicBloom contains miss, 1 thread";
 const P_MISS_2T: &str = "plain AtomicBloom contains miss, 2 threads";
+const F_INSERT_1T: &str = "floor: 1 plain insert + 3 plain queries, 1 thread";
 const M_INSERT_1T: &str = "Mutex ring insert, 1 thread";
 const M_INSERT_2T: &str = "Mutex ring insert, 2 threads";
 const M_HIT_1T: &str = "Mutex ring contains hit, 1 thread";
@@ -87,6 +92,8 @@ const RATIOS: &[Ratio] = &[
     ),
     paired("windowed / plain: insert_batch, 1T", W_BATCH_1T, P_BATCH_1T),
     paired("windowed / plain: par_insert, 2T", W_PAR, P_PAR),
+    paired("windowed / floor: insert, 1T", W_INSERT_1T, F_INSERT_1T),
+    paired("plain / floor: insert, 1T", P_INSERT_1T, F_INSERT_1T),
     ratio("windowed: insert 2T / 1T", W_INSERT_2T, W_INSERT_1T),
     ratio("Mutex ring: insert 2T / 1T", M_INSERT_2T, M_INSERT_1T),
 ];
@@ -137,6 +144,14 @@ pub fn run() -> anyhow::Result<()> {
         filled.generations(),
         filled_plain.memory_bytes() >> 10
     );
+    // The floor: four filters of a generation's size, the three older
+    // ones filled with a generation of other keys each.
+    let generation = || AtomicBloom::with_sizing(filled.sizing(), *filled.hasher());
+    let floor = [generation()?, generation()?, generation()?, generation()?];
+    for (i, older) in floor[1..].iter().enumerate() {
+        let from = (i as u64 + 2) << 40;
+        older.insert_batch(from..from + filled.keys_per_generation());
+    }
     let mut table = Table::new("1M");
     let fresh_ours = || *ours.write().unwrap_or_else(|e| e.into_inner()) = windowed();
     table.row(Work::after(W_INSERT_1T, count, fresh_ours, || {
@@ -194,6 +209,19 @@ pub fn run() -> anyhow::Result<()> {
             plain.insert(&k);
         },
     );
+    table.row(Work::after(
+        F_INSERT_1T,
+        count,
+        || floor[0].clear(),
+        || {
+            (0..count).for_each(|k| {
+                let hash = floor[0].hash(&k);
+                if floor[0].insert_hash(hash) {
+                    std::hint::black_box(floor[1..].iter().any(|f| f.contains_hash(hash)));
+                }
+            });
+        },
+    ));
     table.per_key_inserts(
         [M_INSERT_1T, M_INSERT_2T],
         count,

@@ -32,16 +32,22 @@ pub(crate) mod ring;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 
+use crate::core::batch::Stage;
+use crate::core::cells::Storage;
 use crate::error::BuildError;
 use crate::hasher::WyBuildHasher;
+use crate::hints::Access;
 use crate::key::Key;
 use crate::kinds::bloom::AtomicBloom;
 use crate::layout::Layout;
+use crate::layout::{Probe, with_sized_probe};
 use crate::sizing::Sizing;
+use crate::storage::BitArray;
 use crate::sync::{AtomicU64, Ordering::Relaxed};
-use ring::{NOT_STARTED, Ring, Rotation, Slot};
+use ring::{Inserted, NOT_STARTED, Pause, Ring, Rotation};
 use std::fmt;
 use std::hash::BuildHasher;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -142,7 +148,8 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
         self
     }
 
-    /// The clock a time window rotates by; default a [`MonotonicClock`].
+    /// The clock a time window rotates by; default a [`MonotonicClock`],
+    /// [coarse](MonotonicClock::coarse) for generations of a second or more.
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = Some(clock);
         self
@@ -183,8 +190,8 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
         let clock = self
             .clock
             .clone()
-            .unwrap_or_else(|| Arc::new(MonotonicClock::new()));
-        let ring = Ring::new(filters, clock.now_nanos());
+            .unwrap_or_else(|| default_clock(plan.schedule.period, Duration::ZERO));
+        let ring = Ring::new(filters, clock.now_nanos(), plan.schedule.per_generation);
         Ok(self.assemble(plan.schedule, ring, clock, 0))
     }
 
@@ -259,6 +266,22 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
             per_generation,
         };
         Ok((schedule, generation_rate))
+    }
+}
+
+/// Generations at least this long read the coarse clock by default
+/// ([`MonotonicClock::coarse`]): a tick (at most 10 ms) is then at most 1%
+/// of a generation.
+const COARSE_CLOCK_FROM: Duration = Duration::from_secs(1);
+
+/// The clock a time window of generations `period` long reads unless
+/// given one, reading `elapsed` now.
+pub(crate) fn default_clock(period: Option<Duration>, elapsed: Duration) -> Arc<dyn Clock> {
+    let clock = MonotonicClock::starting_at(elapsed);
+    if period.is_some_and(|p| p >= COARSE_CLOCK_FROM) {
+        Arc::new(clock.coarse())
+    } else {
+        Arc::new(clock)
     }
 }
 
@@ -392,93 +415,114 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     /// [`insert`](Self::insert) by the key's 64-bit hash.
     pub fn insert_hash(&self, hash: u64) -> bool {
         self.rotate_if_due();
-        self.insert_hash_now(hash)
+        self.insert_hash_now(hash, |_| {})
     }
 
-    /// [`insert_hash`](Self::insert_hash) once the window is rotated.
-    fn insert_hash_now(&self, hash: u64) -> bool {
-        // Asked before the write, of every live generation, the current one
-        // first: a key the current generation holds needs no write, and a
-        // key an older one holds is refreshed but was seen. Asking after
-        // the write would find this call's own bits when a rotation moved
-        // them into an older generation meanwhile, and could then answer
-        // `false` to every racing insert of a new key. Loom: window.rs,
-        // `racing_inserts_of_a_new_key_across_a_rotation_report_it_new_once_at_least`.
-        #[cfg(loom)]
-        if crate::sync::fault::active(crate::sync::fault::Fault::WindowAskAfterWrite) {
-            let (new, _, _) = self
-                .ring
-                .insert_with(self.per_generation, |f| f.insert_hash(hash));
-            let epoch = self.ring.epoch();
-            let mut older = self.ring.live_slots(epoch).skip(1);
-            return new && !older.any(|slot| slot.filter.contains_hash(hash));
-        }
-        let epoch = self.ring.epoch();
-        let mut live = self.ring.live_slots(epoch);
-        if live
-            .next()
-            .is_some_and(|current| current.filter.contains_hash(hash))
-        {
-            return false;
-        }
-        let seen = live.any(|slot| slot.filter.contains_hash(hash));
-        self.write(hash, seen)
+    /// [`insert_hash`](Self::insert_hash) once the window is rotated:
+    /// the key's line asked for in every live generation, then the ring's insert
+    /// (`ring.rs`: write, ask the older generations if the write found the
+    /// key new, check), with the key's probe derived once for all of them.
+    #[inline]
+    fn insert_hash_now(&self, hash: u64, pause: impl FnMut(Pause)) -> bool {
+        let sizing = self.sizing();
+        with_sized_probe!(sizing, P => {
+            let probe = sizing.probe::<P>(hash);
+            let live = self.ring.live_at(self.ring.epoch());
+            // Every live generation's line asked for first, the current
+            // one's too (for reading: the key may be there already), so
+            // that their misses overlap; asking only for the older ones'
+            // ran slower (`bench --window`).
+            for slot in live.slots() {
+                slot.filter.cells().prefetch(&sizing, &probe, Access::READ);
+            }
+            let inserted = self.ring.insert_with(
+                live,
+                |f| f.cells().insert(&sizing, &probe),
+                |f| f.cells().contains(&sizing, &probe),
+                pause,
+            );
+            self.counted(inserted)
+        })
     }
 
-    /// Writes a key the current generation did not hold when asked into
-    /// the current generation; whether it was absent from the window (new
-    /// to the generation, and `seen` in no older one).
-    fn write(&self, hash: u64, seen: bool) -> bool {
+    /// What an insert's count means for the window: a time window whose
+    /// generation just took the keys it was sized for counts it as filled
+    /// early, and a full generation rotates (a time window's only if it
+    /// rotates when full). Returns whether the key was new to the window.
+    #[inline]
+    fn counted(&self, inserted: Inserted) -> bool {
+        if let Some((before, after)) = inserted.count {
+            self.on_count(inserted.generation, before, after);
+        }
+        inserted.new
+    }
+
+    /// [`counted`](Self::counted) when a generation's count moved from
+    /// `before` to `after` (a stripe passed keys on, `StripedCount::add`).
+    #[cold]
+    fn on_count(&self, generation: u64, before: u64, after: u64) {
         let full = self.per_generation;
-        let (new, generation, filled) = self.ring.insert_with(full, |f| f.insert_hash(hash));
-        if filled && self.period.is_some() {
+        if after < full {
+            return;
+        }
+        if before < full && self.period.is_some() {
             // ORDERING: Relaxed; a count for the caller, publishing nothing.
             self.filled_early.fetch_add(1, Relaxed);
         }
-        if new && (self.period.is_none() || self.when_full == WhenFull::Rotate) {
+        if self.period.is_none() || self.when_full == WhenFull::Rotate {
             self.rotate_if_full(generation);
         }
-        new && !seen
     }
 
-    /// [`insert_hash`](Self::insert_hash) that calls `pause` after its
-    /// first write, while it is still announced in its generation: for the
-    /// loom model of a generation retired while an insert writes into it
-    /// (W2). Not part of the API.
+    /// [`insert_hash`](Self::insert_hash) that calls `pause` at one point
+    /// of the insert (before its write, or after its write and before its
+    /// check), for the loom models of inserts that race the rotations
+    /// retiring their generation (W2). Not part of the API.
     #[cfg(loom)]
     #[doc(hidden)]
-    pub fn insert_hash_pausing(&self, hash: u64, mut pause: impl FnMut()) -> bool {
-        let mut paused = false;
-        let (new, _, _) = self.ring.insert_with(self.per_generation, |f| {
-            let fresh = f.insert_hash(hash);
-            if !paused {
-                paused = true;
+    pub fn insert_hash_pausing(
+        &self,
+        hash: u64,
+        before_write: bool,
+        mut pause: impl FnMut(),
+    ) -> bool {
+        let at = if before_write {
+            Pause::BeforeWrite
+        } else {
+            Pause::AfterWrite
+        };
+        self.insert_hash_now(hash, |point| {
+            if point == at {
                 pause();
             }
-            fresh
-        });
-        new
+        })
     }
 
     /// [`contains`](Self::contains) by the key's 64-bit hash.
     pub fn contains_hash(&self, hash: u64) -> bool {
         self.rotate_if_due();
-        let epoch = self.ring.epoch();
-        self.ring
-            .live_slots(epoch)
-            .any(|slot| slot.filter.contains_hash(hash))
+        let sizing = self.sizing();
+        with_sized_probe!(sizing, P => {
+            let probe = sizing.probe::<P>(hash);
+            let live = self.ring.live_at(self.ring.epoch());
+            // Every generation's line asked for first, so that a miss, which
+            // asks them all, waits for one line's latency, not `g`.
+            for slot in live.slots() {
+                slot.filter.cells().prefetch(&sizing, &probe, Access::READ);
+            }
+            live.slots().any(|slot| slot.filter.cells().contains(&sizing, &probe))
+        })
     }
 
     /// [`insert`](Self::insert) of each hash, in order; returns how many
-    /// were absent from the window. Keys go 256 at a time: the
-    /// clock is read once a chunk (a time window's rotation may come one
-    /// chunk late), and the live generations are asked for the whole chunk
-    /// through the plain filter's prefetching batch, the current one first;
-    /// each key is then written as a per-key insert writes it. A rotation
-    /// within a chunk makes its answers stale, so the chunk's keys after it
-    /// are inserted one by one, each asking the window anew: no key's
-    /// refresh into the current generation is skipped on the strength of a
-    /// generation that has since become an older one.
+    /// were absent from the window. Keys go 256 at a time through the
+    /// plain filter's prefetching pipeline (`core/batch.rs`), each key's
+    /// line asked for in every live generation a few dozen keys ahead, and
+    /// the window's handshake is made once a chunk: the clock read (a time
+    /// window's rotation may come one chunk late), the epoch read before
+    /// the chunk's writes and checked after them. A rotation during the
+    /// chunk makes each of its keys be written again into the generation
+    /// now current, as a per-key insert whose check finds the epoch moved.
     ///
     /// ```
     /// let f = atomic_bloom::AtomicWindowedBloom::new(1_000, 0.01)?;
@@ -493,7 +537,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         let mut new = 0;
         loop {
             chunk.clear();
-            chunk.extend(hashes.by_ref().take(BATCH_CHUNK));
+            chunk.extend(hashes.by_ref().take(self.room()));
             if chunk.is_empty() {
                 return new;
             }
@@ -501,34 +545,72 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         }
     }
 
+    /// Keys the next chunk of an insert batch may take: [`BATCH_CHUNK`],
+    /// or fewer when the current generation rotates when full and has
+    /// room for fewer new keys, so that a chunk never fills it past what
+    /// it was sized for and rotates where the per-key inserts would (at
+    /// least 1: a generation full but not yet rotated takes keys one by
+    /// one, as per-key inserts do until their rotation lands).
+    fn room(&self) -> usize {
+        if self.period.is_some() && self.when_full == WhenFull::KeepFilling {
+            return BATCH_CHUNK;
+        }
+        let taken = self.ring.slot(self.ring.epoch()).new_keys.sum();
+        let room = self.per_generation.saturating_sub(taken);
+        usize::try_from(room).map_or(BATCH_CHUNK, |room| room.clamp(1, BATCH_CHUNK))
+    }
+
     /// [`insert_hash_batch`](Self::insert_hash_batch) of one chunk.
     fn insert_chunk(&self, hashes: &[u64]) -> usize {
         self.rotate_if_due();
-        let epoch = self.ring.epoch();
-        let mut live = self.ring.live_slots(epoch);
-        let Some(current) = live.next() else {
-            return 0;
-        };
-        let in_current = current.filter.contains_hash_batch(hashes.iter().copied());
-        let seen = found_in(live, hashes, (0..hashes.len()).filter(|&i| !in_current[i]));
-        let mut new = 0;
-        for (i, &hash) in hashes.iter().enumerate() {
-            new += usize::from(if self.ring.epoch() != epoch {
-                self.insert_hash_now(hash)
-            } else {
-                !in_current[i] && self.write(hash, seen[i])
-            });
+        let sizing = self.sizing();
+        let live = self.ring.live_at(self.ring.epoch());
+        let epoch = live.epoch;
+        let current = live.current().filter.cells();
+        let older: Vec<&BitArray> = live
+            .slots()
+            .skip(1)
+            .map(|slot| slot.filter.cells())
+            .collect();
+        let (new, fresh) = with_sized_probe!(sizing, P => {
+            let stage = InsertStage::<P> {
+                sizing,
+                current,
+                older: &older,
+                fresh: std::cell::Cell::new(0),
+                probe: PhantomData,
+            };
+            let new = crate::core::batch::Pipeline::<_, { crate::core::batch::PREFETCH_DISTANCE }>::new(&stage)
+                .count(hashes.iter().copied());
+            (new, stage.fresh.get())
+        });
+        if self.ring.epoch() == epoch {
+            if let Some((before, after)) = live.current().new_keys.add(fresh) {
+                self.on_count(epoch, before, after);
+            }
+        } else {
+            // A rotation during the chunk: each key again, into the
+            // generation current now, counted there if new to it.
+            for &hash in hashes {
+                let again = with_sized_probe!(sizing, P => {
+                    let probe = sizing.probe::<P>(hash);
+                    self.ring.settle((epoch, self.ring.slot(epoch)), false, true, |f| {
+                        f.cells().insert(&sizing, &probe)
+                    })
+                });
+                self.counted(again);
+            }
         }
         new
     }
 
     /// [`contains`](Self::contains) of each hash, in order: the clock and
-    /// the epoch read once for the batch, then each live generation asked
-    /// for the keys not yet found through the plain filter's batch, which
-    /// hashes ahead and prefetches. A key found in the window when the
-    /// call began is found, but for one whose generation a rotation during
-    /// the call retires (it left the window meanwhile), as per key (W1,
-    /// W4).
+    /// the epoch read once for the batch, and each key's line asked for in
+    /// every live generation a few dozen keys ahead of its query (the
+    /// plain filter's pipeline, `core/batch.rs`). A key found in the
+    /// window when the call began is found, but for one whose generation a
+    /// rotation during the call retires (it left the window meanwhile), as
+    /// per key (W1, W4).
     ///
     /// ```
     /// let f = atomic_bloom::AtomicWindowedBloom::new(1_000, 0.01)?;
@@ -539,9 +621,18 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     /// ```
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
         self.rotate_if_due();
-        let hashes: Vec<u64> = hashes.into_iter().collect();
+        let sizing = self.sizing();
         let epoch = self.ring.epoch();
-        found_in(self.ring.live_slots(epoch), &hashes, 0..hashes.len())
+        let live: Vec<&BitArray> = self
+            .ring
+            .live_slots(epoch)
+            .map(|slot| slot.filter.cells())
+            .collect();
+        with_sized_probe!(sizing, P => {
+            let stage = ContainsStage::<P> { sizing, live: &live, probe: PhantomData };
+            crate::core::batch::Pipeline::<_, { crate::core::batch::PREFETCH_DISTANCE }>::new(&stage)
+                .collect(hashes)
+        })
     }
 
     /// Inserts every key; returns how many were absent from the window.
@@ -615,29 +706,66 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     }
 }
 
-/// Which of `hashes` the generations of `slots` hold, for the keys at
-/// `asked` (`false` for the others): each generation is asked, through the
-/// plain filter's prefetching batch, only for the keys not yet found.
-fn found_in<'a, S: BuildHasher + 'a>(
-    slots: impl Iterator<Item = &'a Slot<S>>,
-    hashes: &[u64],
-    asked: impl Iterator<Item = usize>,
-) -> Vec<bool> {
-    let mut found = vec![false; hashes.len()];
-    let mut pending: Vec<usize> = asked.collect();
-    for slot in slots {
-        if pending.is_empty() {
-            break;
+/// A windowed insert batch's stage: the key's line asked for in every
+/// live generation; then written into the current one and, if new there,
+/// asked of the older ones, as `Ring::insert_with` does for one key.
+struct InsertStage<'a, P> {
+    sizing: Sizing,
+    current: &'a BitArray,
+    older: &'a [&'a BitArray],
+    /// Keys the batch's writes found new to the current generation.
+    fresh: std::cell::Cell<u64>,
+    probe: PhantomData<P>,
+}
+
+impl<P: Probe> Stage for &InsertStage<'_, P> {
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        let probe = self.sizing.probe::<P>(hash);
+        self.current.prefetch(&self.sizing, &probe, Access::write());
+        for cells in self.older {
+            cells.prefetch(&self.sizing, &probe, Access::READ);
         }
-        let hits = slot
-            .filter
-            .contains_hash_batch(pending.iter().map(|&i| hashes[i]));
-        for (&i, hit) in pending.iter().zip(&hits) {
-            found[i] = *hit;
-        }
-        pending.retain(|&i| !found[i]);
     }
-    found
+
+    #[inline(always)]
+    fn apply(&self, hash: u64) -> bool {
+        let probe = self.sizing.probe::<P>(hash);
+        if !self.current.insert(&self.sizing, &probe) {
+            return false;
+        }
+        self.fresh.set(self.fresh.get() + 1);
+        !self
+            .older
+            .iter()
+            .any(|cells| cells.contains(&self.sizing, &probe))
+    }
+}
+
+/// A windowed query batch's stage: the key's line asked for in every live
+/// generation, then each asked until one holds it.
+struct ContainsStage<'a, P> {
+    sizing: Sizing,
+    live: &'a [&'a BitArray],
+    probe: PhantomData<P>,
+}
+
+impl<P: Probe> Stage for &ContainsStage<'_, P> {
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        let probe = self.sizing.probe::<P>(hash);
+        for cells in self.live {
+            cells.prefetch(&self.sizing, &probe, Access::READ);
+        }
+    }
+
+    #[inline(always)]
+    fn apply(&self, hash: u64) -> bool {
+        let probe = self.sizing.probe::<P>(hash);
+        self.live
+            .iter()
+            .any(|cells| cells.contains(&self.sizing, &probe))
+    }
 }
 
 /// Keys a `par_contains` or `par_insert` task takes at once.
@@ -699,14 +827,6 @@ impl<S> AtomicWindowedBloom<S> {
     /// Generations kept (`g`).
     pub fn generations(&self) -> u32 {
         self.ring.live() as u32
-    }
-
-    /// Whether the spare generation, if ready, holds no bit (W2): for the
-    /// loom models.
-    #[cfg(loom)]
-    #[doc(hidden)]
-    pub fn spare_is_clean_if_ready(&self) -> bool {
-        self.ring.spare_is_clean_if_ready()
     }
 
     /// Whether no live generation holds a key: nothing was inserted, or
@@ -815,7 +935,7 @@ impl<S> AtomicWindowedBloom<S> {
     pub fn keys_per_second(&self) -> Option<f64> {
         let slot = self.ring.slot(self.ring.epoch());
         // ORDERING: Relaxed, both: a count and a start, publishing nothing.
-        let (started, inserted) = (slot.started.load(Relaxed), slot.inserted.load(Relaxed));
+        let (started, inserted) = (slot.started.load(Relaxed), slot.new_keys.sum());
         let elapsed = self.clock.now_nanos().checked_sub(started)?;
         (started != NOT_STARTED && elapsed > 0).then(|| inserted as f64 * 1e9 / elapsed as f64)
     }
@@ -841,7 +961,7 @@ impl<S> AtomicWindowedBloom<S> {
         Some(
             self.ring
                 .live_slots(epoch)
-                .map(|slot| slot.inserted.load(Relaxed))
+                .map(|slot| slot.new_keys.sum())
                 .sum(),
         )
     }
@@ -861,10 +981,15 @@ impl<S> AtomicWindowedBloom<S> {
     /// generation is followed by `g - 1` whole lengths before it retires;
     /// after `g` rotations every old key is gone, and one more starts the
     /// current generation now.
+    #[inline]
     fn rotate_if_due(&self) {
-        let Some(period) = self.period else {
-            return;
-        };
+        if let Some(period) = self.period {
+            self.rotate_if_past(period);
+        }
+    }
+
+    /// [`rotate_if_due`](Self::rotate_if_due) of a time window.
+    fn rotate_if_past(&self, period: Duration) {
         let period = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX);
         for round in 0..=self.ring.live() {
             let epoch = self.ring.epoch();
@@ -892,8 +1017,7 @@ impl<S> AtomicWindowedBloom<S> {
     /// Rotates when generation `generation`, still current, has taken the
     /// keys it was sized for.
     fn rotate_if_full(&self, generation: u64) {
-        // ORDERING: Relaxed; a count deciding when to rotate.
-        let inserted = self.ring.slot(generation).inserted.load(Relaxed);
+        let inserted = self.ring.slot(generation).new_keys.sum();
         if inserted >= self.per_generation && self.ring.epoch() == generation {
             self.ring.rotate_from(generation, || self.clock.now_nanos());
         }
@@ -910,7 +1034,7 @@ impl<S> PartialEq for AtomicWindowedBloom<S> {
         // ORDERING: Relaxed; counts, publishing nothing (as G8).
         let same_generation = |age: u64| {
             let (a, b) = (self.ring.slot(epoch - age), other.ring.slot(epoch - age));
-            a.filter == b.filter && a.inserted.load(Relaxed) == b.inserted.load(Relaxed)
+            a.filter == b.filter && a.new_keys.sum() == b.new_keys.sum()
         };
         self.keys_per_window == other.keys_per_window
             && self.window == other.window
@@ -957,16 +1081,12 @@ impl<S: BuildHasher + Clone> AtomicWindowedBloom<S> {
                         NOT_STARTED => self.clock.now_nanos(),
                         started => started,
                     };
-                    Ok((
-                        slot.filter.try_clone()?,
-                        slot.inserted.load(Relaxed),
-                        started,
-                    ))
+                    Ok((slot.filter.try_clone()?, slot.new_keys.sum(), started))
                 }
             })
             .collect::<Result<Vec<_>, BuildError>>()?;
         Ok(AtomicWindowedBloom {
-            ring: Ring::restore(epoch, generations, empty()?),
+            ring: Ring::restore(epoch, generations, empty()?, self.per_generation),
             keys_per_window: self.keys_per_window,
             window: self.window,
             period: self.period,

@@ -4,45 +4,57 @@
 //! plain filters (slots) that share one sizing and hasher. Generation `e`
 //! lives in slot `e mod (g + 1)`; the newest, `epoch`, takes inserts; the
 //! `g` newest answer queries; the one slot left over is the *spare*,
-//! cleared while no insert can reach it, to become the next current
-//! generation. Everything here is lock-free: no operation waits for
-//! another thread, and the one that cannot proceed (a rotation whose spare
-//! is not clean yet, below) says so and returns.
+//! cleared to become the next current generation. Inserts and queries
+//! never wait; a rotation that finds the spare still being cleared by
+//! another rotation says so and returns.
 //!
 //! ## Rotation (W3)
 //!
 //! A rotation from epoch `e` is one compare-and-swap of `epoch` from `e`
 //! to `e + 1`: of racing rotations exactly one wins. Before it, the spare
-//! (slot of `e + 1`) must be clean; the winner then retires generation
-//! `e + 1 - g` (the oldest live one, which stops answering queries and
-//! becomes the next spare) and clears it unless an insert is still inside.
+//! (slot of `e + 1`) must be cleared for generation `e + 1`; the winner
+//! then retires generation `e + 1 - g` (the oldest live one, which stops
+//! answering queries), clears its slot and marks it ready for generation
+//! `e + 2`, whose spare it is.
 //!
-//! ## Inserts that race a rotation (W1, W2)
+//! ## Inserts: write, then check (W1, W2)
 //!
-//! An insert announces itself in its slot's `writers` count, then checks
-//! that its generation is still current, and only then writes; afterwards
-//! it checks again, and if a rotation came in between it inserts again into
-//! the new current generation. So an insert takes effect at its last check,
-//! when its generation was current: it stays for the `g - 1` rotations the
-//! window promises. A slot is cleared only once it is retired and no insert
-//! is inside (its `writers` is zero): the retiring rotation and the last
-//! insert to leave each look, and whichever sees both claims the clear. An
-//! insert that announces itself after its generation was retired sees the
-//! epoch moved and leaves without writing, so nothing is ever written into
-//! a cleared slot before it is current again.
+//! An insert reads the epoch, writes the key into that generation, and
+//! reads the epoch again. If it has not moved, the key went in while its
+//! generation was current, and it stays for the `g - 1` rotations the
+//! window promises. If it moved, the insert writes the key again into the
+//! generation now current and checks again. So an insert takes effect at
+//! its last check, and its only writes to shared memory are the filter's
+//! own bits and the count of new keys (on a stripe of its own thread,
+//! `storage/striped_count.rs`): no announcement, no read-modify-write of
+//! a word that other threads write on their fast path.
 //!
-//! The announcement and the retirement form a pair on each side: an
-//! insert writes `writers` and then reads `epoch`; a rotation writes
-//! `epoch` (and the slot's state) and then reads `writers`. At least one
-//! side must see the other's write. `SeqCst` loads would give that, but
-//! the model checker treats `SeqCst` as `AcqRel` and could not check it;
-//! so each read in the pair is a read-modify-write (`fetch_add(0)`), which
-//! always reads the newest value of its word. If the insert's read of
-//! `epoch` comes first in that word's order, the rotation's
-//! compare-and-swap reads from it (`AcqRel`), so the announcement
-//! happens-before the rotation's read of `writers`, which therefore sees
-//! it; otherwise the insert's read sees the rotation. The cost is two
-//! more read-modify-writes of shared words per insert.
+//! A write can reach a generation after it was retired: its insert read
+//! the epoch, and before it wrote, rotations retired the generation and
+//! cleared the slot (or a clear was running). Such a write is not lost:
+//! the check after it sees the epoch moved and writes the key again into
+//! the current generation. What it leaves behind is harmless: either the
+//! clear erases it, or it stays in the slot's next generation (the spare,
+//! or a generation begun since), where the key is kept one generation
+//! longer than its window. That is the design of age-partitioned Bloom
+//! filters (Shtul, Baquero and Almeida, <https://arxiv.org/abs/2001.03147>):
+//! a delayed insert may only make a key older or younger, never lose it,
+//! as long as the writer looks again after writing. The alternative, a
+//! handshake that keeps every late write out of a cleared slot
+//! (crossbeam-epoch's pinning, or a count of writers inside each slot),
+//! costs each insert a fence or read-modify-writes of shared words, and
+//! buys only the absence of those few extra bits.
+//!
+//! The check after the write needs no fence. If the write lands before a
+//! clear that erases it while the check still reads the old epoch, the
+//! whole insert precedes the rotation that moved the epoch from its
+//! generation in that rotation's order (the check read the value before
+//! it): the key was written while its generation was current, and left
+//! with it `g` rotations later, on schedule. Reads of the epoch are
+//! `Acquire`, pairing with the rotation's compare-and-swap, so that an
+//! insert that sees a new generation writes after its clear (the clear
+//! happens-before the rotation's `Acquire` of the spare's ready state,
+//! whose compare-and-swap the insert reads from).
 //!
 //! ## Queries (W4)
 //!
@@ -53,6 +65,7 @@
 //! generations, which no one clears.
 
 use crate::kinds::bloom::AtomicBloom;
+use crate::storage::StripedCount;
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
 use crate::sync::{
@@ -64,7 +77,6 @@ use crossbeam_utils::CachePadded;
 /// Phases of a slot, the low two bits of its state; the rest is the
 /// generation the phase is about.
 const LIVE: u64 = 0;
-const RETIRED: u64 = 1;
 const CLEARING: u64 = 2;
 const READY: u64 = 3;
 
@@ -77,20 +89,15 @@ const fn state(generation: u64, phase: u64) -> u64 {
     generation << 2 | phase
 }
 
-/// One slot of the ring. The words every insert writes (`writers`, and
-/// `inserted` for a new key) have cache lines of their own, so that the
-/// filter's fields, which every operation reads, do not bounce between
-/// cores with them.
+/// One slot of the ring.
 pub(crate) struct Slot<S> {
     pub(crate) filter: AtomicBloom<S>,
-    /// Inserts inside this slot (announced, not yet left).
-    writers: CachePadded<AtomicU64>,
-    /// `state(generation, phase)`: live with, retired from, being cleared
-    /// after, or ready for a generation.
+    /// `state(generation, phase)`: live with, being cleared after, or
+    /// ready for a generation.
     state: AtomicU64,
     /// Keys its inserts reported new while it was live (count rotation,
-    /// estimates).
-    pub(crate) inserted: CachePadded<AtomicU64>,
+    /// estimates), striped over threads.
+    pub(crate) new_keys: StripedCount,
     /// When it became current, in the clock's nanoseconds;
     /// [`NOT_STARTED`] from its clear until the rotation that makes it
     /// current has read the clock.
@@ -104,16 +111,86 @@ pub(crate) enum Rotation {
     Rotated,
     /// Another call rotated from this epoch first.
     Lost,
-    /// The spare is not clean yet (an insert that started before its
-    /// generation was retired is still inside): nothing changed.
+    /// The spare is not cleared yet (the rotation that retired it is still
+    /// clearing it): nothing changed.
     SpareBusy,
+}
+
+/// What [`Ring::insert_with`] did.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inserted {
+    /// A write reported the key new to its generation, and no generation
+    /// older than the first one written held it: it was absent from the
+    /// window.
+    pub(crate) new: bool,
+    /// The generation the insert took effect in.
+    pub(crate) generation: u64,
+    /// That generation's count of new keys before and after this insert,
+    /// when this insert passed a step of it on (`StripedCount::add`).
+    pub(crate) count: Option<(u64, u64)>,
+}
+
+/// The live generations at one epoch ([`Ring::live_at`]).
+pub(crate) struct Live<'a, S> {
+    slots: &'a [Slot<S>],
+    /// The epoch they are live at.
+    pub(crate) epoch: u64,
+    /// The current generation's slot.
+    newest: usize,
+    /// How many: `g`, or fewer while fewer generations have existed.
+    pub(crate) count: usize,
+}
+
+impl<S> Clone for Live<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Live<'_, S> {}
+
+impl<'a, S> Live<'a, S> {
+    /// The current generation's slot.
+    #[inline]
+    pub(crate) fn current(&self) -> &'a Slot<S> {
+        &self.slots[self.newest]
+    }
+
+    /// The live generations' slots, newest first.
+    #[inline]
+    pub(crate) fn slots(&self) -> impl Iterator<Item = &'a Slot<S>> + use<'a, S> {
+        let live = *self;
+        (0..self.count).map(move |age| live.at(age))
+    }
+
+    /// The slot of the generation `age` generations older than the current
+    /// one (less than `g`).
+    #[inline]
+    pub(crate) fn at(&self, age: usize) -> &'a Slot<S> {
+        let index = if age <= self.newest {
+            self.newest - age
+        } else {
+            self.newest + self.slots.len() - age
+        };
+        &self.slots[index]
+    }
+}
+
+/// Where a loom model may hold an insert (`Ring::insert_with`'s `pause`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pause {
+    /// The epoch is read, nothing written.
+    BeforeWrite,
+    /// The first write is done, not yet checked.
+    AfterWrite,
 }
 
 /// The ring: `g + 1` slots and the current epoch.
 pub(crate) struct Ring<S> {
     slots: Box<[Slot<S>]>,
-    /// The current generation's number; only grows. Every insert reads it
-    /// with a read-modify-write, so it has a cache line of its own.
+    /// The current generation's number; only grows. Every operation reads
+    /// it and only rotations write it, so it has a cache line of its own,
+    /// which stays shared in every core's cache between rotations.
     epoch: CachePadded<AtomicU64>,
     /// Live generations, `g` (at least 2).
     live: u64,
@@ -121,21 +198,21 @@ pub(crate) struct Ring<S> {
 
 impl<S> Ring<S> {
     /// A ring of `filters.len() - 1` live generations, generation 0 current
-    /// from `now`.
-    pub(crate) fn new(filters: Vec<AtomicBloom<S>>, now: u64) -> Ring<S> {
+    /// from `now`, each counting new keys toward `full`.
+    pub(crate) fn new(filters: Vec<AtomicBloom<S>>, now: u64, full: u64) -> Ring<S> {
         let live = filters.len() as u64 - 1;
+        let step = StripedCount::step_for(full);
         let slots = filters
             .into_iter()
             .enumerate()
             .map(|(i, filter)| Slot {
                 filter,
-                writers: CachePadded::new(AtomicU64::new(0)),
                 state: AtomicU64::new(if i == 0 {
                     state(0, LIVE)
                 } else {
                     state(i as u64, READY)
                 }),
-                inserted: CachePadded::new(AtomicU64::new(0)),
+                new_keys: StripedCount::new(0, step),
                 started: AtomicU64::new(if i == 0 { now } else { NOT_STARTED }),
             })
             .collect();
@@ -157,15 +234,16 @@ impl<S> Ring<S> {
         epoch: u64,
         generations: Vec<(AtomicBloom<S>, u64, u64)>,
         spare: AtomicBloom<S>,
+        full: u64,
     ) -> Ring<S> {
         let live = generations.len() as u64;
         let len = live + 1;
+        let step = StripedCount::step_for(full);
         let mut slots: Vec<Option<Slot<S>>> = (0..len).map(|_| None).collect();
         let fresh = |filter, generation, phase, inserted, started| Slot {
             filter,
-            writers: CachePadded::new(AtomicU64::new(0)),
             state: AtomicU64::new(state(generation, phase)),
-            inserted: CachePadded::new(AtomicU64::new(inserted)),
+            new_keys: StripedCount::new(inserted, step),
             started: AtomicU64::new(started),
         };
         for (age, (filter, inserted, started)) in (0..).zip(generations) {
@@ -205,9 +283,11 @@ impl<S> Ring<S> {
     pub(crate) fn epoch(&self) -> u64 {
         // ORDERING: Acquire, pairing with the rotation's `AcqRel`
         // compare-and-swap: a query or insert that sees an epoch sees the
-        // slot state and start the rotation wrote before it. A stale epoch
-        // only makes a query ask one older generation, which W1 allows;
-        // inserts confirm it with `epoch_now`. Loom: window.rs,
+        // slot state, clear and start the rotation saw or wrote before it,
+        // so an insert's write into a new generation lands after its
+        // clear. A stale epoch only makes a query ask one older generation,
+        // which W1 allows, and an insert write into a generation that the
+        // check after its write finds moved (module docs). Loom: window.rs,
         // `a_key_inserted_before_a_query_is_found_across_a_rotation`, and
         // for a time window, whose check reads the new slot's start,
         // `a_time_check_racing_a_rotation_keeps_the_new_generation`.
@@ -219,17 +299,6 @@ impl<S> Ring<S> {
         self.epoch.load(Acquire)
     }
 
-    /// The newest epoch, by a read-modify-write: the insert's half of the
-    /// announce/retire pair (module docs).
-    #[inline]
-    fn epoch_now(&self) -> u64 {
-        // ORDERING: AcqRel read-modify-write: it reads the newest epoch,
-        // and a rotation whose compare-and-swap comes after it in the
-        // epoch's order reads from it and so sees this insert announced.
-        // Loom: window.rs, `no_insert_lands_in_a_cleared_spare`.
-        self.epoch.fetch_add(0, AcqRel)
-    }
-
     /// The slot of generation `generation`.
     #[inline]
     pub(crate) fn slot(&self, generation: u64) -> &Slot<S> {
@@ -237,7 +306,15 @@ impl<S> Ring<S> {
     }
 
     /// The live generations' slots at epoch `epoch`, newest first.
+    #[inline]
     pub(crate) fn live_slots(&self, epoch: u64) -> impl Iterator<Item = &Slot<S>> + '_ {
+        self.live_at(epoch).slots()
+    }
+
+    /// The live generations at epoch `epoch`: the newest one's slot found
+    /// with one division, the older ones a step back around the ring each.
+    #[inline]
+    pub(crate) fn live_at(&self, epoch: u64) -> Live<'_, S> {
         #[cfg(loom)]
         let live = if fault::active(Fault::WindowQueryCurrentOnly) {
             1
@@ -246,142 +323,113 @@ impl<S> Ring<S> {
         };
         #[cfg(not(loom))]
         let live = self.live;
-        (0..live.min(epoch + 1)).map(move |age| self.slot(epoch - age))
+        Live {
+            slots: &self.slots,
+            epoch,
+            newest: (epoch % self.slots.len() as u64) as usize,
+            count: live.min(epoch + 1) as usize,
+        }
     }
 
-    /// Whether the spare, if it is ready to become current, holds no bit:
-    /// no insert wrote into it after its clear (W2). For the models.
-    #[cfg(loom)]
-    pub(crate) fn spare_is_clean_if_ready(&self) -> bool {
-        let next = self.epoch() + 1;
-        let spare = self.slot(next);
-        // ORDERING: Acquire; read after the model's threads have joined.
-        spare.state.load(Acquire) != state(next, READY) || spare.filter.is_empty()
-    }
-
-    /// Runs `write` on the current generation's filter, again on the next
-    /// one if a rotation came meanwhile, until a check after the write
-    /// finds its generation still current (W1, W2). Returns whether any
-    /// write reported the key new, the generation it took effect in, and
-    /// whether this call's count was that generation's `full`th new key.
+    /// Inserts a key (W1, W2, W6): `write`s it into the current generation,
+    /// asks the generations older than that one whether they held it
+    /// (`holds`, only if the write found it new), and then checks the
+    /// epoch; while the epoch has moved since the last write, writes it
+    /// again into the generation now current, and checks again. Counts the
+    /// key in the generation it took effect in if the last write found it
+    /// new there. `pause` is called at the points a loom model holds an
+    /// insert; every other caller passes a closure that does nothing.
+    ///
+    /// The older generations are asked after the write, but by their
+    /// numbers as of the first epoch read, so a rotation in between never
+    /// makes this call's own bits count against it: of racing inserts of a
+    /// new key, at least one reports it new (W6). Loom: window.rs,
+    /// `racing_inserts_of_a_new_key_across_a_rotation_report_it_new_once_at_least`.
+    #[inline]
     pub(crate) fn insert_with(
         &self,
-        full: u64,
-        mut write: impl FnMut(&AtomicBloom<S>) -> bool,
-    ) -> (bool, u64, bool) {
-        let (mut new, mut filled) = (false, false);
-        loop {
-            let epoch = self.epoch();
-            let slot = self.slot(epoch);
-            // ORDERING: AcqRel, the announce half of the pair (module docs):
-            // a retirement that does not see this count is seen by the
-            // check below. Loom: window.rs, `no_insert_lands_in_a_cleared_spare`.
-            slot.writers.fetch_add(1, AcqRel);
-            let still_current = self.epoch_now() == epoch;
-            #[cfg(loom)]
-            let still_current = still_current || fault::active(Fault::WindowWriteWithoutCheck);
-            if still_current {
-                let fresh = write(&slot.filter);
-                if fresh {
-                    // ORDERING: Relaxed; a count that decides when to
-                    // rotate, publishing nothing (as the growable filter's);
-                    // its atomicity gives each count to one insert, so one
-                    // insert sees the generation fill.
-                    filled |= slot.inserted.fetch_add(1, Relaxed) + 1 == full;
-                }
-                new |= fresh;
-            }
-            self.leave(slot);
-            // The second check: a generation retired while this call wrote
-            // into it is cleared once the call leaves, so the key goes
-            // again into the current one (W2). Loom: window.rs,
-            // `an_insert_whose_generation_retires_inside_it_inserts_again`.
-            #[cfg(loom)]
-            if still_current && fault::active(Fault::WindowSkipReinsert) {
-                return (new, epoch, filled);
-            }
-            if still_current && self.epoch_now() == epoch {
-                return (new, epoch, filled);
-            }
-        }
-    }
-
-    /// An insert leaves `slot`; the last to leave a retired slot clears it.
-    fn leave(&self, slot: &Slot<S>) {
-        // ORDERING: AcqRel, the second pair (module docs): the last insert
-        // to leave writes `writers` and then reads the state; the
-        // retirement writes the state and then reads `writers`. Its writes
-        // to the filter happen-before whichever clear follows. Loom:
-        // window.rs, `a_clear_that_ignores_inserts_inside_dirties_the_spare`
-        // (its control) and `no_insert_lands_in_a_cleared_spare`.
-        if slot.writers.fetch_sub(1, AcqRel) == 1 {
-            self.try_clear(slot);
-        }
-    }
-
-    /// Clears `slot` if it is retired and no insert is inside, once: the
-    /// retiring rotation and the last insert to leave both try, and the
-    /// compare-and-swap of the state picks one.
-    fn try_clear(&self, slot: &Slot<S>) {
-        // ORDERING: AcqRel read-modify-write, the read half of the second
-        // pair: it reads the newest state. Loom: as in `leave`.
-        let current = slot.state.fetch_add(0, AcqRel);
-        if current & 3 != RETIRED {
-            return;
-        }
+        live: Live<'_, S>,
+        write: impl Fn(&AtomicBloom<S>) -> bool,
+        holds: impl Fn(&AtomicBloom<S>) -> bool,
+        mut pause: impl FnMut(Pause),
+    ) -> Inserted {
+        pause(Pause::BeforeWrite);
+        let current = live.current();
+        let fresh = write(&current.filter);
+        pause(Pause::AfterWrite);
         #[cfg(loom)]
-        let skip_writers = fault::active(Fault::WindowClearWithWriters);
-        #[cfg(not(loom))]
-        let skip_writers = false;
-        // ORDERING: AcqRel read-modify-write, the rotation's read of the
-        // first pair and the last insert's of the second: it reads the
-        // newest count, and syncs with the inserts that left. Loom: as in
-        // `leave`.
-        if !skip_writers && slot.writers.fetch_add(0, AcqRel) != 0 {
-            return;
+        let live = if fault::active(Fault::WindowAskByNewEpoch) {
+            self.live_at(self.epoch())
+        } else {
+            live
+        };
+        // Whether the window held the key: its generation did (the write
+        // found nothing new) or an older one does.
+        let held = !fresh || (1..live.count).any(|age| holds(&live.at(age).filter));
+        self.settle((live.epoch, current), fresh, held, write)
+    }
+
+    /// The check after a write of a key into `generation` (`fresh`: the
+    /// write found it new there; `held`: the window held it before): while
+    /// the epoch has moved since the last write, writes it again into the
+    /// generation now current with `write`, and checks again; then counts
+    /// the key in the generation it took effect in if the last write found
+    /// it new there (module docs). Loom: window.rs,
+    /// `an_insert_whose_generation_retires_inside_it_inserts_again` and
+    /// `a_late_write_into_a_cleared_slot_is_written_again`.
+    #[inline]
+    pub(crate) fn settle(
+        &self,
+        (mut generation, mut slot): (u64, &Slot<S>),
+        mut fresh: bool,
+        held: bool,
+        write: impl Fn(&AtomicBloom<S>) -> bool,
+    ) -> Inserted {
+        let mut new = fresh && !held;
+        loop {
+            #[cfg(loom)]
+            if fault::active(Fault::WindowSkipReinsert) {
+                break;
+            }
+            let now = self.epoch();
+            if now == generation {
+                break;
+            }
+            generation = now;
+            slot = self.slot(generation);
+            fresh = write(&slot.filter);
+            new |= fresh && !held;
         }
-        let generation = current >> 2;
-        // ORDERING: AcqRel; its atomicity picks one clearer. Loom:
-        // window.rs, `no_insert_lands_in_a_cleared_spare`.
-        if slot
-            .state
-            .compare_exchange(current, state(generation, CLEARING), AcqRel, Acquire)
-            .is_err()
-        {
-            return;
+        let count = if fresh { slot.new_keys.add(1) } else { None };
+        Inserted {
+            new,
+            generation,
+            count,
         }
-        slot.filter.clear();
-        // ORDERING: Relaxed, both; the slot's next rotation publishes them
-        // with its `AcqRel` compare-and-swap of the epoch, before any
-        // insert or rotation check reads them for the new generation.
-        slot.inserted.store(0, Relaxed);
-        slot.started.store(NOT_STARTED, Relaxed);
-        let next = generation + self.slots.len() as u64;
-        // ORDERING: Release; a rotation that sees the slot ready (Acquire)
-        // sees it clear: the clear's swaps happen-before this store. Loom:
-        // window.rs, `a_query_racing_a_retirement_finds_the_live_keys`.
-        slot.state.store(state(next, READY), Release);
     }
 
     /// Rotates from epoch `from` to `from + 1` (W3): the spare becomes
     /// current, starting at `now()` (read once it is), and the oldest live
-    /// generation retires.
+    /// generation retires and is cleared to be the next spare.
     pub(crate) fn rotate_from(&self, from: u64, now: impl FnOnce() -> u64) -> Rotation {
         let next = from + 1;
         let spare = self.slot(next);
-        // ORDERING: Acquire, pairing with the clear's `Release` of `READY`.
+        // ORDERING: Acquire, pairing with the clear's `Release` of
+        // `READY`: the clear happens-before this rotation, and so before
+        // every insert that reads the epoch it writes. Loom: window.rs,
+        // `a_query_racing_a_retirement_finds_the_live_keys`.
         if spare.state.load(Acquire) != state(next, READY) {
             // Not ready: either another rotation already made it current,
-            // or an insert from before its retirement is still inside.
+            // or the rotation that retired it is still clearing it.
             return if self.epoch() != from {
                 Rotation::Lost
             } else {
                 Rotation::SpareBusy
             };
         }
-        // ORDERING: AcqRel, the rotation's write of the first pair (module
-        // docs); its atomicity makes one rotation win, and its Release
-        // publishes the spare's state. Loom: window.rs,
+        // ORDERING: AcqRel; its atomicity makes one rotation win, its
+        // Release publishes the spare's clear to every reader of the new
+        // epoch, its Acquire takes the previous rotation's. Loom: window.rs,
         // `racing_rotations_retire_once`.
         #[cfg(loom)]
         let won = if fault::active(Fault::WindowRotateByStore) {
@@ -410,22 +458,33 @@ impl<S> Ring<S> {
         // do not rotate, and a check that reads it late rotates late, never
         // early (the clock is read after the generation became current).
         spare.started.store(now(), Relaxed);
-        // ORDERING: Release; only the winner writes a live slot's state,
-        // read by the clear paths of later rotations.
-        spare.state.store(state(next, LIVE), Release);
+        // ORDERING: Relaxed; only rotations read a slot's state, and only
+        // to find it `READY`, which this store ends.
+        spare.state.store(state(next, LIVE), Relaxed);
         #[cfg(loom)]
         let live = self.live - u64::from(fault::active(Fault::WindowRetireOffByOne));
         #[cfg(not(loom))]
         let live = self.live;
         if let Some(retiring) = next.checked_sub(live) {
-            let slot = self.slot(retiring);
-            // ORDERING: AcqRel read-modify-write, the rotation's write of the
-            // second pair: the last insert to leave reads it, or this call
-            // reads the inserts gone (`try_clear`). Loom: window.rs,
-            // `no_insert_lands_in_a_cleared_spare`.
-            slot.state.swap(state(retiring, RETIRED), AcqRel);
-            self.try_clear(slot);
+            self.clear(self.slot(retiring), retiring);
         }
         Rotation::Rotated
+    }
+
+    /// Clears `slot`, which held the retired generation `retiring`, and
+    /// marks it ready for the next generation it will hold.
+    fn clear(&self, slot: &Slot<S>, retiring: u64) {
+        // ORDERING: Relaxed; nothing reads the phase but the next
+        // rotation's check for `READY`, which this store ends.
+        slot.state.store(state(retiring, CLEARING), Relaxed);
+        slot.filter.clear();
+        slot.new_keys.set(0);
+        // ORDERING: Relaxed; the `Release` below publishes it.
+        slot.started.store(NOT_STARTED, Relaxed);
+        let next = retiring + self.slots.len() as u64;
+        // ORDERING: Release; a rotation that sees the slot ready (Acquire)
+        // sees it clear: the clear's stores happen-before this one. Loom:
+        // window.rs, `a_query_racing_a_retirement_finds_the_live_keys`.
+        slot.state.store(state(next, READY), Release);
     }
 }
