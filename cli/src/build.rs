@@ -79,7 +79,7 @@ fn insert_stream(
         match event {
             Event::Lines(chunk) => {
                 bar.inc(chunk.len() as u64);
-                let keys = keys::line_keys(&chunk);
+                let keys = keys::par_line_keys(&chunk)?;
                 read += keys.len() as u64;
                 insert(&keys)?;
             }

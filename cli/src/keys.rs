@@ -1,6 +1,11 @@
 //! Reading keys: newline-delimited, from files or stdin, in bounded chunks,
 //! so a 10 GB input never sits in memory.
 //!
+//! Reading runs at the speed of the disk or page cache, not of a loop over
+//! lines: a chunk is one large read, cut after its last newline (a file is
+//! read a chunk ahead on a thread of its own), and its lines are found with
+//! `memchr` and split, counted and hashed on every core.
+//!
 //! A key is one line without its `\n` or `\r\n`, hashed by the library's
 //! byte encoding ([`Bytes`]): the same key as `contains(line)` from
 //! Rust. Empty lines are skipped.
@@ -16,7 +21,7 @@ use anyhow::{Context, Result, bail};
 use atomic_bloom::Bytes;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, Write};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// Bytes read at a time; a chunk's keys are processed together, in
@@ -73,6 +78,25 @@ impl Source {
                 copy.rewind().context("cannot reread the spooled input")?;
                 Box::new(copy)
             }
+        })
+    }
+
+    /// The input to read: a file (to read ahead) or a stream.
+    fn input(&self) -> Result<Input<'_>> {
+        Ok(match self {
+            Source::File(path) if std::fs::metadata(path).is_ok_and(|m| m.is_file()) => {
+                Input::File(
+                    File::open(path).with_context(|| format!("cannot open {}", path.display()))?,
+                )
+            }
+            Source::Spooled { copy, .. } => {
+                let mut copy = copy
+                    .try_clone()
+                    .context("cannot reread the spooled input")?;
+                copy.rewind().context("cannot reread the spooled input")?;
+                Input::File(copy)
+            }
+            _ => Input::Stream(self.open()?),
         })
     }
 
@@ -134,7 +158,7 @@ impl Inputs {
         let mut keys = 0;
         for source in &mut self.sources {
             if source.rereadable() {
-                keys += read_chunks(source.open()?, &source.name(), &bar, |_| Ok(()))?;
+                keys += count_lines(source.input()?, &source.name(), &bar)?;
                 continue;
             }
             let name = source.name();
@@ -143,7 +167,7 @@ impl Inputs {
                 input: source.open()?,
                 copy: io::BufWriter::new(&copy),
             };
-            keys += read_chunks(&mut tee, &name, &bar, |_| Ok(()))?;
+            keys += count_lines(Input::Stream(Box::new(&mut tee)), &name, &bar)?;
             tee.copy
                 .flush()
                 .with_context(|| format!("cannot copy {name} to a temporary file"))?;
@@ -163,10 +187,20 @@ impl Inputs {
     ) -> Result<u64> {
         let mut keys = 0;
         for source in &self.sources {
-            keys += read_chunks(source.open()?, &source.name(), bar, &mut each)?;
+            keys += read_chunks(source.input()?, &source.name(), bar, &mut each)?;
         }
         Ok(keys)
     }
+}
+
+/// The keys of one input, counted ([`par_count_keys`]) block by block.
+fn count_lines(input: Input<'_>, name: &str, bar: &ProgressBar) -> Result<u64> {
+    let mut keys = 0;
+    read_blocks(input, name, bar, |block| {
+        keys += par_count_keys(block).with_context(|| name.to_string())?;
+        Ok(())
+    })?;
+    Ok(keys)
 }
 
 /// A reader that copies what it reads to `copy`.
@@ -183,53 +217,215 @@ impl<R: Read, W: Write> Read for Tee<R, W> {
     }
 }
 
-/// The keys of one input, a chunk at a time.
+/// The keys of one input, a chunk at a time: [`read_blocks`] of whole
+/// lines, each split into keys on every core ([`par_line_keys`]).
 fn read_chunks(
-    input: impl Read,
+    input: Input<'_>,
     name: &str,
     bar: &ProgressBar,
     mut each: impl FnMut(&[Key<'_>]) -> Result<()>,
 ) -> Result<u64> {
     let mut keys = 0u64;
-    let mut buf = Vec::with_capacity(CHUNK_BYTES + 1024);
-    let mut reader = BufReader::with_capacity(1 << 20, input);
-    loop {
-        // Fill the chunk with whole lines.
-        buf.clear();
-        while buf.len() < CHUNK_BYTES {
-            let start = buf.len();
-            let n = reader
-                .by_ref()
-                .take(MAX_LINE_BYTES as u64 + 1)
-                .read_until(b'\n', &mut buf)
-                .with_context(|| format!("cannot read {name}"))?;
-            if n == 0 {
-                break;
-            }
-            let line = &buf[start..];
-            if line.strip_suffix(b"\n").unwrap_or(line).len() > MAX_LINE_BYTES {
-                bail!("{name}: {}", line_too_long());
-            }
-        }
-        if buf.is_empty() {
-            return Ok(keys);
-        }
-        bar.inc(buf.len() as u64);
-        let lines = line_keys(&buf);
+    read_blocks(input, name, bar, |block| {
+        let lines = par_line_keys(block).with_context(|| name.to_string())?;
         keys += lines.len() as u64;
-        each(&lines)?;
+        each(&lines)
+    })?;
+    Ok(keys)
+}
+
+/// Calls `each` with the blocks of whole lines of `input`, in order: about
+/// [`CHUNK_BYTES`] read at a time with one large read (no search for
+/// newlines while reading), cut after the block's last newline, the
+/// partial line after it carried to the front of the next block. The last
+/// block may end without a newline. A line that fills the buffer past
+/// [`MAX_LINE_BYTES`] without ending is an error.
+///
+/// A file is read a block ahead on a thread of its own, so that reading
+/// (a copy out of the page cache) overlaps the work on the block before;
+/// standard input is read on the caller's thread, since a read of a pipe
+/// may wait for ever, and a thread blocked in it could not be joined.
+fn read_blocks(
+    input: Input<'_>,
+    name: &str,
+    bar: &ProgressBar,
+    mut each: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut done = |block: &[u8]| {
+        bar.inc(block.len() as u64);
+        each(block)
+    };
+    let file = match input {
+        Input::File(file) => file,
+        Input::Stream(stream) => {
+            let mut blocks = Blocks::new(stream, name);
+            while let Some(block) = blocks.next(Vec::new())? {
+                done(&block)?;
+            }
+            return Ok(());
+        }
+    };
+    std::thread::scope(|scope| {
+        let (full, blocks) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(1);
+        let (spent, spares) = std::sync::mpsc::channel::<Vec<u8>>();
+        scope.spawn(move || {
+            let mut reader = Blocks::new(file, name);
+            loop {
+                let spare = spares.try_recv().unwrap_or_default();
+                let block = reader.next(spare).transpose();
+                let last = !matches!(block, Some(Ok(_)));
+                // A closed channel: the caller stopped (an error of its own).
+                if block.is_some_and(|block| full.send(block).is_err()) || last {
+                    return;
+                }
+            }
+        });
+        // Leaving early drops `blocks`, and the reader stops at its next send.
+        for block in blocks {
+            let block = block?;
+            done(&block)?;
+            let _ = spent.send(block);
+        }
+        Ok(())
+    })
+}
+
+/// Where [`read_blocks`] reads: a file, read ahead, or a stream.
+enum Input<'a> {
+    File(File),
+    Stream(Box<dyn Read + 'a>),
+}
+
+/// The blocks of whole lines of one input ([`read_blocks`]).
+struct Blocks<'n, R> {
+    input: R,
+    name: &'n str,
+    /// The partial line after the last block.
+    carry: Vec<u8>,
+    ended: bool,
+}
+
+impl<'n, R: Read> Blocks<'n, R> {
+    fn new(input: R, name: &'n str) -> Self {
+        Blocks {
+            input,
+            name,
+            carry: Vec::new(),
+            ended: false,
+        }
+    }
+
+    /// The next block, in `buf` (cleared first: a spent block to reuse), or
+    /// `None` at the end.
+    fn next(&mut self, mut buf: Vec<u8>) -> Result<Option<Vec<u8>>> {
+        buf.clear();
+        buf.append(&mut self.carry);
+        loop {
+            if self.ended {
+                return Ok((!buf.is_empty()).then_some(buf));
+            }
+            let want = CHUNK_BYTES as u64;
+            let read = (&mut self.input)
+                .take(want)
+                .read_to_end(&mut buf)
+                .with_context(|| format!("cannot read {}", self.name))?;
+            self.ended = (read as u64) < want;
+            if self.ended {
+                continue;
+            }
+            match memchr::memrchr(b'\n', &buf) {
+                Some(newline) => {
+                    self.carry.extend_from_slice(&buf[newline + 1..]);
+                    buf.truncate(newline + 1);
+                    return Ok(Some(buf));
+                }
+                // No line ends in the buffer yet: read on, up to the limit.
+                None if buf.len() <= MAX_LINE_BYTES + 1 => {}
+                None => bail!("{}: {}", self.name, line_too_long()),
+            }
+        }
     }
 }
 
 /// The keys of `lines`: each line without its `\n` or `\r\n`, empty
-/// lines skipped.
-pub fn line_keys(lines: &[u8]) -> Vec<Key<'_>> {
-    lines
-        .split(|&b| b == b'\n')
-        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-        .filter(|line| !line.is_empty())
-        .map(Bytes)
-        .collect()
+/// lines skipped; an error for a line past [`MAX_LINE_BYTES`].
+pub fn line_keys(lines: &[u8]) -> Result<Vec<Key<'_>>> {
+    let mut keys = Vec::with_capacity(lines.len() / 32);
+    for line in split_lines(lines) {
+        let key = line?;
+        if !key.is_empty() {
+            keys.push(Bytes(key));
+        }
+    }
+    Ok(keys)
+}
+
+/// Each line of `lines` without its `\n` or `\r\n` (empty ones too), or
+/// an error for one past [`MAX_LINE_BYTES`].
+fn split_lines(lines: &[u8]) -> impl Iterator<Item = Result<&[u8]>> {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', lines).chain(std::iter::once(lines.len()));
+    ends.filter_map(move |end| {
+        let line = &lines[start..end];
+        start = end + 1;
+        // Past the last newline: nothing, or a last line with none.
+        if end == lines.len() && line.is_empty() {
+            return None;
+        }
+        let key = line.strip_suffix(b"\r").unwrap_or(line);
+        Some(if key.len() > MAX_LINE_BYTES {
+            Err(anyhow::anyhow!("{}", line_too_long()))
+        } else {
+            Ok(key)
+        })
+    })
+}
+
+/// [`line_keys`] on every core: `lines` cut into a few pieces per thread
+/// at newlines, each piece split on its own, the keys joined in order.
+pub fn par_line_keys(lines: &[u8]) -> Result<Vec<Key<'_>>> {
+    use rayon::prelude::*;
+    const MIN_PIECE: usize = 1 << 16;
+    let pieces = (lines.len() / MIN_PIECE).clamp(1, 4 * rayon::current_num_threads());
+    if pieces == 1 {
+        return line_keys(lines);
+    }
+    let mut cuts = vec![0];
+    for i in 1..pieces {
+        let at = (lines.len() * i / pieces).max(*cuts.last().unwrap_or(&0));
+        let cut = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |n| at + n + 1);
+        cuts.push(cut);
+    }
+    cuts.push(lines.len());
+    let parts: Vec<Vec<Key<'_>>> = cuts
+        .par_windows(2)
+        .map(|cut| line_keys(&lines[cut[0]..cut[1]]))
+        .collect::<Result<_>>()?;
+    Ok(parts.concat())
+}
+
+/// How many keys `lines` holds, as [`line_keys`] would find them, on every
+/// core, without making them.
+fn par_count_keys(lines: &[u8]) -> Result<u64> {
+    use rayon::prelude::*;
+    const PIECE: usize = 1 << 20;
+    let count = |piece: &[u8]| -> Result<u64> {
+        split_lines(piece).try_fold(0, |keys, line| Ok(keys + u64::from(!line?.is_empty())))
+    };
+    // Pieces end at newlines (a piece's last line is whole), found from
+    // each `PIECE`-byte mark on.
+    let mut cuts = vec![0];
+    while let Some(&last) = cuts.last() {
+        if last >= lines.len() {
+            break;
+        }
+        let at = (last + PIECE).min(lines.len());
+        let cut = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |n| at + n + 1);
+        cuts.push(cut);
+    }
+    cuts.par_windows(2)
+        .map(|cut| count(&lines[cut[0]..cut[1]]))
+        .sum()
 }
 
 /// A progress bar on stderr, drawn only when stderr is a terminal.
@@ -245,4 +441,94 @@ pub fn progress(total: Option<u64>, what: &str) -> ProgressBar {
     }
     bar.set_message(what.to_string());
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines with `\r\n`, empty lines, a last line without a newline, and
+    /// lines cut across every piece boundary.
+    fn sample() -> Vec<u8> {
+        let mut text = Vec::new();
+        for i in 0..200_000u32 {
+            match i % 7 {
+                0 => text.extend_from_slice(b"\n"),
+                1 => text.extend_from_slice(format!("key-{i}\r\n").as_bytes()),
+                2 => text.extend_from_slice(b"\r\n"),
+                _ => text.extend_from_slice(format!("https://example.com/{i}\n").as_bytes()),
+            }
+        }
+        text.extend_from_slice(b"last-line-without-newline");
+        text
+    }
+
+    /// Split on every core, the keys are the serial split's, in order, and
+    /// the count on every core is their number.
+    #[test]
+    fn parallel_splits_and_counts_are_the_serial_split() {
+        let text = sample();
+        let serial = line_keys(&text).unwrap();
+        assert_eq!(
+            serial.last().map(|k| k.0),
+            Some(&b"last-line-without-newline"[..])
+        );
+        assert!(
+            serial
+                .iter()
+                .all(|k| !k.0.is_empty() && !k.0.ends_with(b"\r"))
+        );
+        let parallel = par_line_keys(&text).unwrap();
+        assert!(serial.iter().map(|k| k.0).eq(parallel.iter().map(|k| k.0)));
+        assert_eq!(par_count_keys(&text).unwrap(), serial.len() as u64);
+    }
+
+    /// A reader that gives a few bytes per call: blocks still hold whole
+    /// lines, and together every byte, in order.
+    #[test]
+    fn blocks_hold_whole_lines_however_the_input_is_read() {
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(buf.len()).min(4093);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let text = sample().repeat(2);
+        let mut blocks = Blocks::new(Trickle(&text), "sample");
+        let mut joined = Vec::new();
+        while let Some(block) = blocks.next(Vec::new()).unwrap() {
+            let ended = joined.len() + block.len() == text.len();
+            assert!(ended || block.ends_with(b"\n"), "a block ends mid-line");
+            joined.extend_from_slice(&block);
+        }
+        assert_eq!(joined, text);
+    }
+
+    /// A file read ahead on its own thread gives the same keys as the
+    /// same bytes read as a stream.
+    #[test]
+    fn a_file_read_ahead_gives_the_streams_keys() {
+        let text = sample().repeat(4);
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&text).unwrap();
+        file.rewind().unwrap();
+        let bar = ProgressBar::hidden();
+        let mut from_file = Vec::new();
+        read_chunks(Input::File(file), "file", &bar, |keys| {
+            from_file.extend(keys.iter().map(|k| k.0.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        let mut from_stream = Vec::new();
+        read_chunks(Input::Stream(Box::new(&text[..])), "stream", &bar, |keys| {
+            from_stream.extend(keys.iter().map(|k| k.0.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(from_file.len(), line_keys(&text).unwrap().len());
+        assert_eq!(from_file, from_stream);
+    }
 }
