@@ -12,6 +12,9 @@ the machine falls on all of them; each figure is the median of the rounds,
 in million keys per second, and the last column is atomic_bloom's median
 divided by the peer's.
 
+The per-key rows time a Python loop of `f.add(key)` and of `key in f` for
+every library: the call's own overhead, which the bulk methods avoid.
+
 "2 threads" splits the keys in two halves added (or queried) by two Python
 threads at once, into one shared filter: rbloom and pybloom-live are not
 safe to share that way, so they have only 1-thread rows. The halves are
@@ -108,6 +111,22 @@ def peer_query(make, n, rate):
     return timed(lambda: [k in f for k in keys])
 
 
+def add_loop(f, n):
+    """A loop of `f.add(key)` over n fresh keys: the per-key call a
+    Python user times first."""
+    keys = fresh_keys(n)
+    add = f.add
+    return timed(lambda: [add(k) for k in keys])
+
+
+def in_loop(f, n):
+    """A loop of `key in f` over n absent keys, `f` holding n."""
+    for k in fresh_keys(n, offset=10 * n):
+        f.add(k)
+    keys = fresh_keys(n)
+    return timed(lambda: [k in f for k in keys])
+
+
 def pybloom_insert(n, rate):
     keys = fresh_keys(n)
     f = pybloom_live.BloomFilter(capacity=n, error_rate=rate)
@@ -145,6 +164,14 @@ def main():
         "atomic_bloom contains_many, 1 thread": lambda: n / ours_query(n, rate, layout, 1),
         "atomic_bloom contains_many, 2 threads": lambda: n / ours_query(n, rate, layout, 2),
     }
+    per_key = {"atomic_bloom": lambda: atomic_bloom.BloomFilter(n, rate, layout=layout)}
+    if rbloom:
+        per_key["rbloom"] = lambda: rbloom.Bloom(n, rate)
+    if abloom:
+        per_key["abloom"] = lambda: abloom.BloomFilter(n, rate)
+    for name, make in per_key.items():
+        rows[f"{name} add loop"] = lambda make=make: n / add_loop(make(), n)
+        rows[f"{name} in loop"] = lambda make=make: n / in_loop(make(), n)
     if rbloom:
         rows["rbloom update, 1 thread"] = lambda: n / peer_insert(rbloom.Bloom, n, rate)
         rows["rbloom `in` loop, 1 thread"] = lambda: n / peer_query(rbloom.Bloom, n, rate)
@@ -174,6 +201,11 @@ def main():
     print("|---|---|")
     print(f"| add_many 2 threads / 1 thread | {median['atomic_bloom add_many, 2 threads'] / ours_in:.2f} |")
     print(f"| contains_many 2 threads / 1 thread | {median['atomic_bloom contains_many, 2 threads'] / ours_q:.2f} |")
+    for peer in per_key:
+        if peer != "atomic_bloom":
+            for call in ("add", "in"):
+                ours = median[f"atomic_bloom {call} loop"]
+                print(f"| per-key `{call}` loop / {peer}'s | {ours / median[f'{peer} {call} loop']:.2f} |")
     for peer in ("rbloom", "abloom", "pybloom-live"):
         inserts = [k for k in median if k.startswith(peer) and ("update" in k or "add" in k)]
         queries = [k for k in median if k.startswith(peer) and "`in`" in k]

@@ -33,7 +33,7 @@ filter_methods!(
         /// faster and right only for keys known to have been added.
         #[pyo3(signature = (key, *, checked = true))]
         fn remove(&self, key: &Bound<'_, PyAny>, checked: bool) -> PyResult<bool> {
-            let hash = hash_now(key.clone(), self.inner.hasher())?;
+            let hash = hash_now(key, self.inner.hasher())?;
             Ok(if checked {
                 self.inner.remove_hash(hash)
             } else {
@@ -46,7 +46,7 @@ filter_methods!(
         fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u8> {
             Ok(self
                 .inner
-                .count_of_hash(hash_now(key.clone(), self.inner.hasher())?))
+                .count_of_hash(hash_now(key, self.inner.hasher())?))
         }
 
         /// Removes one occurrence of every key of an iterable, in order, with

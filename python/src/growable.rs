@@ -127,7 +127,7 @@ filter_methods!(
         /// Adds `key`; returns whether it was new. Raises `FilterFullError`
         /// (the key not added) if it is new and the filter may not grow.
         fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-            let hash = hash_now(key.clone(), self.inner.hasher())?;
+            let hash = hash_now(key, self.inner.hasher())?;
             self.inner.insert_hash(hash).map_err(growth_error)
         }
 

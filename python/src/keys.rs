@@ -48,6 +48,7 @@ use pyo3::types::{
     PySet, PySlice, PyString, PyTuple,
 };
 use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The types a key may have, for error messages and the stubs.
 pub const ACCEPTED: &str =
@@ -180,11 +181,11 @@ fn int_key(object: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// the hash. (`to_cow` borrows that view; only a wheel built for 3.9,
 /// whose stable ABI cannot reach it, copies the UTF-8 out first.)
 #[inline]
-pub fn hash_now<S: BuildHasher>(object: Bound<'_, PyAny>, hasher: &S) -> PyResult<u64> {
+pub fn hash_now<S: BuildHasher>(object: &Bound<'_, PyAny>, hasher: &S) -> PyResult<u64> {
     if let Ok(s) = object.cast_exact::<PyString>() {
         return Ok(hasher.hash_one(Bytes(s.to_cow()?.as_bytes())));
     }
-    Ok(hasher.hash_one(Key::extract(object)?))
+    Ok(hasher.hash_one(Key::extract(object.clone())?))
 }
 
 /// Keys longer than this (in bytes) are hashed after the GIL is released;
@@ -647,6 +648,7 @@ pub fn spread_keys_first<S: BuildHasher + Sync, T: Send>(
     hasher: &S,
     work: impl Fn(&[u64]) -> T + Sync,
 ) -> PyResult<Vec<T>> {
+    let call = BulkCall::enter();
     let mut hashes = Vec::new();
     let mut keep = |chunk: &[u64]| {
         hashes.extend_from_slice(chunk);
@@ -660,7 +662,7 @@ pub fn spread_keys_first<S: BuildHasher + Sync, T: Send>(
         KeySource::Objects(mut iter) => hashes = all_hashes(py, &mut iter, hasher)?,
     }
     let chunks: Vec<&[u64]> = hashes.chunks(HashChunk::KEYS).collect();
-    let threads = cores().min(chunks.len());
+    let threads = call.threads().min(chunks.len());
     if threads <= 1 {
         let mut results = Vec::with_capacity(chunks.len());
         for chunk in chunks {
@@ -708,6 +710,55 @@ const SPREAD_CHUNKS_PER_ROUND: usize = 8;
 /// The cores this process may run on (1 if unknown).
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// Bulk calls in progress in this process, on any thread.
+static BULK_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// A bulk call in progress, counted in [`BULK_CALLS`] while it lives.
+///
+/// One Python thread's bulk call keeps every core busy: it takes keys with
+/// the GIL on its own thread while helpers work on the chunks taken. Two
+/// such calls at once would run twice the threads the cores can take, and
+/// contend for them and the GIL (two threads' `add_many` ran at 0.66-0.74x
+/// of one thread doing all the keys, `python python/bench/peers.py`). So
+/// only a call that starts while no other is in progress spreads; one that
+/// starts beside another works on its chunks on its own thread, with the
+/// GIL released, while the other thread takes keys: the Python threads are
+/// then what uses the cores.
+pub struct BulkCall {
+    alone: bool,
+}
+
+impl BulkCall {
+    /// Counts a bulk call in, until the value is dropped.
+    pub fn enter() -> BulkCall {
+        // ORDERING: Relaxed; a count that decides how many threads a call
+        // starts, publishing nothing: a call that misses another's entry
+        // spreads beside it, costing speed, never a result.
+        let before = BULK_CALLS.fetch_add(1, Ordering::Relaxed);
+        BulkCall { alone: before == 0 }
+    }
+
+    /// Threads this call may work on: every core if it is the only bulk
+    /// call in progress, else its own.
+    pub fn threads(&self) -> usize {
+        if self.alone { cores() } else { 1 }
+    }
+}
+
+/// Whether another bulk call is in progress (a call starting now would not
+/// be alone).
+pub fn bulk_calls_in_progress() -> bool {
+    // ORDERING: Relaxed, as in `BulkCall::enter`.
+    BULK_CALLS.load(Ordering::Relaxed) > 0
+}
+
+impl Drop for BulkCall {
+    fn drop(&mut self) {
+        // ORDERING: Relaxed, as in `enter`.
+        BULK_CALLS.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Where a bulk call's keys come from.
@@ -825,10 +876,11 @@ fn pipelined<S: BuildHasher + Sync, T: Send>(
     hasher: &S,
     mut work: impl FnMut(&[u64]) -> PyResult<T> + Send,
 ) -> PyResult<Vec<T>> {
+    let call = BulkCall::enter();
     let mut results = Vec::new();
     let mut chunk = HashChunk::new();
     let stopped = chunk.fill(&mut iter, hasher);
-    if stopped.is_some() || !chunk.is_full() || cores() == 1 {
+    if stopped.is_some() || !chunk.is_full() || call.threads() == 1 {
         // One chunk (or one core): no helper.
         let mut stopped = stopped;
         loop {

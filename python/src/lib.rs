@@ -40,7 +40,7 @@ use pyo3::prelude::*;
 #[pyfunction]
 #[pyo3(signature = (key, seed = 0))]
 fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
-    keys::hash_now(key.clone(), &WyBuildHasher::with_seed(seed))
+    keys::hash_now(key, &WyBuildHasher::with_seed(seed))
 }
 
 /// Reads a filter file of any kind: a `BloomFilter`, a

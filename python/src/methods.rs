@@ -116,7 +116,7 @@ macro_rules! filter_methods {
             /// Adds `key` (one more occurrence of it, for a counting filter);
             /// returns whether it was absent before.
             fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                let hash = $crate::keys::hash_now(key.clone(), self.inner.hasher())?;
+                let hash = $crate::keys::hash_now(key, self.inner.hasher())?;
                 Ok(self.inner.insert_hash(hash))
             }
 
@@ -208,7 +208,7 @@ macro_rules! filter_methods {
             $($own)*
 
             fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                let hash = $crate::keys::hash_now(key.clone(), self.inner.hasher())?;
+                let hash = $crate::keys::hash_now(key, self.inner.hasher())?;
                 Ok(self.inner.contains_hash(hash))
             }
 

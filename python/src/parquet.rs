@@ -32,7 +32,7 @@ filter_methods!(
         /// Adds `key`, hashed as Parquet hashes a value; returns whether it
         /// was new.
         fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-            let hash = hash_now(key.clone(), self.inner.hasher())?;
+            let hash = hash_now(key, self.inner.hasher())?;
             Ok(self.inner.insert_hash(hash))
         }
 

@@ -46,6 +46,11 @@ impl Staged for AtomicBloom {
         let Ok(len) = keys.len() else {
             return Ok(None);
         };
+        // Beside another bulk call, each would build and merge a stage the
+        // filter's size: inserting directly shares the work instead.
+        if crate::keys::bulk_calls_in_progress() {
+            return Ok(None);
+        }
         let bits = len as u64 * u64::from(self.num_hashes());
         if len <= HashChunk::KEYS || bits < BITS_PER_WORD * self.num_bits().div_ceil(64) {
             return Ok(None);

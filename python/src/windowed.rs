@@ -116,7 +116,7 @@ filter_methods!(
         /// window: False once seen within it, which is what deduplication
         /// asks.
         fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-            let hash = hash_now(key.clone(), self.inner.hasher())?;
+            let hash = hash_now(key, self.inner.hasher())?;
             Ok(self.inner.insert_hash(hash))
         }
 
