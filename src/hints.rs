@@ -1,8 +1,10 @@
 //! # Hardware hints: prefetch and huge pages
 //!
 //! Two requests to the hardware and the kernel that change how fast the
-//! filter runs, never what it does. They are the crate's only `unsafe`
-//! code, because `std` and `libc` expose them only as `unsafe` functions.
+//! filter runs, never what it does. Both are `unsafe` calls, because `std`
+//! and `libc` expose them only as `unsafe` functions; `grep -rn "unsafe"
+//! src` lists every `unsafe` site of the crate, each with its `SAFETY:`
+//! argument.
 //!
 //! ## Prefetch
 //!
@@ -40,11 +42,9 @@
 //! gigabyte filter fit in the TLB's reach. Linux gives an anonymous mapping
 //! transparent huge pages when asked with `madvise(MADV_HUGEPAGE)` (the
 //! default `madvise` mode of `/sys/kernel/mm/transparent_hugepage/enabled`).
-//! Measured on a 100M-key filter, five alternating runs each with THP
-//! `never` and `madvise` (`cargo run --release --example huge_pages`),
-//! medians: batched queries 1.38x as fast, single
-//! queries 1.11x, batched inserts 1.07x, parallel inserts 1.21x; loading a
-//! 1 GiB file went from 0.83 s to 0.49 s. The price: a
+//! Every operation on a 100M-key filter and the load of a large file
+//! measured faster with THP `madvise` than `never` (`cargo run --release
+//! --example huge_pages`; BENCHMARKS.md has the figures). The price: a
 //! page is 2 MiB once touched, so a sparse filter becomes resident in
 //! larger pieces (creating one still touches nothing). Arrays under 4 MiB
 //! are left alone. Other systems: a no-op.

@@ -10,11 +10,13 @@
 //! Two types are needed. [`AtomicU64`]: the filters are arrays of 64-bit
 //! words whose bits only ever go from 0 to 1 (except by `clear` and
 //! `intersect`), and every operation on them is a load, `fetch_or`,
-//! `fetch_and`, `swap` or compare-and-swap of one word, all `Relaxed`.
-//! [`AtomicPtr`]: the growable filter's chain of sub-filters (`kinds/growable/chain.rs`)
-//! publishes each new sub-filter through one, with the crate's only
-//! `Release`/`Acquire` pair. Why each ordering is enough is argued where it
-//! is used and collected in the `docs::memory_ordering` chapter.
+//! `fetch_and`, `swap` or compare-and-swap of one word, all `Relaxed`; the
+//! windowed filter's epoch and slot states, and the counts, are `AtomicU64`
+//! too. [`AtomicPtr`]: the growable filter's chain of sub-filters
+//! (`kinds/growable/chain.rs`) publishes each new sub-filter through one.
+//! Why each ordering is enough is argued where it is used, in an
+//! `// ORDERING:` comment (`grep -rn "ORDERING:" src` lists them all), and
+//! collected in the `docs::memory_ordering` chapter.
 //!
 //! [loom]: https://docs.rs/loom
 

@@ -504,15 +504,10 @@ pub fn growable_peer(initial: usize, p: f64, r: f64) -> GrowableBloom {
 /// A probe is a limit, so it takes the lead at which it runs fastest. Its
 /// one load or `fetch_or` per key is the shortest work a key can have, so
 /// it needs more keys of lead than the filter's updates to cover a miss.
-/// On an Intel Xeon (model 207, 2.3 GHz; 100M keys' array, 120 MB; best of
-/// 5-7 rounds of a harness outside the repository), 32 keys ahead against
-/// 16: one load 118.6 M/s against 94.7 (48 and 64: 112.9 and 117.6); one
-/// `fetch_or` 94.6 against 77.7 on one thread, 182.4 against 149.5 on two;
-/// four `fetch_or`s in a line, 32.6 either way on one thread, 63.1 and 63.3
-/// on two. `atomic-bloom-harness bench` shows it too, in its 100M probe rows: three
-/// runs each of the builds before and after this constant (not alternated,
-/// the same day) read the load probe at 105.2-109.6 M/s and 121.2-148.5,
-/// and the one-`fetch_or` probe at 78.3-82.3 and 90.9-101.0 on one thread.
+/// 32 keys ahead ran the probes faster than 16 on a 100M-key array (Intel
+/// Xeon model 207, and the 100M probe rows of `cargo run --release -p
+/// atomic-bloom-harness -- bench` before and after this constant), and 48
+/// or 64 no faster.
 pub const PROBE_AHEAD: usize = 32;
 
 /// The physical-limit probes: an atomic array of the filter's size, and

@@ -147,11 +147,17 @@ fn time_window_at_two_minutes() -> AtomicWindowedBloom {
 /// only with the slot's new state, never the start its slot recorded in
 /// its previous life, so no generation that has just begun is rotated by
 /// time. The clock stands still: exactly the two explicit rotations.
-fn time_check_racing_rotations() {
-    model(|| {
+fn time_check_racing_rotations(insert: bool) {
+    model(move || {
         let (f, _, ()) = race(
             time_window_at_two_minutes(),
-            |f| f.contains_hash(X),
+            move |f| {
+                if insert {
+                    f.insert_hash(X)
+                } else {
+                    f.contains_hash(X)
+                }
+            },
             |f| {
                 f.rotate();
                 f.rotate();
@@ -167,13 +173,29 @@ fn time_check_racing_rotations() {
 
 #[test]
 fn a_time_check_racing_a_rotation_keeps_the_new_generation() {
-    time_check_racing_rotations();
+    time_check_racing_rotations(false);
 }
 
 #[test]
 #[should_panic(expected = "a generation that had just begun was rotated by time")]
 fn a_relaxed_epoch_read_rotates_a_generation_that_has_just_begun() {
-    with_fault(Fault::WindowEpochRelaxed, time_check_racing_rotations);
+    with_fault(Fault::WindowEpochRelaxed, || {
+        time_check_racing_rotations(false)
+    });
+}
+
+/// W5 for an insert, whose check of the time comes before its write.
+#[test]
+fn an_inserts_time_check_racing_a_rotation_keeps_the_new_generation() {
+    time_check_racing_rotations(true);
+}
+
+#[test]
+#[should_panic(expected = "a generation that had just begun was rotated by time")]
+fn a_relaxed_epoch_read_in_an_insert_rotates_a_generation_that_has_just_begun() {
+    with_fault(Fault::WindowEpochRelaxed, || {
+        time_check_racing_rotations(true)
+    });
 }
 
 /// W2: an insert held at one point while the model's thread rotates twice,

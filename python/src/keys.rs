@@ -210,9 +210,9 @@ impl HashChunk {
     /// to a waiting thread, and taking it back means waiting to be woken
     /// (tens of microseconds on a VM), so a chunk must take far longer
     /// than that: 32768 keys take about half a millisecond with the GIL
-    /// held. With 4096, two threads ran `contains_many` at 0.73x of one
-    /// thread and `add_many` at 1.16x (1M keys, `python/bench/peers.py`);
-    /// with 32768 the hashes (256 KiB) still fit the L2 cache.
+    /// held. With 4096 keys, two threads ran `contains_many` slower than
+    /// one (`python python/bench/peers.py`, its 2-thread rows); with 32768
+    /// the hashes (256 KiB) still fit the L2 cache.
     pub const KEYS: usize = 32768;
 
     fn new() -> Self {
@@ -720,8 +720,8 @@ static BULK_CALLS: AtomicUsize = AtomicUsize::new(0);
 /// One Python thread's bulk call keeps every core busy: it takes keys with
 /// the GIL on its own thread while helpers work on the chunks taken. Two
 /// such calls at once would run twice the threads the cores can take, and
-/// contend for them and the GIL (two threads' `add_many` ran at 0.66-0.74x
-/// of one thread doing all the keys, `python python/bench/peers.py`). So
+/// contend for them and the GIL (two threads' `add_many` ran slower than
+/// one thread doing all the keys: `python python/bench/peers.py`). So
 /// only a call that starts while no other is in progress spreads; one that
 /// starts beside another works on its chunks on its own thread, with the
 /// GIL released, while the other thread takes keys: the Python threads are

@@ -10,15 +10,15 @@
 //!
 //! ## Scaling
 //!
-//! Out of cache, a second thread nearly doubles a bulk insert (1.78-1.94x
-//! on a 100M-key filter over four runs of `atomic-bloom-harness bench`). A filter that fits in the
-//! cores' caches scales much less (1.05-1.45x on 1M keys): every new key
-//! writes its line, and the line is usually in the other core's cache,
-//! so the cores spend their time passing lines to each other. Splitting
-//! the keys by the part of the array their block lies in removes that:
-//! two threads each inserting, with
+//! Out of cache, a second thread nearly doubles a bulk insert (the 100M
+//! rows of `cargo run --release -p atomic-bloom-harness -- bench`). A
+//! filter that fits in the cores' caches scales much less (its 1M rows):
+//! every new key writes its line, and the line is usually in the other
+//! core's cache, so the cores spend their time passing lines to each
+//! other. Splitting the keys by the part of the array their block lies in
+//! removes that: two threads each inserting, with
 //! [`insert_hash_batch`](crate::AtomicBloom::insert_hash_batch), the hashes
-//! below and above `1 << 63` measured 1.86-2.04x. With the `Blocked` and `Word`
+//! below and above `1 << 63` scale as well as out of cache. With the `Blocked` and `Word`
 //! layouts those are the lower and upper half of the array, because the
 //! block or word is the hash scaled to the array (multiply-shift), which
 //! keeps order (`tests/all/parallel.rs`: `hash_halves_are_array_halves`).

@@ -12,7 +12,8 @@
 //! does the memory work a windowed insert of a new key cannot avoid, with
 //! no ring: a plain insert into a filter of one generation's size, then a
 //! query of each of the `g - 1` older ones (filled), all by one hash; the
-//! windowed insert against it is what the ring itself costs.
+//! windowed insert against it is what the ring itself costs; a second
+//! floor does the same work in batches.
 
 use super::{Ratio, Session, Table, Work, paired, ratio, two_threads};
 use crate::say;
@@ -41,6 +42,7 @@ const P_HIT_2T: &str = "plain AtomicBloom contains hit, 2 threads";
 const P_MISS_1T: &str = "plain AtomicBloom contains miss, 1 thread";
 const P_MISS_2T: &str = "plain AtomicBloom contains miss, 2 threads";
 const F_INSERT_1T: &str = "floor: 1 plain insert + 3 plain queries, 1 thread";
+const F_BATCH_1T: &str = "floor: plain insert_batch + 3 contains_batch, 1 thread";
 const M_INSERT_1T: &str = "Mutex ring insert, 1 thread";
 const M_INSERT_2T: &str = "Mutex ring insert, 2 threads";
 const M_HIT_1T: &str = "Mutex ring contains hit, 1 thread";
@@ -94,6 +96,7 @@ const RATIOS: &[Ratio] = &[
     paired("windowed / plain: par_insert, 2T", W_PAR, P_PAR),
     paired("windowed / floor: insert, 1T", W_INSERT_1T, F_INSERT_1T),
     paired("plain / floor: insert, 1T", P_INSERT_1T, F_INSERT_1T),
+    paired("windowed / floor: insert_batch, 1T", W_BATCH_1T, F_BATCH_1T),
     ratio("windowed: insert 2T / 1T", W_INSERT_2T, W_INSERT_1T),
     ratio("Mutex ring: insert 2T / 1T", M_INSERT_2T, M_INSERT_1T),
 ];
@@ -220,6 +223,18 @@ pub fn run() -> anyhow::Result<()> {
                     std::hint::black_box(floor[1..].iter().any(|f| f.contains_hash(hash)));
                 }
             });
+        },
+    ));
+    table.row(Work::after(
+        F_BATCH_1T,
+        count,
+        || floor[0].clear(),
+        || {
+            let hashes: Vec<u64> = keys.iter().map(|k| floor[0].hash(k)).collect();
+            floor[0].insert_hash_batch(hashes.iter().copied());
+            for older in &floor[1..] {
+                std::hint::black_box(older.contains_hash_batch(hashes.iter().copied()));
+            }
         },
     ));
     table.per_key_inserts(

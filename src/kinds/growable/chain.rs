@@ -3,9 +3,10 @@
 //! [`Chain`] is a list of nodes that only ever gains a node at its newest
 //! end, while any number of threads read it and try to grow it through
 //! `&self`. The growable filter (`mod.rs`) keeps its sub-filters in
-//! one. It is the only place in the crate where one atomic publishes other
-//! memory, and so the only `unsafe` code and the only `Release`/`Acquire`
-//! pair.
+//! one. An atomic pointer here publishes a node's memory to the threads
+//! that load it (`Release`/`Acquire`), and turning that pointer back into
+//! a reference is `unsafe`: each site has its `SAFETY:` argument (`grep -rn
+//! "unsafe" src` lists every site in the crate).
 //!
 //! ## How a node is added
 //!
