@@ -428,13 +428,10 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         with_sized_probe!(sizing, P => {
             let probe = sizing.probe::<P>(hash);
             let live = self.ring.live_at(self.ring.epoch());
-            // Every live generation's line asked for first, the current
-            // one's too (for reading: the key may be there already), so
-            // that their misses overlap; asking only for the older ones'
+            // The current generation's line asked for too (for reading: the
+            // key may be there already); asking only for the older ones'
             // ran slower (`bench --window`).
-            for slot in live.slots() {
-                slot.filter.cells().prefetch(&sizing, &probe, Access::READ);
-            }
+            live.prefetch(&sizing, &probe);
             let inserted = self.ring.insert_with(
                 live,
                 |f| f.cells().insert(&sizing, &probe),
@@ -505,11 +502,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         with_sized_probe!(sizing, P => {
             let probe = sizing.probe::<P>(hash);
             let live = self.ring.live_at(self.ring.epoch());
-            // Every generation's line asked for first, so that a miss, which
-            // asks them all, waits for one line's latency, not `g`.
-            for slot in live.slots() {
-                slot.filter.cells().prefetch(&sizing, &probe, Access::READ);
-            }
+            live.prefetch(&sizing, &probe);
             live.slots().any(|slot| slot.filter.cells().contains(&sizing, &probe))
         })
     }

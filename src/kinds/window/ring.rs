@@ -64,7 +64,11 @@
 //! query's answer for keys still in the window comes from the younger
 //! generations, which no one clears.
 
+use crate::core::cells::Storage;
+use crate::hints::Access;
 use crate::kinds::bloom::AtomicBloom;
+use crate::layout::Probe;
+use crate::sizing::Sizing;
 use crate::storage::StripedCount;
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
@@ -161,6 +165,16 @@ impl<'a, S> Live<'a, S> {
     pub(crate) fn slots(&self) -> impl Iterator<Item = &'a Slot<S>> + use<'a, S> {
         let live = *self;
         (0..self.count).map(move |age| live.at(age))
+    }
+
+    /// Asks for the lines of the key with probe `probe` in every live
+    /// generation, for reading, so that their misses overlap: a query of an
+    /// absent key, or an insert of a new one, reads them all.
+    #[inline]
+    pub(crate) fn prefetch<P: Probe>(&self, sizing: &Sizing, probe: &P) {
+        for slot in self.slots() {
+            slot.filter.cells().prefetch(sizing, probe, Access::READ);
+        }
     }
 
     /// The slot of the generation `age` generations older than the current
