@@ -5,7 +5,7 @@ use crate::keys::Inputs;
 use crate::stream::{self, Event};
 use crate::{keys, output};
 use anyhow::{Context, Result};
-use atomic_bloom::{AtomicGrowableBloom, Builder, Cells, Layout};
+use atomic_bloom::{AtomicGrowableBloom, Builder, Cells, Layout, WyBuildHasher};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -67,6 +67,10 @@ pub struct Args {
     memory_limit: Option<u64>,
 }
 
+/// Keys whose hashes the counting pass keeps (8 bytes each: 128 MiB), so
+/// that an input of up to that many keys is read once.
+const KEPT_HASHES: usize = 1 << 24;
+
 /// Inserts the keys of `inputs` as their lines arrive, until they end or a
 /// signal comes: the keys read and whether a signal ended them.
 fn insert_stream(
@@ -114,15 +118,17 @@ pub fn run(args: Args) -> Result<()> {
     output::refuse_output_among_inputs(&args.output, "--output", &args.inputs)?;
     let mut inputs = Inputs::new(&args.inputs);
     // The keys a fixed-size filter is sized for; none for a growable one,
-    // whose input is read once.
+    // whose input is read once. Counting keeps the keys' hashes while they
+    // are few enough, and then the input is not read again.
+    let mut hashed = None;
     let expected = match (args.growable, args.expected) {
         (true, _) => None,
         (false, Some(n)) => Some(n),
-        (false, None) => Some(
-            usize::try_from(inputs.count_keys()?)
-                .unwrap_or(usize::MAX)
-                .max(1),
-        ),
+        (false, None) => {
+            let counted = inputs.count_keys(&WyBuildHasher::with_seed(args.seed), KEPT_HASHES)?;
+            hashed = counted.hashes;
+            Some(usize::try_from(counted.keys).unwrap_or(usize::MAX).max(1))
+        }
     };
     let mut filter = match expected {
         None => {
@@ -166,7 +172,16 @@ pub fn run(args: Args) -> Result<()> {
     // A growable build may read an endless stream (`tail -f`): it takes
     // lines as they arrive, and a signal ends the input rather than the
     // build. A sized build reads files it has counted: a signal abandons it.
-    let read = if args.growable {
+    let read = if let Some(hashes) = hashed {
+        // Hashed with the seed the filter was built with (`sized`).
+        new += match &mut filter {
+            Filter::Plain(f) => f.insert_hash_batch_mut(&hashes),
+            Filter::Counting(f) => f.insert_hash_batch_mut(&hashes),
+            _ => unreachable!("a counted build makes a plain or counting filter"),
+        };
+        bar.inc(inputs.total_bytes().unwrap_or(0));
+        Ok((hashes.len() as u64, false))
+    } else if args.growable {
         insert_stream(&args.inputs, &bar, &mut insert)
     } else {
         inputs

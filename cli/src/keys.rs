@@ -10,8 +10,10 @@
 //! byte encoding ([`Bytes`]): the same key as `contains(line)` from
 //! Rust. Empty lines are skipped.
 //!
-//! Sizing a filter from its input needs two passes, one to count the keys
-//! and one to insert them. Standard input, a FIFO or a device cannot be
+//! Sizing a filter from its input needs the keys counted before any is
+//! inserted. The counting pass keeps their hashes while they are few enough
+//! (`build.rs` sets how many), and then nothing is read twice; past that, a
+//! second pass reads the input again to insert. Standard input, a FIFO or a device cannot be
 //! read twice, so the counting pass copies each such input to an anonymous
 //! temporary file (in `$TMPDIR`, gone when the process ends, however it
 //! ends) and the second pass reads the copy: every key is inserted, in any
@@ -21,6 +23,7 @@ use anyhow::{Context, Result, bail};
 use atomic_bloom::Bytes;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs::File;
+use std::hash::BuildHasher;
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
@@ -152,13 +155,23 @@ impl Inputs {
     }
 
     /// Counts the keys, copying every input that cannot be read twice to a
-    /// temporary file that later passes read instead.
-    pub fn count_keys(&mut self) -> Result<u64> {
+    /// temporary file that later passes read instead; and hashes them with
+    /// `hasher` while they are at most `budget`, so that an input of that
+    /// many keys is read once: [`Counted::hashes`] then holds every key's
+    /// hash, in order.
+    pub fn count_keys<S: BuildHasher + Sync>(
+        &mut self,
+        hasher: &S,
+        budget: usize,
+    ) -> Result<Counted> {
         let bar = progress(self.total_bytes(), "counting keys");
-        let mut keys = 0;
+        let mut counted = Counted {
+            keys: 0,
+            hashes: Some(Vec::new()),
+        };
         for source in &mut self.sources {
             if source.rereadable() {
-                keys += count_lines(source.input()?, &source.name(), &bar)?;
+                counted.read(source.input()?, &source.name(), &bar, hasher, budget)?;
                 continue;
             }
             let name = source.name();
@@ -167,7 +180,13 @@ impl Inputs {
                 input: source.open()?,
                 copy: io::BufWriter::new(&copy),
             };
-            keys += count_lines(Input::Stream(Box::new(&mut tee)), &name, &bar)?;
+            counted.read(
+                Input::Stream(Box::new(&mut tee)),
+                &name,
+                &bar,
+                hasher,
+                budget,
+            )?;
             tee.copy
                 .flush()
                 .with_context(|| format!("cannot copy {name} to a temporary file"))?;
@@ -175,7 +194,7 @@ impl Inputs {
             *source = Source::Spooled { name, copy };
         }
         bar.finish_and_clear();
-        Ok(keys)
+        Ok(counted)
     }
 
     /// Calls `each` with the keys of every chunk of the inputs, in order; the
@@ -193,14 +212,53 @@ impl Inputs {
     }
 }
 
-/// The keys of one input, counted ([`par_count_keys`]) block by block.
-fn count_lines(input: Input<'_>, name: &str, bar: &ProgressBar) -> Result<u64> {
-    let mut keys = 0;
-    read_blocks(input, name, bar, |block| {
-        keys += par_count_keys(block).with_context(|| name.to_string())?;
+/// What [`Inputs::count_keys`] found.
+pub struct Counted {
+    /// The keys of every input.
+    pub keys: u64,
+    /// Every key's hash, in order, if there were few enough to keep.
+    pub hashes: Option<Vec<u64>>,
+}
+
+impl Counted {
+    /// Counts (and hashes, [`add`](Self::add)) the keys of one input.
+    fn read<S: BuildHasher + Sync>(
+        &mut self,
+        input: Input<'_>,
+        name: &str,
+        bar: &ProgressBar,
+        hasher: &S,
+        budget: usize,
+    ) -> Result<()> {
+        read_blocks(input, name, bar, |block| {
+            self.add(block, hasher, budget)
+                .with_context(|| name.to_string())
+        })
+    }
+
+    /// Counts the keys of `block`, and hashes them on every core while the
+    /// hashes kept stay within `budget`; past it, drops the hashes and only
+    /// counts ([`par_count_keys`]).
+    fn add<S: BuildHasher + Sync>(
+        &mut self,
+        block: &[u8],
+        hasher: &S,
+        budget: usize,
+    ) -> Result<()> {
+        use rayon::prelude::*;
+        if let Some(hashes) = &mut self.hashes {
+            let keys = par_line_keys(block)?;
+            self.keys += keys.len() as u64;
+            if hashes.len() + keys.len() <= budget {
+                hashes.par_extend(keys.par_iter().map(|key| hasher.hash_one(key)));
+            } else {
+                self.hashes = None;
+            }
+            return Ok(());
+        }
+        self.keys += par_count_keys(block)?;
         Ok(())
-    })?;
-    Ok(keys)
+    }
 }
 
 /// A reader that copies what it reads to `copy`.
@@ -505,6 +563,24 @@ mod tests {
             joined.extend_from_slice(&block);
         }
         assert_eq!(joined, text);
+    }
+
+    /// Counting keeps every key's hash, in order, while they fit the
+    /// budget, and past it only counts.
+    #[test]
+    fn counting_keeps_the_hashes_within_the_budget() {
+        let text = sample();
+        let path = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(path.path(), &text).unwrap();
+        let hasher = atomic_bloom::WyBuildHasher::with_seed(3);
+        let keys = line_keys(&text).unwrap();
+        let mut inputs = Inputs::new(&[path.path().to_path_buf()]);
+        let kept = inputs.count_keys(&hasher, keys.len()).unwrap();
+        assert_eq!(kept.keys, keys.len() as u64);
+        let expected: Vec<u64> = keys.iter().map(|k| hasher.hash_one(k)).collect();
+        assert_eq!(kept.hashes, Some(expected));
+        let over = inputs.count_keys(&hasher, keys.len() - 1).unwrap();
+        assert_eq!((over.keys, over.hashes), (keys.len() as u64, None));
     }
 
     /// A file read ahead on its own thread gives the same keys as the
