@@ -32,7 +32,7 @@ pub(crate) mod ring;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 
-use crate::core::batch::Stage;
+use crate::core::batch::{PREFETCH_DISTANCE, Pipeline, Stage};
 use crate::core::cells::Storage;
 use crate::error::BuildError;
 use crate::hasher::WyBuildHasher;
@@ -42,9 +42,8 @@ use crate::kinds::bloom::AtomicBloom;
 use crate::layout::Layout;
 use crate::layout::{Probe, with_sized_probe};
 use crate::sizing::Sizing;
-use crate::storage::BitArray;
 use crate::sync::{AtomicU64, Ordering::Relaxed};
-use ring::{Inserted, NOT_STARTED, Pause, Ring, Rotation};
+use ring::{Inserted, Live, NOT_STARTED, Pause, Ring, Rotation};
 use std::fmt;
 use std::hash::BuildHasher;
 use std::marker::PhantomData;
@@ -431,7 +430,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             // The current generation's line asked for too (for reading: the
             // key may be there already); asking only for the older ones'
             // ran slower (`bench --window`).
-            live.prefetch(&sizing, &probe);
+            live.prefetch(&sizing, &probe, Access::READ);
             let inserted = self.ring.insert_with(
                 live,
                 |f| f.cells().insert(&sizing, &probe),
@@ -502,7 +501,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         with_sized_probe!(sizing, P => {
             let probe = sizing.probe::<P>(hash);
             let live = self.ring.live_at(self.ring.epoch());
-            live.prefetch(&sizing, &probe);
+            live.prefetch(&sizing, &probe, Access::READ);
             live.slots().any(|slot| slot.filter.cells().contains(&sizing, &probe))
         })
     }
@@ -559,22 +558,14 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         let sizing = self.sizing();
         let live = self.ring.live_at(self.ring.epoch());
         let epoch = live.epoch;
-        let current = live.current().filter.cells();
-        let older: Vec<&BitArray> = live
-            .slots()
-            .skip(1)
-            .map(|slot| slot.filter.cells())
-            .collect();
         let (new, fresh) = with_sized_probe!(sizing, P => {
-            let stage = InsertStage::<P> {
+            let stage = InsertStage::<S, P> {
                 sizing,
-                current,
-                older: &older,
+                live,
                 fresh: std::cell::Cell::new(0),
                 probe: PhantomData,
             };
-            let new = crate::core::batch::Pipeline::<_, { crate::core::batch::PREFETCH_DISTANCE }>::new(&stage)
-                .count(hashes.iter().copied());
+            let new = Pipeline::<_, PREFETCH_DISTANCE>::new(&stage).count(hashes.iter().copied());
             (new, stage.fresh.get())
         });
         if self.ring.epoch() == epoch {
@@ -587,7 +578,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             for &hash in hashes {
                 let again = with_sized_probe!(sizing, P => {
                     let probe = sizing.probe::<P>(hash);
-                    self.ring.settle((epoch, self.ring.slot(epoch)), false, true, |f| {
+                    self.ring.settle((epoch, live.current()), false, true, |f| {
                         f.cells().insert(&sizing, &probe)
                     })
                 });
@@ -615,16 +606,10 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     pub fn contains_hash_batch(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
         self.rotate_if_due();
         let sizing = self.sizing();
-        let epoch = self.ring.epoch();
-        let live: Vec<&BitArray> = self
-            .ring
-            .live_slots(epoch)
-            .map(|slot| slot.filter.cells())
-            .collect();
+        let live = self.ring.live_at(self.ring.epoch());
         with_sized_probe!(sizing, P => {
-            let stage = ContainsStage::<P> { sizing, live: &live, probe: PhantomData };
-            crate::core::batch::Pipeline::<_, { crate::core::batch::PREFETCH_DISTANCE }>::new(&stage)
-                .collect(hashes)
+            let stage = ContainsStage::<S, P> { sizing, live, probe: PhantomData };
+            Pipeline::<_, PREFETCH_DISTANCE>::new(&stage).collect(hashes)
         })
     }
 
@@ -702,62 +687,57 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
 /// A windowed insert batch's stage: the key's line asked for in every
 /// live generation; then written into the current one and, if new there,
 /// asked of the older ones, as `Ring::insert_with` does for one key.
-struct InsertStage<'a, P> {
+struct InsertStage<'a, S, P> {
     sizing: Sizing,
-    current: &'a BitArray,
-    older: &'a [&'a BitArray],
+    live: Live<'a, S>,
     /// Keys the batch's writes found new to the current generation.
     fresh: std::cell::Cell<u64>,
     probe: PhantomData<P>,
 }
 
-impl<P: Probe> Stage for &InsertStage<'_, P> {
+impl<S, P: Probe> Stage for &InsertStage<'_, S, P> {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
+        // The current generation's line for writing, as the plain filter's
+        // insert batch asks: reading it ran the batch slower (`bench
+        // --window`, insert_batch and par_insert rows).
         let probe = self.sizing.probe::<P>(hash);
-        self.current.prefetch(&self.sizing, &probe, Access::write());
-        for cells in self.older {
-            cells.prefetch(&self.sizing, &probe, Access::READ);
-        }
+        self.live.prefetch(&self.sizing, &probe, Access::write());
     }
 
     #[inline(always)]
     fn apply(&self, hash: u64) -> bool {
         let probe = self.sizing.probe::<P>(hash);
-        if !self.current.insert(&self.sizing, &probe) {
+        let cells = |age| self.live.at(age).filter.cells();
+        if !cells(0).insert(&self.sizing, &probe) {
             return false;
         }
         self.fresh.set(self.fresh.get() + 1);
-        !self
-            .older
-            .iter()
-            .any(|cells| cells.contains(&self.sizing, &probe))
+        !(1..self.live.count).any(|age| cells(age).contains(&self.sizing, &probe))
     }
 }
 
 /// A windowed query batch's stage: the key's line asked for in every live
 /// generation, then each asked until one holds it.
-struct ContainsStage<'a, P> {
+struct ContainsStage<'a, S, P> {
     sizing: Sizing,
-    live: &'a [&'a BitArray],
+    live: Live<'a, S>,
     probe: PhantomData<P>,
 }
 
-impl<P: Probe> Stage for &ContainsStage<'_, P> {
+impl<S, P: Probe> Stage for &ContainsStage<'_, S, P> {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
-        let probe = self.sizing.probe::<P>(hash);
-        for cells in self.live {
-            cells.prefetch(&self.sizing, &probe, Access::READ);
-        }
+        self.live
+            .prefetch(&self.sizing, &self.sizing.probe::<P>(hash), Access::READ);
     }
 
     #[inline(always)]
     fn apply(&self, hash: u64) -> bool {
         let probe = self.sizing.probe::<P>(hash);
         self.live
-            .iter()
-            .any(|cells| cells.contains(&self.sizing, &probe))
+            .slots()
+            .any(|slot| slot.filter.cells().contains(&self.sizing, &probe))
     }
 }
 

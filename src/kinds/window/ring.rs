@@ -53,7 +53,7 @@
 //! with it `g` rotations later, on schedule. Reads of the epoch are
 //! `Acquire`, pairing with the rotation's compare-and-swap, so that an
 //! insert that sees a new generation writes after its clear (the clear
-//! happens-before the rotation's `Acquire` of the spare's ready state,
+//! happens-before the rotation's `Acquire` of the spare's `ready_for`,
 //! whose compare-and-swap the insert reads from).
 //!
 //! ## Queries (W4)
@@ -78,27 +78,17 @@ use crate::sync::{
 };
 use crossbeam_utils::CachePadded;
 
-/// Phases of a slot, the low two bits of its state; the rest is the
-/// generation the phase is about.
-const LIVE: u64 = 0;
-const CLEARING: u64 = 2;
-const READY: u64 = 3;
-
 /// A slot's start time before its rotation has read the clock: a window
 /// never rotates on it.
 pub(crate) const NOT_STARTED: u64 = u64::MAX;
 
-/// A slot's state word: generation `gen` in `phase`.
-const fn state(generation: u64, phase: u64) -> u64 {
-    generation << 2 | phase
-}
-
 /// One slot of the ring.
 pub(crate) struct Slot<S> {
     pub(crate) filter: AtomicBloom<S>,
-    /// `state(generation, phase)`: live with, being cleared after, or
-    /// ready for a generation.
-    state: AtomicU64,
+    /// The generation the slot was last cleared for: the spare may become
+    /// generation `e` only once this is `e`. Set when the clear is done, so
+    /// a slot being cleared still names the generation it held.
+    ready_for: AtomicU64,
     /// Keys its inserts reported new while it was live (count rotation,
     /// estimates), striped over threads.
     pub(crate) new_keys: StripedCount,
@@ -168,12 +158,14 @@ impl<'a, S> Live<'a, S> {
     }
 
     /// Asks for the lines of the key with probe `probe` in every live
-    /// generation, for reading, so that their misses overlap: a query of an
-    /// absent key, or an insert of a new one, reads them all.
+    /// generation, so that their misses overlap (a query of an absent key,
+    /// or an insert of a new one, reads them all): the current one's for
+    /// `current`, the older ones' for reading.
     #[inline]
-    pub(crate) fn prefetch<P: Probe>(&self, sizing: &Sizing, probe: &P) {
-        for slot in self.slots() {
-            slot.filter.cells().prefetch(sizing, probe, Access::READ);
+    pub(crate) fn prefetch<P: Probe>(&self, sizing: &Sizing, probe: &P, current: Access) {
+        for (age, slot) in self.slots().enumerate() {
+            let access = if age == 0 { current } else { Access::READ };
+            slot.filter.cells().prefetch(sizing, probe, access);
         }
     }
 
@@ -221,11 +213,7 @@ impl<S> Ring<S> {
             .enumerate()
             .map(|(i, filter)| Slot {
                 filter,
-                state: AtomicU64::new(if i == 0 {
-                    state(0, LIVE)
-                } else {
-                    state(i as u64, READY)
-                }),
+                ready_for: AtomicU64::new(i as u64),
                 new_keys: StripedCount::new(0, step),
                 started: AtomicU64::new(if i == 0 { now } else { NOT_STARTED }),
             })
@@ -242,8 +230,8 @@ impl<S> Ring<S> {
     /// never existed, empty), each with its filter, the keys it reported
     /// new and its start; `spare` becomes the next generation. Every slot
     /// is in the state the rotations that reached `epoch` would have left
-    /// it in: a live generation `LIVE`, every other slot cleared and
-    /// `READY` for the next generation it will hold.
+    /// it in: ready for the generation it holds, or, cleared, for the next
+    /// one it will hold.
     pub(crate) fn restore(
         epoch: u64,
         generations: Vec<(AtomicBloom<S>, u64, u64)>,
@@ -254,9 +242,9 @@ impl<S> Ring<S> {
         let len = live + 1;
         let step = StripedCount::step_for(full);
         let mut slots: Vec<Option<Slot<S>>> = (0..len).map(|_| None).collect();
-        let fresh = |filter, generation, phase, inserted, started| Slot {
+        let fresh = |filter, generation, inserted, started| Slot {
             filter,
-            state: AtomicU64::new(state(generation, phase)),
+            ready_for: AtomicU64::new(generation),
             new_keys: StripedCount::new(inserted, step),
             started: AtomicU64::new(started),
         };
@@ -264,19 +252,16 @@ impl<S> Ring<S> {
             // A generation older than 0 never existed: its slot waits,
             // ready, for the first generation that will use it.
             let (generation, slot) = match epoch.checked_sub(age) {
-                Some(generation) => (
-                    generation,
-                    fresh(filter, generation, LIVE, inserted, started),
-                ),
+                Some(generation) => (generation, fresh(filter, generation, inserted, started)),
                 None => {
                     let generation = epoch + len - age;
-                    (generation, fresh(filter, generation, READY, 0, NOT_STARTED))
+                    (generation, fresh(filter, generation, 0, NOT_STARTED))
                 }
             };
             slots[(generation % len) as usize] = Some(slot);
         }
         let next = epoch + 1;
-        slots[(next % len) as usize] = Some(fresh(spare, next, READY, 0, NOT_STARTED));
+        slots[(next % len) as usize] = Some(fresh(spare, next, 0, NOT_STARTED));
         Ring {
             slots: slots
                 .into_iter()
@@ -297,7 +282,7 @@ impl<S> Ring<S> {
     pub(crate) fn epoch(&self) -> u64 {
         // ORDERING: Acquire, pairing with the rotation's `AcqRel`
         // compare-and-swap: a query or insert that sees an epoch sees the
-        // slot state, clear and start the rotation saw or wrote before it,
+        // slot's clear and start the rotation saw or wrote before it,
         // so an insert's write into a new generation lands after its
         // clear. A stale epoch only makes a query ask one older generation,
         // which W1 allows, and an insert write into a generation that the
@@ -429,10 +414,10 @@ impl<S> Ring<S> {
         let next = from + 1;
         let spare = self.slot(next);
         // ORDERING: Acquire, pairing with the clear's `Release` of
-        // `READY`: the clear happens-before this rotation, and so before
+        // `ready_for`: the clear happens-before this rotation, and so before
         // every insert that reads the epoch it writes. Loom: window.rs,
         // `a_query_racing_a_retirement_finds_the_live_keys`.
-        if spare.state.load(Acquire) != state(next, READY) {
+        if spare.ready_for.load(Acquire) != next {
             // Not ready: either another rotation already made it current,
             // or the rotation that retired it is still clearing it.
             return if self.epoch() != from {
@@ -472,9 +457,6 @@ impl<S> Ring<S> {
         // do not rotate, and a check that reads it late rotates late, never
         // early (the clock is read after the generation became current).
         spare.started.store(now(), Relaxed);
-        // ORDERING: Relaxed; only rotations read a slot's state, and only
-        // to find it `READY`, which this store ends.
-        spare.state.store(state(next, LIVE), Relaxed);
         #[cfg(loom)]
         let live = self.live - u64::from(fault::active(Fault::WindowRetireOffByOne));
         #[cfg(not(loom))]
@@ -488,9 +470,6 @@ impl<S> Ring<S> {
     /// Clears `slot`, which held the retired generation `retiring`, and
     /// marks it ready for the next generation it will hold.
     fn clear(&self, slot: &Slot<S>, retiring: u64) {
-        // ORDERING: Relaxed; nothing reads the phase but the next
-        // rotation's check for `READY`, which this store ends.
-        slot.state.store(state(retiring, CLEARING), Relaxed);
         slot.filter.clear();
         slot.new_keys.set(0);
         // ORDERING: Relaxed; the `Release` below publishes it.
@@ -499,6 +478,6 @@ impl<S> Ring<S> {
         // ORDERING: Release; a rotation that sees the slot ready (Acquire)
         // sees it clear: the clear's stores happen-before this one. Loom:
         // window.rs, `a_query_racing_a_retirement_finds_the_live_keys`.
-        slot.state.store(state(next, READY), Release);
+        slot.ready_for.store(next, Release);
     }
 }
