@@ -317,8 +317,10 @@ fn read_blocks(
         Input::File(file) => file,
         Input::Stream(stream) => {
             let mut blocks = Blocks::new(stream, name);
-            while let Some(block) = blocks.next(Vec::new())? {
+            let mut spent = Vec::new();
+            while let Some(block) = blocks.next(spent)? {
                 done(&block)?;
+                spent = block;
             }
             return Ok(());
         }
@@ -439,25 +441,13 @@ fn split_lines(lines: &[u8]) -> impl Iterator<Item = Result<&[u8]>> {
     })
 }
 
-/// [`line_keys`] on every core: `lines` cut into a few pieces per thread
-/// at newlines, each piece split on its own, the keys joined in order.
+/// [`line_keys`] on every core: `lines` cut into pieces at newlines
+/// ([`pieces`]), each split on its own, the keys joined in order.
 pub fn par_line_keys(lines: &[u8]) -> Result<Vec<Key<'_>>> {
     use rayon::prelude::*;
-    const MIN_PIECE: usize = 1 << 16;
-    let pieces = (lines.len() / MIN_PIECE).clamp(1, 4 * rayon::current_num_threads());
-    if pieces == 1 {
-        return line_keys(lines);
-    }
-    let mut cuts = vec![0];
-    for i in 1..pieces {
-        let at = (lines.len() * i / pieces).max(*cuts.last().unwrap_or(&0));
-        let cut = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |n| at + n + 1);
-        cuts.push(cut);
-    }
-    cuts.push(lines.len());
-    let parts: Vec<Vec<Key<'_>>> = cuts
-        .par_windows(2)
-        .map(|cut| line_keys(&lines[cut[0]..cut[1]]))
+    let parts: Vec<Vec<Key<'_>>> = pieces(lines)
+        .par_iter()
+        .map(|piece| line_keys(piece))
         .collect::<Result<_>>()?;
     Ok(parts.concat())
 }
@@ -466,24 +456,28 @@ pub fn par_line_keys(lines: &[u8]) -> Result<Vec<Key<'_>>> {
 /// core, without making them.
 fn par_count_keys(lines: &[u8]) -> Result<u64> {
     use rayon::prelude::*;
-    const PIECE: usize = 1 << 20;
-    let count = |piece: &[u8]| -> Result<u64> {
-        split_lines(piece).try_fold(0, |keys, line| Ok(keys + u64::from(!line?.is_empty())))
-    };
-    // Pieces end at newlines (a piece's last line is whole), found from
-    // each `PIECE`-byte mark on.
-    let mut cuts = vec![0];
-    while let Some(&last) = cuts.last() {
-        if last >= lines.len() {
-            break;
-        }
-        let at = (last + PIECE).min(lines.len());
-        let cut = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |n| at + n + 1);
-        cuts.push(cut);
-    }
-    cuts.par_windows(2)
-        .map(|cut| count(&lines[cut[0]..cut[1]]))
+    pieces(lines)
+        .par_iter()
+        .map(|piece| {
+            split_lines(piece).try_fold(0, |keys, line| Ok(keys + u64::from(!line?.is_empty())))
+        })
         .sum()
+}
+
+/// `lines` cut after newlines into a few pieces per thread (none shorter
+/// than 64 KiB but the last), each holding whole lines, in order.
+fn pieces(lines: &[u8]) -> Vec<&[u8]> {
+    const MIN_PIECE: usize = 1 << 16;
+    let count = (lines.len() / MIN_PIECE).clamp(1, 4 * rayon::current_num_threads());
+    let mut pieces = Vec::with_capacity(count);
+    let mut start = 0;
+    for i in 1..=count {
+        let at = (lines.len() * i / count).max(start);
+        let end = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |n| at + n + 1);
+        pieces.push(&lines[start..end]);
+        start = end;
+    }
+    pieces
 }
 
 /// A progress bar on stderr, drawn only when stderr is a terminal.
