@@ -133,10 +133,9 @@ macro_rules! filter_methods {
                 if let Some(new) = self.inner.add_many_staged(py, keys)? {
                     return Ok(new);
                 }
-                let counts = $crate::keys::spread_keys_first(py, keys, self.inner.hasher(), |hashes| {
+                $crate::keys::add_all(py, keys, self.inner.hasher(), |hashes| {
                     self.inner.insert_hash_batch(hashes.iter().copied())
-                })?;
-                Ok(counts.into_iter().sum())
+                })
             }
 
             /// Removes every key.

@@ -10,7 +10,7 @@
 //! bytes); an `INT32`, `FLOAT` or `DOUBLE` value as its little-endian
 //! bytes (`struct.pack('<i', v)`, `'<f'`, `'<d'`).
 
-use crate::keys::{hash_now, spread_keys_first};
+use crate::keys::{add_all, hash_now};
 use atomic_bloom::{AtomicBloom, ParquetHasher};
 use pyo3::prelude::*;
 
@@ -41,10 +41,9 @@ filter_methods!(
         /// first: a bad key or an error from the iterable raises with nothing
         /// added.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            let counts = spread_keys_first(py, keys, self.inner.hasher(), |hashes| {
+            add_all(py, keys, self.inner.hasher(), |hashes| {
                 self.inner.insert_hash_batch(hashes.iter().copied())
-            })?;
-            Ok(counts.into_iter().sum())
+            })
         }
 
         /// Bits in the filter.

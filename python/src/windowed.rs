@@ -6,7 +6,7 @@
 //! for saving and pickling (a time window resumes its schedule).
 
 use crate::errors::build_error;
-use crate::keys::{hash_now, spread_keys_first};
+use crate::keys::{add_all, hash_now};
 use crate::params::{count, parse_layout, parse_seed, within};
 use atomic_bloom::{AtomicWindowedBloom, MAX_GENERATIONS, WhenFull, Window, WyBuildHasher};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -126,10 +126,9 @@ filter_methods!(
         /// first: a bad key or an error from the iterable raises with nothing
         /// added.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            let counts = spread_keys_first(py, keys, self.inner.hasher(), |hashes| {
+            add_all(py, keys, self.inner.hasher(), |hashes| {
                 self.inner.insert_hash_batch(hashes.iter().copied())
-            })?;
-            Ok(counts.into_iter().sum())
+            })
         }
 
         /// Starts a new generation now, retiring the oldest (its keys leave);

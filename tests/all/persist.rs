@@ -4,8 +4,8 @@
 use crate::common;
 
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, FORMAT_VERSION, FilterKind, Layout,
-    MAGIC, MAX_BITS, ReadError, SavedFilter,
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, BitArray, FORMAT_VERSION, FilterKind,
+    Layout, MAGIC, MAX_BITS, ReadError, SavedFilter,
 };
 use std::hash::BuildHasherDefault;
 use std::hash::DefaultHasher;
@@ -27,18 +27,6 @@ fn custom_filter(key: &str) -> (AtomicBloom<Sip>, Vec<u8>) {
     f.insert(key);
     let bytes = f.to_bytes().unwrap();
     (f, bytes)
-}
-
-/// What each reader makes of `bytes`: from a slice, from a stream, and
-/// from a file (written to `dir/name`), all expected to fail.
-fn every_reader(dir: &std::path::Path, name: &str, bytes: &[u8]) -> [ReadError; 3] {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    [
-        AtomicBloom::from_bytes(bytes).unwrap_err(),
-        AtomicBloom::read_from(bytes).unwrap_err(),
-        AtomicBloom::load(&path).unwrap_err(),
-    ]
 }
 
 #[test]
@@ -180,7 +168,7 @@ fn streams_and_files_report_the_same_errors() {
         ("short header", good[..20].to_vec()),
     ];
     for (what, bytes) in cases {
-        let errors = every_reader(dir.path(), what, &bytes);
+        let errors = common::every_reader::<BitArray>(dir.path(), what, &bytes);
         for err in &errors {
             let same = std::mem::discriminant(err) == std::mem::discriminant(&errors[0]);
             assert!(same, "{what}: {errors:?}");
@@ -227,7 +215,7 @@ fn every_reader_reports_damage_under_the_checksum_as_a_checksum_mismatch() {
     for at in [11, 12, 24, 31, 32, 39, 41] {
         let mut bytes = good.clone();
         bytes[at] ^= 0x04;
-        for err in every_reader(dir.path(), &format!("damaged-{at}"), &bytes) {
+        for err in common::every_reader::<BitArray>(dir.path(), &format!("damaged-{at}"), &bytes) {
             assert!(
                 matches!(err, ReadError::ChecksumMismatch { .. }),
                 "byte {at}: {err}"

@@ -8,7 +8,8 @@
 use crate::common;
 
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, FilterKind, Layout, MAGIC, ReadError, WyBuildHasher,
+    AtomicBloom, AtomicCountingBloom, CounterArray, FilterKind, Layout, MAGIC, ReadError,
+    WyBuildHasher,
 };
 
 /// A counting filter of `layout` holding keys `0..2000` once, `0..100` a
@@ -27,18 +28,6 @@ fn sample(layout: Layout, seed: u64) -> AtomicCountingBloom {
         assert!(f.remove_unchecked(&key));
     }
     f
-}
-
-/// What each reader makes of `bytes`: from a slice, from a stream, and
-/// from a file (written to `dir/name`), all expected to fail.
-fn every_reader(dir: &std::path::Path, name: &str, bytes: &[u8]) -> [ReadError; 3] {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    [
-        AtomicCountingBloom::from_bytes(bytes).unwrap_err(),
-        AtomicCountingBloom::read_from(bytes).unwrap_err(),
-        AtomicCountingBloom::load(&path).unwrap_err(),
-    ]
 }
 
 #[test]
@@ -108,7 +97,7 @@ fn the_kinds_never_read_as_each_other() {
             "{err}"
         );
     }
-    for err in every_reader(dir.path(), "plain", &plain) {
+    for err in common::every_reader::<CounterArray>(dir.path(), "plain", &plain) {
         assert!(
             matches!(
                 err,
@@ -210,7 +199,7 @@ fn each_kind_of_damage_to_a_counting_file_has_its_own_error() {
         ),
     ];
     for (what, bytes, expected) in cases {
-        for err in every_reader(dir.path(), what, &bytes) {
+        for err in common::every_reader::<CounterArray>(dir.path(), what, &bytes) {
             assert!(expected(&err), "{what}: {err}");
         }
     }

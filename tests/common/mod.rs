@@ -18,6 +18,25 @@ pub fn filled(layout: Layout, items: usize, fpp: f64, seed: u64) -> AtomicBloom 
     filter
 }
 
+/// What each reader of a fixed-size filter of cells `C` makes of `bytes`:
+/// from a slice, from a stream, and from a file (written to `dir/name`),
+/// all expected to fail.
+#[allow(dead_code)] // not every test crate that includes this module reads files
+pub fn every_reader<C: atomic_bloom::Cells>(
+    dir: &std::path::Path,
+    name: &str,
+    bytes: &[u8],
+) -> [atomic_bloom::ReadError; 3] {
+    use atomic_bloom::Filter;
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    [
+        Filter::<C>::from_bytes(bytes).unwrap_err(),
+        Filter::<C>::read_from(bytes).unwrap_err(),
+        Filter::<C>::load(&path).unwrap_err(),
+    ]
+}
+
 /// Recomputes a file's trailing checksum after a deliberate change, so that
 /// the reader's other checks, not the checksum, must judge it.
 #[allow(dead_code)] // not every test crate that includes this module forges files
