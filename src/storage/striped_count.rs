@@ -159,6 +159,16 @@ mod tests {
         assert_eq!((restored.sum(), restored.total()), (10, 8));
     }
 
+    /// The step a target gets keeps the total within 1/1024 of it, the lag
+    /// the windowed filter's docs state for a window of keys.
+    #[test]
+    fn the_lag_is_at_most_a_1024th_of_the_target() {
+        for target in [1, 100, 10_000, 333_334, 1 << 20, 1 << 40] {
+            let count = StripedCount::new(0, StripedCount::step_for(target));
+            assert!(count.max_lag() <= target / 1024, "{target}");
+        }
+    }
+
     /// A step of 1 keeps the total exact; a step is at least 1.
     #[test]
     fn a_step_of_one_is_exact() {

@@ -13,11 +13,12 @@
 //! no ring: a plain insert into a filter of one generation's size, then a
 //! query of each of the `g - 1` older ones (filled), all by one hash; the
 //! windowed insert against it is what the ring itself costs; a second
-//! floor does the same work in batches.
+//! floor does the same work in batches. Two rows time one read of each
+//! clock a time window may read per call.
 
 use super::{Ratio, Session, Table, Work, paired, ratio, two_threads};
 use crate::say;
-use atomic_bloom::{AtomicBloom, AtomicWindowedBloom, Window};
+use atomic_bloom::{AtomicBloom, AtomicWindowedBloom, Clock, MonotonicClock, Window};
 use baselines::MutexRing;
 
 const KEYS: usize = 1_000_000;
@@ -27,6 +28,8 @@ const FPP: f64 = 0.01;
 const W_INSERT_1T: &str = "windowed insert, per key, 1 thread";
 const W_INSERT_2T: &str = "windowed insert, per key, 2 threads";
 const T_INSERT_1T: &str = "time window insert, per key, 1 thread";
+const CLOCK_PRECISE: &str = "clock read: MonotonicClock (Instant)";
+const CLOCK_COARSE: &str = "clock read: MonotonicClock::coarse";
 const W_BATCH_1T: &str = "windowed insert_batch, 1 thread";
 const W_PAR: &str = "windowed par_insert, 2 threads";
 const P_BATCH_1T: &str = "plain AtomicBloom insert_batch, 1 thread";
@@ -97,6 +100,7 @@ const RATIOS: &[Ratio] = &[
     paired("windowed / floor: insert, 1T", W_INSERT_1T, F_INSERT_1T),
     paired("plain / floor: insert, 1T", P_INSERT_1T, F_INSERT_1T),
     paired("windowed / floor: insert_batch, 1T", W_BATCH_1T, F_BATCH_1T),
+    paired("clock reads: coarse / precise", CLOCK_COARSE, CLOCK_PRECISE),
     ratio("windowed: insert 2T / 1T", W_INSERT_2T, W_INSERT_1T),
     ratio("Mutex ring: insert 2T / 1T", M_INSERT_2T, M_INSERT_1T),
 ];
@@ -155,6 +159,9 @@ pub fn run() -> anyhow::Result<()> {
         let from = (i as u64 + 2) << 40;
         older.insert_batch(from..from + filled.keys_per_generation());
     }
+    // What a time window's per-key call pays for its clock, by the clock
+    // it reads (generations under a second, and a second or more).
+    let (precise, coarse) = (MonotonicClock::new(), MonotonicClock::new().coarse());
     let mut table = Table::new("1M");
     let fresh_ours = || *ours.write().unwrap_or_else(|e| e.into_inner()) = windowed();
     table.row(Work::after(W_INSERT_1T, count, fresh_ours, || {
@@ -180,6 +187,13 @@ pub fn run() -> anyhow::Result<()> {
         });
     }));
     // Batches of the same keys, into a new window and a cleared filter.
+    for (what, clock) in [(CLOCK_PRECISE, &precise), (CLOCK_COARSE, &coarse)] {
+        table.row(Work::new(what, count, move || {
+            (0..count).for_each(|_| {
+                std::hint::black_box(clock.now_nanos());
+            });
+        }));
+    }
     table.row(Work::after(W_BATCH_1T, count, fresh_ours, || {
         let f = ours.read().unwrap_or_else(|e| e.into_inner());
         f.insert_batch(&keys);

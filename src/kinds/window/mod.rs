@@ -11,7 +11,9 @@
 //!
 //! Inserts go to the current generation; queries ask all `g`. A window of
 //! `N` keys rotates when the current generation has taken `N / (g - 1)`
-//! new keys; a window of duration `T` every `T / (g - 1)`. A key is
+//! new keys (counted on a stripe per thread, `storage/striped_count.rs`,
+//! so up to 1/1024 of a generation late); a window of duration `T` every
+//! `T / (g - 1)` (a clock tick late with the coarse clock). A key is
 //! therefore kept for at least the window (`g - 1` whole generations come
 //! after its own) and at most `g / (g - 1)` of it. More generations keep
 //! the window tighter and cost each query of an absent key more filters to
