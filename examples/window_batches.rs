@@ -13,55 +13,50 @@ use std::time::Instant;
 fn main() -> Result<(), atomic_bloom::BuildError> {
     let inserted: Vec<u64> = (0..3_000_000u64).collect();
     let asked: Vec<u64> = (2_000_000..6_000_000u64).collect();
-    let threads = rayon::current_num_threads();
-    let rate = |keys: &[u64], secs: f64| keys.len() as f64 / secs / 1e6;
     for round in 1..=5 {
         let (one, batch, parallel) = (
             AtomicWindowedBloom::new(1_000_000, 0.01)?,
             AtomicWindowedBloom::new(1_000_000, 0.01)?,
             AtomicWindowedBloom::new(1_000_000, 0.01)?,
         );
-        let start = Instant::now();
-        let new = inserted.iter().filter(|key| one.insert(*key)).count();
-        let per_key = start.elapsed().as_secs_f64();
-        let start = Instant::now();
-        assert_eq!(batch.insert_batch(&inserted), new);
-        let batched = start.elapsed().as_secs_f64();
-        let start = Instant::now();
-        parallel.par_insert(&inserted);
-        let par = start.elapsed().as_secs_f64();
+        let (new, per_key) = timed(|| inserted.iter().filter(|key| one.insert(*key)).count());
+        let (batch_new, batched) = timed(|| batch.insert_batch(&inserted));
+        let (_, par) = timed(|| parallel.par_insert(&inserted));
+        assert_eq!(batch_new, new);
         assert_eq!(
             batch, one,
             "a batch wrote other bits than the per-key inserts"
         );
-        println!(
-            "round {round}: insert {:.1} M keys/s; insert_batch {:.1} ({:.2}x); par_insert on {threads} threads {:.1} ({:.2}x)",
-            rate(&inserted, per_key),
-            rate(&inserted, batched),
-            per_key / batched,
-            rate(&inserted, par),
-            per_key / par
-        );
+        report(round, "insert", inserted.len(), [per_key, batched, par]);
 
-        let start = Instant::now();
-        let found = asked.iter().filter(|key| one.contains(*key)).count();
-        let per_key = start.elapsed().as_secs_f64();
-        let start = Instant::now();
-        let answers = one.contains_batch(&asked);
-        let batched = start.elapsed().as_secs_f64();
-        let start = Instant::now();
-        let par_answers = one.par_contains(&asked);
-        let par = start.elapsed().as_secs_f64();
+        let (found, per_key) = timed(|| asked.iter().filter(|key| one.contains(*key)).count());
+        let (answers, batched) = timed(|| one.contains_batch(&asked));
+        let (par_answers, par) = timed(|| one.par_contains(&asked));
         assert_eq!(answers.iter().filter(|&&hit| hit).count(), found);
         assert_eq!(answers, par_answers);
-        println!(
-            "round {round}: contains {:.1} M keys/s; contains_batch {:.1} ({:.2}x); par_contains on {threads} threads {:.1} ({:.2}x)",
-            rate(&asked, per_key),
-            rate(&asked, batched),
-            per_key / batched,
-            rate(&asked, par),
-            per_key / par
-        );
+        report(round, "contains", asked.len(), [per_key, batched, par]);
     }
     Ok(())
+}
+
+/// What `f` returns, and the seconds it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = Instant::now();
+    let out = f();
+    (out, start.elapsed().as_secs_f64())
+}
+
+/// One line: the per-key calls' rate, then the batch's and the parallel
+/// call's, each with its ratio to the per-key calls.
+fn report(round: u32, call: &str, keys: usize, [per_key, batched, par]: [f64; 3]) {
+    let rate = |secs: f64| keys as f64 / secs / 1e6;
+    println!(
+        "round {round}: {call} {:.1} M keys/s; {call}_batch {:.1} ({:.2}x); par_{call} on {} threads {:.1} ({:.2}x)",
+        rate(per_key),
+        rate(batched),
+        per_key / batched,
+        rayon::current_num_threads(),
+        rate(par),
+        per_key / par
+    );
 }
