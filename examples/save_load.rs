@@ -5,10 +5,12 @@
 //! ```
 //!
 //! Builds a filter of GIB gibibytes (default 1) with 10 million keys in it,
-//! saves it atomically into a temporary directory next to `target/`, then
+//! saves it atomically into the working directory (a 1 GiB file may not fit
+//! a memory-backed `/tmp`) under a name with the process id, then
 //! reads it back through `load` (the file fast path), `read_from` on a
 //! buffered file (the generic stream path) and `from_bytes`, checking that
-//! each copy equals the original.
+//! each copy equals the original. The file is removed at the end. It needs
+//! nothing but this crate, so a copy runs in any project that depends on it.
 
 use atomic_bloom::{AtomicBloom, Layout};
 use std::time::Instant;
@@ -22,8 +24,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for i in 0..10_000_000u64 {
         filter.insert(&i);
     }
-    let dir = tempfile::tempdir_in(".")?;
-    let path = dir.path().join("large.bloom");
+    let path = std::path::PathBuf::from(format!("save_load-{}.bloom", std::process::id()));
+    // Removes the file however the run ends, as a temporary directory would.
+    struct RemoveOnDrop<'a>(&'a std::path::Path);
+    impl Drop for RemoveOnDrop<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(self.0);
+        }
+    }
+    let _remove = RemoveOnDrop(&path);
     let mib = filter.memory_bytes() as f64 / (1 << 20) as f64;
     println!("filter: {mib:.0} MiB, {} bits", filter.num_bits());
 

@@ -55,7 +55,7 @@ fn report(round: u32, call: &str, keys: usize, [per_key, batched, par]: [f64; 3]
         rate(per_key),
         rate(batched),
         per_key / batched,
-        rayon::current_num_threads(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
         rate(par),
         per_key / par
     );
