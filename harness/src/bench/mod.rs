@@ -83,9 +83,15 @@ pub struct Args {
     /// contains, per key, 1 and 2 threads.
     #[arg(long, conflicts_with_all = ["counting", "growable", "string_keys"])]
     window: bool,
+    /// Compare building through `&mut` with plain writes (`par_extend`)
+    /// with `par_insert` into the same empty filter: 1M keys, and 100M in
+    /// one call and in 5M-key calls.
+    #[arg(long, conflicts_with_all = ["counting", "growable", "string_keys", "window"])]
+    exclusive: bool,
 }
 
 mod counting;
+mod exclusive;
 mod growable;
 mod strings;
 mod window;
@@ -913,6 +919,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.window {
         return window::run();
+    }
+    if args.exclusive {
+        return exclusive::run();
     }
     let mut session = Session::start();
     let mut sizing = SizingTimes::new();
