@@ -56,8 +56,8 @@
 //! | by hash | `hash`, `*_hash` | the same | the same | the same |
 //! | keys | any [`Key`]: strings and bytes by the byte encoding, integers, [`Hashed`] | the same | the same | the same |
 //! | batches | `*_batch`, `*_hash_batch` | the same, and `remove_*_batch` | `*_batch`, `*_hash_batch` | `*_batch`, `*_hash_batch` |
-//! | builds through `&mut` (plain writes, no locked instruction) | `insert_batch_mut`, `insert_hash_batch_mut`, `extend`, `par_extend`, `collect`, `build_from_iter`, `build_from_par_iter` | the same | no | no |
-//! | every core (`rayon`) | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_contains`, `par_union`, `par_clear`, `par_remove_unchecked`, `par_remove` | `par_insert`, `par_contains` | `par_insert`, `par_contains` |
+//! | from an iterator, sized for the keys | `collect`, `build_from_iter`, `build_from_par_iter`; `extend`, `par_extend` | the same | no | no |
+//! | every core (`rayon`) | `par_insert`, `par_insert_hash_batch`, `par_contains`, `par_union`, `par_clear`, `par_intersect`, `par_count_ones` | `par_insert`, `par_insert_hash_batch`, `par_contains`, `par_union`, `par_clear`, `par_remove_unchecked`, `par_remove` | `par_insert`, `par_contains` | `par_insert`, `par_contains` |
 //! | combine | `union` (bits OR-ed), `intersect` | `union` (counts added) | no | no (generations differ in time) |
 //! | empty it | `clear(&self)`, `is_empty` | the same | `clear(&mut self)` (drops sub-filters), `is_empty` | `rotate` (the oldest leaves), `is_empty` |
 //! | estimates | `estimated_len` -> `Option<u64>`, `estimated_false_positive_rate`, `count_ones` | `estimated_len`, `estimated_false_positive_rate`, `nonzero_counters`, `saturated_counters` | `estimated_len` (counted: always `Some`), `false_positive_rate_bound`, `sub_filter_stats` | `estimated_len` (counted: always `Some`), `estimated_false_positive_rate`, `target_false_positive_rate`, `generations_filled_early`, `keys_per_second` |
@@ -105,9 +105,8 @@
 //! - What each operation promises while other threads run, and the model
 //!   check behind each promise: [`docs::memory_ordering`].
 //! - Many keys at once: [`insert_batch`](AtomicBloom::insert_batch) and,
-//!   with the default `rayon` feature, `par_insert` and friends; into a
-//!   filter no other thread sees yet, [`insert_batch_mut`](AtomicBloom::insert_batch_mut),
-//!   `par_extend` or `collect`, with plain writes.
+//!   with the default `rayon` feature, `par_insert` and friends; `collect`
+//!   sizes a filter for the keys it is given.
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

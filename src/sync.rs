@@ -40,29 +40,6 @@ pub(crate) fn set_unshared(word: &mut AtomicU64, value: u64) {
     word.with_mut(|w| *w = value);
 }
 
-/// Changes a word that no other thread can see (the caller holds `&mut`)
-/// to `update` of its value, with plain loads and stores: how an exclusive
-/// build (`core/exclusive.rs`) sets bits and counts without a locked
-/// instruction. Returns the old value.
-#[cfg(not(loom))]
-#[inline(always)]
-pub(crate) fn update_unshared(word: &mut AtomicU64, update: impl FnOnce(u64) -> u64) -> u64 {
-    let word = word.get_mut();
-    let old = *word;
-    *word = update(old);
-    old
-}
-
-/// [`update_unshared`] on loom's atomics.
-#[cfg(loom)]
-pub(crate) fn update_unshared(word: &mut AtomicU64, update: impl FnOnce(u64) -> u64) -> u64 {
-    word.with_mut(|w| {
-        let old = *w;
-        *w = update(old);
-        old
-    })
-}
-
 /// This thread's stripe of a [striped count](crate::storage::StripedCount):
 /// threads are numbered in the order they first ask, so that the first
 /// [`stripe_count`] threads each have a stripe to themselves. Under loom

@@ -175,8 +175,8 @@ pub fn run(args: Args) -> Result<()> {
     let read = if let Some(hashes) = hashed {
         // Hashed with the seed the filter was built with (`sized`).
         new += match &mut filter {
-            Filter::Plain(f) => f.insert_hash_batch_mut(&hashes),
-            Filter::Counting(f) => f.insert_hash_batch_mut(&hashes),
+            Filter::Plain(f) => f.par_insert_hash_batch(&hashes),
+            Filter::Counting(f) => f.par_insert_hash_batch(&hashes),
             _ => unreachable!("a counted build makes a plain or counting filter"),
         };
         bar.inc(inputs.total_bytes().unwrap_or(0));

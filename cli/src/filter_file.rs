@@ -6,10 +6,9 @@
 use crate::keys::{Inputs, is_stdio};
 use anyhow::{Result, bail};
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Cells, FilterKind,
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, FilterKind,
     GrowthError, ParquetHasher, ReadError, SavedFilter,
 };
-use rayon::prelude::*;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -110,23 +109,14 @@ impl Filter {
         kind_name(self.kind())
     }
 
-    /// Inserts the keys on every core into a filter this process alone
-    /// holds (`&mut`): the fixed-size kinds with plain writes, no locked
-    /// instruction, as the library's exclusive build does. Returns how many
-    /// were new. An error only from a growable filter at a limit, when some
-    /// keys may not have been inserted.
-    pub fn par_insert(&mut self, keys: &[crate::keys::Key<'_>]) -> Result<usize, GrowthError> {
-        fn unshared<C: Cells, S: std::hash::BuildHasher + Sync>(
-            f: &mut atomic_bloom::Filter<C, S>,
-            keys: &[crate::keys::Key<'_>],
-        ) -> usize {
-            let hashes: Vec<u64> = keys.par_iter().map(|key| f.hash(key)).collect();
-            f.insert_hash_batch_mut(&hashes)
-        }
+    /// Inserts the keys on every core; returns how many were new. An error
+    /// only from a growable filter at a limit, when some keys may not have
+    /// been inserted.
+    pub fn par_insert(&self, keys: &[crate::keys::Key<'_>]) -> Result<usize, GrowthError> {
         Ok(match self {
-            Filter::Plain(f) => unshared(f, keys),
-            Filter::Parquet(f) => unshared(f, keys),
-            Filter::Counting(f) => unshared(f, keys),
+            Filter::Plain(f) => f.par_insert(keys),
+            Filter::Parquet(f) => f.par_insert(keys),
+            Filter::Counting(f) => f.par_insert(keys),
             Filter::Growable(f) => f.par_insert(keys)?,
             Filter::Windowed(f) => f.par_insert(keys),
         })

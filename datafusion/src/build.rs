@@ -7,8 +7,8 @@
 //! filter in the library's format, as `BINARY`: the bytes `save` writes,
 //! which the CLI, Rust and Python read.
 //!
-//! Each partition's accumulator inserts with plain writes (the library's
-//! exclusive build: it alone holds its filter); its state is the
+//! Each partition's accumulator inserts its batches on its own thread
+//! (the partitions are what spread the work over the cores); its state is the
 //! filter's bytes, and merging is the union, associative, commutative and
 //! idempotent over filters of one size, so any partitioning, and any order
 //! of merges, gives the bits one process would build.
@@ -141,7 +141,7 @@ impl Accumulator for BuildAccumulator {
         let hasher = *self.filter.hasher();
         self.hashes.clear();
         for_each_hash(&values[0], &hasher, |_, hash| self.hashes.push(hash))?;
-        self.filter.insert_hash_batch_mut(&self.hashes);
+        self.filter.insert_hash_batch(self.hashes.iter().copied());
         Ok(())
     }
 

@@ -66,9 +66,8 @@ fn context() -> SessionContext {
 
 /// What one process builds from the same keys with the same parameters.
 fn single_build(keys: impl Iterator<Item = u64>) -> AtomicBloom {
-    let mut f = AtomicBloom::builder().capacity(ROWS, 0.01).build().unwrap();
-    let hashes: Vec<u64> = keys.collect();
-    f.insert_hash_batch_mut(&hashes);
+    let f = AtomicBloom::builder().capacity(ROWS, 0.01).build().unwrap();
+    f.insert_hash_batch(keys);
     f
 }
 

@@ -112,8 +112,7 @@ pub fn run(args: Args) -> Result<()> {
     });
     bar.finish_and_clear();
 
-    // The bulk build: the same requests into a filter no other thread sees
-    // yet (`&mut`), hashed on every core and inserted with plain writes, as
+    // The bulk build: the same requests into a new filter on every core, as
     // a batch loader builds one to save; the same bits as the shared build.
     let mut bulk = AtomicBloom::builder()
         .capacity(truly_distinct.max(1), args.fpp)
@@ -161,7 +160,7 @@ pub fn run(args: Args) -> Result<()> {
         }
     );
     say!(
-        "bulk build (par_extend, before the filter is shared): {:.1} M URLs/s on {threads} threads, the same bits as the shared build",
+        "bulk build (par_extend into a new filter): {:.1} M URLs/s on {threads} threads, the same bits as the shared build",
         urls as f64 / bulk_secs / 1e6
     );
     Ok(())

@@ -92,8 +92,8 @@ class BloomFilter:
         layout: Optional[Layout] = None,
         seed: int = 0,
     ) -> Self:
-        """A new filter of ``keys``, sized for ``expected_items`` (default ``len(keys)``), built with
-        plain writes and the GIL released; the same bits as ``add_many`` on a new filter."""
+        """A new filter of ``keys``, sized for ``expected_items`` (default ``len(keys)``), built on
+        a helper thread with the GIL released; the same bits as ``add_many`` on a new filter."""
     def add(self, key: Key) -> bool:
         """Adds ``key``; returns whether it was new."""
     def __contains__(self, key: Key, /) -> bool: ...
@@ -173,7 +173,7 @@ class CountingBloomFilter:
         seed: int = 0,
     ) -> Self:
         """A new filter of ``keys`` (each counted once per occurrence), sized for ``expected_items``
-        (default ``len(keys)``), built with plain writes and the GIL released."""
+        (default ``len(keys)``), built on a helper thread with the GIL released."""
     def add(self, key: Key) -> bool:
         """Adds one occurrence of ``key``; returns whether it was absent before."""
     def remove(self, key: Key, *, checked: bool = True) -> bool:

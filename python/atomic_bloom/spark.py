@@ -2,8 +2,8 @@
 pre-filter another DataFrame.
 
 The build is the usual per-partition aggregation: every partition builds
-its own filter on its executor (``from_keys``: plain writes, the GIL
-released while it inserts), ships it as the library's validated bytes, and the partition
+its own filter on its executor (``from_keys``, the GIL released while it
+inserts), ships it as the library's validated bytes, and the partition
 filters are OR-merged with ``treeReduce``. The keys reach the executors'
 Python in Arrow record batches (``mapInArrow``) rather than one pickled row
 each, which was about four times slower (``python/bench/spark.py``;
@@ -139,8 +139,7 @@ def _build(
         import pyarrow as pa  # type: ignore[import-untyped]  # pyarrow ships no stubs
 
         # The partition's column as one chunked array, read through its
-        # Arrow buffers (no Python object per key) into a filter no other
-        # thread sees yet: the exclusive build (plain writes) through
+        # Arrow buffers (no Python object per key) into a new filter through
         # ``from_keys``, the same bits as ``add_many``.
         columns = [batch.column(0) for batch in batches]
         keys = pa.chunked_array(columns) if columns else []

@@ -602,7 +602,7 @@ impl IntFormat {
 /// Pipelined, keys of more than one chunk are worked on by a helper
 /// thread while this one, with the GIL, takes the next chunk: taking keys
 /// (iterating, reading each `str`, hashing) and working on them (a query
-/// or an exclusive build's inserts) then run on two cores at once. The
+/// or a new filter's inserts) then run on two cores at once. The
 /// helper gets chunks in order, so results keep the keys' order. A call
 /// of one chunk, or on one core, runs on the calling thread.
 ///
@@ -759,13 +759,6 @@ impl BulkCall {
     pub fn threads(&self) -> usize {
         if self.alone { cores() } else { 1 }
     }
-}
-
-/// Whether another bulk call is in progress (a call starting now would not
-/// be alone).
-pub fn bulk_calls_in_progress() -> bool {
-    // ORDERING: Relaxed, as in `BulkCall::enter`.
-    BULK_CALLS.load(Ordering::Relaxed) > 0
 }
 
 impl Drop for BulkCall {

@@ -74,10 +74,9 @@ macro_rules! filter_methods {
             }
 
             /// A new filter holding every key of `keys`, sized for
-            /// `expected_items` (by default, `len(keys)`). Built with plain
-            /// writes while no other thread can see it (the library's
-            /// exclusive build), the GIL released while keys are hashed and
-            /// inserted; the same bits as `add_many` on a new filter.
+            /// `expected_items` (by default, `len(keys)`), inserted by a
+            /// helper thread with the GIL released while the next keys are
+            /// taken; the same bits as `add_many` on a new filter.
             #[classmethod]
             #[pyo3(signature = (keys, false_positive_rate = 0.01, *, expected_items = None, layout = None, seed = 0))]
             fn from_keys(
@@ -99,7 +98,7 @@ macro_rules! filter_methods {
                         )
                     })?.max(1) as i128,
                 };
-                let mut filter: $inner =
+                let filter: $inner =
                     $crate::params::builder(expected, false_positive_rate, layout, seed)?
                         .build()
                         .map_err($crate::errors::build_error)?;
@@ -108,7 +107,7 @@ macro_rules! filter_methods {
                 // taken first: a helper thread inserts while keys are taken.
                 let order = $crate::keys::Order::Pipelined;
                 $crate::keys::for_each_chunk(py, keys, &hasher, order, |hashes| {
-                    filter.insert_hash_batch_mut(hashes)
+                    filter.insert_hash_batch(hashes.iter().copied())
                 })?;
                 Ok(Self::wrap(filter))
             }
@@ -126,13 +125,8 @@ macro_rules! filter_methods {
             /// raises with nothing added, so a call retried after the input
             /// is mended counts no key twice. Then the keys are inserted with
             /// the GIL released, spread over the machine's cores when there
-            /// are many, or (a plain filter, a batch large against it)
-            /// built aside with plain writes and merged in.
+            /// are many.
             fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-                use $crate::staged::Staged;
-                if let Some(new) = self.inner.add_many_staged(py, keys)? {
-                    return Ok(new);
-                }
                 $crate::keys::add_all(py, keys, self.inner.hasher(), |hashes| {
                     self.inner.insert_hash_batch(hashes.iter().copied())
                 })

@@ -247,7 +247,7 @@ impl<C: Cells, S: BuildHasher> Builder<C, S> {
 
     /// Builds the filter; `keys`, when collecting, is how many keys there
     /// are (sizing a [`false_positive_rate`](Self::false_positive_rate)).
-    fn build_for(self, keys: Option<usize>) -> Result<Filter<C, S>, BuildError> {
+    pub(crate) fn build_for(self, keys: Option<usize>) -> Result<Filter<C, S>, BuildError> {
         let sizing = self.sizing_for(keys)?;
         Filter::with_sizing(sizing, self.hasher)
     }
@@ -278,14 +278,8 @@ impl<C: Cells, S: BuildHasher> Builder<C, S> {
             .into_iter()
             .map(|k| k.hash_with(&self.hasher))
             .collect();
-        self.build_holding(&hashes)
-    }
-
-    /// A filter sized for `hashes` (when collecting) holding them: inserted
-    /// with plain writes, since no other thread can see the filter yet.
-    pub(crate) fn build_holding(self, hashes: &[u64]) -> Result<Filter<C, S>, BuildError> {
-        let mut filter = self.build_for(Some(hashes.len()))?;
-        filter.insert_hash_batch_mut(hashes);
+        let filter = self.build_for(Some(hashes.len()))?;
+        filter.insert_hash_batch(hashes);
         Ok(filter)
     }
 }

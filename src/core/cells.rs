@@ -18,7 +18,6 @@ use crate::hints::Access;
 use crate::layout::Probe;
 use crate::sizing::Sizing;
 use crate::storage::BitArray;
-use crate::sync::AtomicU64;
 use std::ops::Range;
 
 /// The cells of a filter: [`BitArray`](crate::BitArray) (a plain filter,
@@ -59,21 +58,6 @@ pub(crate) trait Storage: Sized + Send + Sync {
     fn contains<P: Probe>(&self, sizing: &Sizing, probe: &P) -> bool;
     /// [`prefetch_hash`](Self::prefetch_hash) with the caller's probe.
     fn prefetch<P: Probe>(&self, sizing: &Sizing, probe: &P, access: Access);
-
-    /// Cells in one word: 64 bits, or 16 counters.
-    const PER_WORD: u64;
-    /// The words of cells no other thread can see, for an exclusive build
-    /// to split among its threads.
-    fn unshared_words(&mut self) -> &mut [AtomicU64];
-    /// [`insert`](Self::insert) with plain loads and stores, into `words`,
-    /// the cells from word `first` on, which hold every cell of the key:
-    /// the same cells end up the same, for cells no other thread can see.
-    fn insert_unshared<P: Probe>(
-        words: &mut [AtomicU64],
-        first: usize,
-        sizing: &Sizing,
-        probe: &P,
-    ) -> bool;
 
     /// Words in use.
     fn num_words(&self) -> usize;

@@ -500,8 +500,7 @@ impl<C: Cells, S> fmt::Debug for Filter<C, S> {
     }
 }
 
-/// Inserts every key with plain writes, through `&mut self`, as
-/// [`insert_batch_mut`](Filter::insert_batch_mut).
+/// Inserts every key as [`insert_batch`](Filter::insert_batch) does.
 ///
 /// ```
 /// let mut f = atomic_bloom::AtomicBloom::new(100, 0.01)?;
@@ -511,7 +510,7 @@ impl<C: Cells, S> fmt::Debug for Filter<C, S> {
 /// ```
 impl<T: Key, C: Cells, S: BuildHasher> Extend<T> for Filter<C, S> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        self.insert_batch_mut(keys);
+        self.insert_batch(keys);
     }
 }
 

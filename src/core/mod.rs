@@ -11,7 +11,6 @@
 pub(crate) mod batch;
 pub(crate) mod builder;
 pub(crate) mod cells;
-pub(crate) mod exclusive;
 pub(crate) mod filter;
 #[cfg(feature = "rayon")]
 pub(crate) mod parallel;

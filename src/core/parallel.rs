@@ -122,6 +122,26 @@ impl<C: Cells, S: BuildHasher + Sync> Filter<C, S> {
         self.par_count(keys, Insert)
     }
 
+    /// [`insert_hash_batch`](Self::insert_hash_batch) on all of rayon's
+    /// threads, for hashes computed beforehand (a build that counts its keys
+    /// before it sizes the filter, a hash sent from elsewhere); returns how
+    /// many were reported new.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicBloom::new(10_000, 0.01)?;
+    /// let hashes: Vec<u64> = (0..1_000u64).map(|k| f.hash(&k)).collect();
+    /// assert!((990..=1_000).contains(&f.par_insert_hash_batch(&hashes)));
+    /// assert!(f.contains(&999u64));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn par_insert_hash_batch(&self, hashes: &[u64]) -> usize {
+        with_sized_probe!(self.sizing(), P => par_pipeline_count(
+            hashes.par_iter().copied(),
+            |&hash| hash,
+            || CellStage::<C, S, P, Insert>::new(self, Insert).pipeline(),
+        ))
+    }
+
     /// Queries every key on all of rayon's threads; returns
     /// [`contains`](Self::contains) for each, in order. Takes any indexed
     /// parallel iterator: a slice or `Vec` (or its `par_iter()`), a range of
@@ -204,10 +224,7 @@ impl<C: Cells, S: Sync> Filter<C, S> {
     }
 }
 
-/// Inserts every key in parallel with plain writes, through `&mut self`:
-/// the keys are hashed in parallel (buffered, 8 bytes a key), then
-/// inserted as [`insert_hash_batch_mut`](Filter::insert_hash_batch_mut)
-/// does.
+/// Inserts every key as [`par_insert`](Filter::par_insert) does.
 ///
 /// ```
 /// use rayon::prelude::*;
@@ -219,8 +236,7 @@ impl<C: Cells, S: Sync> Filter<C, S> {
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<T: Key + Send, C: Cells, S: BuildHasher + Sync> ParallelExtend<T> for Filter<C, S> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, keys: I) {
-        let hashes: Vec<u64> = keys.into_par_iter().map(|key| self.hash(&key)).collect();
-        self.insert_hash_batch_mut(&hashes);
+        self.par_insert(keys);
     }
 }
 
@@ -249,8 +265,7 @@ impl<T: Key + Send, C: Cells> FromParallelIterator<T> for Filter<C> {
 impl<C: Cells, S: BuildHasher + Sync> Builder<C, S> {
     /// [`build_from_iter`](Builder::build_from_iter) on all of rayon's
     /// threads: hashes the keys in parallel, sizes the filter for their
-    /// number, and inserts them in parallel with plain writes (no other
-    /// thread can see the filter yet).
+    /// number, and inserts them in parallel.
     ///
     /// ```
     /// use rayon::prelude::*;
@@ -267,6 +282,8 @@ impl<C: Cells, S: BuildHasher + Sync> Builder<C, S> {
     {
         let hasher = self.hasher_ref();
         let hashes: Vec<u64> = keys.into_par_iter().map(|k| k.hash_with(hasher)).collect();
-        self.build_holding(&hashes)
+        let filter = self.build_for(Some(hashes.len()))?;
+        filter.par_insert_hash_batch(&hashes);
+        Ok(filter)
     }
 }

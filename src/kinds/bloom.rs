@@ -12,7 +12,6 @@ use crate::hints::Access;
 use crate::layout::{Probe, with_probe};
 use crate::sizing::Sizing;
 use crate::storage::BitArray;
-use crate::sync::{AtomicU64, update_unshared};
 #[cfg(feature = "rayon")]
 use rayon::iter::ParallelIterator;
 use std::hash::BuildHasher;
@@ -113,28 +112,6 @@ impl Storage for BitArray {
     #[inline(always)]
     fn prefetch<P: Probe>(&self, _: &Sizing, probe: &P, access: Access) {
         probe.prefetch(self, access);
-    }
-
-    const PER_WORD: u64 = 64;
-
-    fn unshared_words(&mut self) -> &mut [AtomicU64] {
-        BitArray::unshared_words(self)
-    }
-
-    #[inline(always)]
-    fn insert_unshared<P: Probe>(
-        words: &mut [AtomicU64],
-        first: usize,
-        _: &Sizing,
-        probe: &P,
-    ) -> bool {
-        let mut missing = false;
-        probe.bits(|bit| {
-            let mask = 1 << (bit % 64);
-            let old = update_unshared(&mut words[bit as usize / 64 - first], |w| w | mask);
-            missing |= old & mask == 0;
-        });
-        missing
     }
 
     fn num_words(&self) -> usize {

@@ -62,10 +62,9 @@ use crate::kinds::bloom::AtomicBloom;
 use crate::layout::{MAX_HASHES, Probe, with_sized_probe};
 use crate::sizing::Sizing;
 use crate::storage::counter_array::{
-    ALL_LANES, COUNTERS_PER_WORD, MAX_COUNT, count, incremented, saturated_lanes, zero_lanes,
+    ALL_LANES, COUNTERS_PER_WORD, MAX_COUNT, count, saturated_lanes, zero_lanes,
 };
 use crate::storage::{BitArray, CounterArray};
-use crate::sync::{AtomicU64, update_unshared};
 use std::hash::BuildHasher;
 use std::ops::Range;
 
@@ -151,32 +150,6 @@ impl Storage for CounterArray {
         probe.bits(|counter| {
             CounterArray::prefetch(self, (counter / COUNTERS_PER_WORD) as usize, access)
         });
-    }
-
-    const PER_WORD: u64 = COUNTERS_PER_WORD;
-
-    fn unshared_words(&mut self) -> &mut [AtomicU64] {
-        CounterArray::unshared_words(self)
-    }
-
-    #[inline(always)]
-    fn insert_unshared<P: Probe>(
-        words: &mut [AtomicU64],
-        first: usize,
-        sizing: &Sizing,
-        probe: &P,
-    ) -> bool {
-        let mut was_zero = false;
-        key_words(
-            sizing,
-            probe,
-            |_| {},
-            |word, lanes| {
-                let old = update_unshared(&mut words[word - first], |w| incremented(w, lanes));
-                was_zero |= zero_lanes(old) & lanes != 0;
-            },
-        );
-        was_zero
     }
 
     fn num_words(&self) -> usize {

@@ -48,7 +48,6 @@ mod word;
 
 pub(crate) use block_model::BlockModel;
 pub(crate) use blocked::{BlockedProbe, DEFAULT_RATE_KS};
-pub(crate) use positions::reduce;
 pub(crate) use probe::Probe;
 pub(crate) use sectorized::SectorizedProbe;
 pub(crate) use split_block::{MAX_SPLIT_BLOCK_BITS, SPLIT_BLOCK_HASHES, SplitBlockProbe};

@@ -117,14 +117,8 @@ impl BitArray {
     /// The words in use, of an array no other thread can see yet (`&mut`):
     /// written with plain stores, no atomic instruction.
     fn words_mut(&mut self) -> impl Iterator<Item = &mut AtomicU64> {
-        self.unshared_words().iter_mut()
-    }
-
-    /// The words in use as a slice, of an array no other thread can see
-    /// (`&mut`), for an exclusive build to split among its threads.
-    pub(crate) fn unshared_words(&mut self) -> &mut [AtomicU64] {
         let (offset, len) = (self.offset, self.num_words);
-        &mut self.words[offset..offset + len]
+        self.words[offset..offset + len].iter_mut()
     }
 
     /// `0..num_words`: every word.

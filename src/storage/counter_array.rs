@@ -104,12 +104,6 @@ impl CounterArray {
         CounterArray { words }
     }
 
-    /// The words in use as a slice, of an array no other thread can see
-    /// (`&mut`), for an exclusive build to split among its threads.
-    pub(crate) fn unshared_words(&mut self) -> &mut [crate::sync::AtomicU64] {
-        self.words.unshared_words()
-    }
-
     /// Words in use.
     pub(crate) fn num_words(&self) -> usize {
         self.words.num_words()

@@ -16,7 +16,6 @@ mod common;
 mod counting;
 mod errors;
 mod estimates;
-mod exclusive;
 mod false_positive_rate;
 mod golden;
 mod growable;

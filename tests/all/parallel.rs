@@ -67,13 +67,24 @@ fn a_parallel_build_equals_the_sequential_build() {
             parallel.words().eq(sequential.words()),
             "{case}: bits differ"
         );
+        // Hashes computed beforehand go in the same.
+        let by_hash = empty_with_k(layout, k);
+        let hashes: Vec<u64> = keys.iter().map(|key| by_hash.hash(key)).collect();
+        let new_by_hash = by_hash.par_insert_hash_batch(&hashes);
+        assert!(
+            by_hash.words().eq(sequential.words()),
+            "{case}: bits differ by hash"
+        );
+        assert_eq!(by_hash.par_insert_hash_batch(&hashes), 0, "{case}");
         // How many inserts report "new" depends on the order (a key can be a
         // false positive when it arrives); racing duplicates may both count
         // with Standard and Blocked (Memory ordering, G4), never with Word.
         let distinct = 270_000;
-        assert!(new >= distinct * 99 / 100, "{case}: only {new} new");
-        if layout == Layout::Word {
-            assert!(new <= distinct, "Word inserts are test-and-set: {new}");
+        for new in [new, new_by_hash] {
+            assert!(new >= distinct * 99 / 100, "{case}: only {new} new");
+            if layout == Layout::Word {
+                assert!(new <= distinct, "Word inserts are test-and-set: {new}");
+            }
         }
         let queries: Vec<u64> = (0..50_000u64).map(|i| i * 13).collect();
         assert_eq!(
@@ -119,12 +130,39 @@ fn parallel_union_intersect_and_clear_match_sequential() {
     }
 }
 
+/// `collect` and `extend`, sequential and parallel, and the builders that
+/// collect, hold what a batch into a filter of the same size holds; the
+/// counting filter's `extend` counts each repeat.
 #[test]
-fn collecting_in_parallel_equals_collecting() {
+fn collecting_and_extending_equal_the_batches() {
+    use atomic_bloom::{AtomicCountingBloom, DEFAULT_FALSE_POSITIVE_RATE};
     use rayon::prelude::*;
-    let sequential: AtomicBloom = (0..100_000u64).collect();
-    let parallel: AtomicBloom = (0..100_000u64).into_par_iter().collect();
-    assert_eq!(parallel, sequential);
+    // Repeats far apart and near: 0..n, then every third key again.
+    let keys: Vec<u64> = (0..100_000u64).chain((0..100_000).step_by(3)).collect();
+    let sized = || {
+        AtomicBloom::builder()
+            .capacity(keys.len(), DEFAULT_FALSE_POSITIVE_RATE)
+            .build()
+            .unwrap()
+    };
+    let batched = sized();
+    batched.insert_batch(&keys);
+    let collected: AtomicBloom = keys.iter().collect();
+    let par_collected: AtomicBloom = keys.par_iter().collect();
+    let (mut extended, mut par_extended) = (sized(), sized());
+    extended.extend(&keys);
+    par_extended.par_extend(keys.par_iter());
+    for (how, filter) in [
+        ("collect", collected),
+        ("par collect", par_collected),
+        ("extend", extended),
+        ("par_extend", par_extended),
+    ] {
+        assert_eq!(filter, batched, "{how}");
+    }
+    let mut counting = AtomicCountingBloom::new(10_000, 0.01).unwrap();
+    counting.extend((0..3).flat_map(|_| 0..5_000u64));
+    assert_eq!(counting.count_of(&42u64), 3);
 }
 
 /// The split that lets threads build a small filter without sharing cache

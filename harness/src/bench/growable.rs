@@ -34,7 +34,6 @@ const G_HIT_2T: &str = "growable contains hit, per key, 2 threads";
 const G_MISS_1T: &str = "growable contains miss, per key, 1 thread";
 const G_MISS_2T: &str = "growable contains miss, per key, 2 threads";
 const G_INSERT_BATCH_1T: &str = "growable insert_batch, 1 thread";
-const G_INSERT_BATCH_MUT: &str = "growable insert_batch_mut (&mut: plain writes)";
 const G_HIT_BATCH_1T: &str = "growable contains_batch hit, 1 thread";
 const G_MISS_BATCH_1T: &str = "growable contains_batch miss, 1 thread";
 const P_INSERT_1T: &str = "pre-sized AtomicBloom insert, 1 thread";
@@ -109,11 +108,6 @@ const RATIOS: &[Ratio] = &[
         "growable: contains_batch / per-key contains miss, 1T",
         G_MISS_BATCH_1T,
         G_MISS_1T,
-    ),
-    paired(
-        "growable: insert_batch_mut / insert_batch, 1T",
-        G_INSERT_BATCH_MUT,
-        G_INSERT_BATCH_1T,
     ),
     ratio("growable: insert 2T / 1T", G_INSERT_2T, G_INSERT_1T),
     ratio("growable: contains miss 2T / 1T", G_MISS_2T, G_MISS_1T),
@@ -258,12 +252,6 @@ pub fn run() -> anyhow::Result<()> {
         table.row(Work::after(G_INSERT_BATCH_1T, count, fresh_ours, || {
             let f = ours.read().unwrap_or_else(|e| e.into_inner());
             f.insert_batch(0..count).expect("no limit set");
-        }));
-        // The same keys through `&mut`: the newest sub-filter filled with
-        // plain writes (the write lock lends `&mut`, once per run).
-        table.row(Work::after(G_INSERT_BATCH_MUT, count, fresh_ours, || {
-            let mut f = ours.write().unwrap_or_else(|e| e.into_inner());
-            f.insert_batch_mut(0..count).expect("no limit set");
         }));
         table.per_key_inserts(
             [P_INSERT_1T, P_INSERT_2T],

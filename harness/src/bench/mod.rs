@@ -83,15 +83,9 @@ pub struct Args {
     /// contains, per key, 1 and 2 threads.
     #[arg(long, conflicts_with_all = ["counting", "growable", "string_keys"])]
     window: bool,
-    /// Compare building through `&mut` with plain writes (`par_extend`)
-    /// with `par_insert` into the same empty filter: 1M keys, and 100M in
-    /// one call and in 5M-key calls.
-    #[arg(long, conflicts_with_all = ["counting", "growable", "string_keys", "window"])]
-    exclusive: bool,
 }
 
 mod counting;
-mod exclusive;
 mod growable;
 mod strings;
 mod window;
@@ -338,7 +332,6 @@ const INSERT_USED_1T: &str = "insert, per key, result used, 1 thread";
 const FB_INSERT_USED_1T: &str = "fastbloom insert, result used, 1 thread";
 const BATCH_1T: &str = "insert_batch, 1 thread";
 const BULK_2T: &str = "par_insert (rayon bulk), 2 threads";
-const EXCLUSIVE_2T: &str = "par_extend (&mut: plain writes), 2 threads";
 const UNSHARED_2T: &str = "insert_batch, 2 threads, a filter each";
 const HALVES_2T: &str = "insert_hash_batch, 2 threads, a half of the array each";
 const MUTEX_2T: &str = "Mutex<plain filter> insert, 2 threads";
@@ -446,21 +439,6 @@ const RATIOS_PER_KEY: &[Ratio] = &[
 ];
 /// The bulk targets, and the query-to-load target where the filter is in
 /// cache.
-/// The exclusive build's targets, at both sizes.
-const RATIOS_EXCLUSIVE: &[Ratio] = &[
-    target(
-        "exclusive build 2T / par_insert 2T",
-        EXCLUSIVE_2T,
-        BULK_2T,
-        2.0,
-    ),
-    target(
-        "exclusive build 2T / prefetched fetch_or probe 2T",
-        EXCLUSIVE_2T,
-        FETCH_OR_PF_2T,
-        1.0,
-    ),
-];
 const RATIOS_100M: &[Ratio] = &[
     target(
         "bulk insert 2T / prefetched fetch_or probe 2T",
@@ -920,9 +898,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.window {
         return window::run();
     }
-    if args.exclusive {
-        return exclusive::run();
-    }
     let mut session = Session::start();
     let mut sizing = SizingTimes::new();
     sizing.pass();
@@ -950,9 +925,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // Inserts of new keys into an empty filter sized for `items`.
         let f = fresh(Layout::Blocked);
         let g = fresh(Layout::Blocked);
-        // Behind a mutex only to lend the benchmark's closures `&mut`: a
-        // run locks it once.
-        let exclusive = std::sync::Mutex::new(fresh(Layout::Blocked));
         let word = fresh(Layout::Word);
         let sectorized = fresh(Layout::Sectorized);
         let standard = fresh(Layout::Standard);
@@ -1042,21 +1014,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         table.row(Work::after(BULK_2T, inserts, ours, || {
             f.par_insert(0..inserts);
         }));
-        // The same keys into a filter no other thread can see (`&mut`):
-        // hashed in parallel, then inserted with plain writes. The filter
-        // is the same kind of allocation, its pages touched as `f`'s are.
-        table.row(Work::after(
-            EXCLUSIVE_2T,
-            inserts,
-            || exclusive.lock().unwrap().par_clear(),
-            || {
-                use rayon::iter::{IntoParallelIterator, ParallelExtend};
-                exclusive
-                    .lock()
-                    .unwrap()
-                    .par_extend((0..inserts).into_par_iter());
-            },
-        ));
         // The same work with nothing shared: each thread fills its own
         // filter, so no cache line moves between the cores. What the
         // machine gives two threads, and the ceiling for the shared filter.
@@ -1196,7 +1153,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let targets: Vec<&Ratio> = RATIOS_PER_KEY
             .iter()
             .chain(sized)
-            .chain(RATIOS_EXCLUSIVE)
             .chain(RATIOS_SPLIT)
             .chain(split_sized)
             .chain(RATIOS_STANDARD)

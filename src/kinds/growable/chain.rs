@@ -151,26 +151,6 @@ impl<T> Chain<T> {
         node_ref(self.newest.load(Ordering::Acquire))
     }
 
-    /// The newest node's value, of a chain no other thread can see
-    /// (`&mut`): an exclusive build's sub-filter.
-    pub(crate) fn newest_mut(&mut self) -> &mut T {
-        // ORDERING: none needed: `&mut self` means no other thread holds
-        // the chain, and whatever gave this thread that access (a move, a
-        // join) ordered every write before it. Exercised by
-        // `tests/all/exclusive.rs`: `growable_batches_through_mut_match_per_key_inserts`.
-        let newest = self.newest.load(Ordering::Relaxed);
-        // SAFETY: `newest` is non-null, from `Box::into_raw` and
-        // initialised, as in `node_ref`. `&mut self` borrows the chain
-        // exclusively, so no reference from `node_ref` (each tied to a
-        // `&self` borrow) is alive, and the returned `&mut T` keeps `self`
-        // borrowed mutably for as long as it lives; nodes are freed only
-        // through `&mut self` too.
-        #[allow(unsafe_code)]
-        unsafe {
-            &mut (*newest).value
-        }
-    }
-
     /// Number of nodes.
     pub(crate) fn len(&self) -> usize {
         self.newest().depth + 1

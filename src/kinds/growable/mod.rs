@@ -3,11 +3,10 @@
 //! [`AtomicGrowableBloom`]: a chain of [`AtomicBloom`]s that grows as keys
 //! arrive (the [growable](crate::docs::growable) chapter has the design,
 //! the rate bound and the limits; `chain.rs` the lock-free chain,
-//! `bulk.rs` the batches, `exclusive.rs` the batches through `&mut`).
+//! `bulk.rs` the batches).
 
 mod bulk;
 mod chain;
-mod exclusive;
 
 use crate::error::{BuildError, GrowthError};
 use crate::hasher::WyBuildHasher;
