@@ -761,6 +761,13 @@ impl BulkCall {
     }
 }
 
+/// Whether another bulk call is in progress (a call starting now would not
+/// be alone).
+pub fn bulk_calls_in_progress() -> bool {
+    // ORDERING: Relaxed, as in `BulkCall::enter`.
+    BULK_CALLS.load(Ordering::Relaxed) > 0
+}
+
 impl Drop for BulkCall {
     fn drop(&mut self) {
         // ORDERING: Relaxed, as in `enter`.

@@ -28,6 +28,7 @@ mod keys;
 mod params;
 mod parquet;
 mod saved;
+mod staged;
 mod windowed;
 
 use atomic_bloom::{SavedFilter, WyBuildHasher};

@@ -125,8 +125,14 @@ macro_rules! filter_methods {
             /// raises with nothing added, so a call retried after the input
             /// is mended counts no key twice. Then the keys are inserted with
             /// the GIL released, spread over the machine's cores when there
-            /// are many.
+            /// are many, or (a plain filter, a batch large against it)
+            /// inserted into a private stage by a helper thread while the
+            /// keys are taken, and merged in.
             fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+                use $crate::staged::Staged;
+                if let Some(new) = self.inner.add_many_staged(py, keys)? {
+                    return Ok(new);
+                }
                 $crate::keys::add_all(py, keys, self.inner.hasher(), |hashes| {
                     self.inner.insert_hash_batch(hashes.iter().copied())
                 })

@@ -285,18 +285,19 @@ class TestBulk:
         with pytest.raises(TypeError, match="not NoneType"):
             f.contains_many([str(i) for i in range(100_000)] + [None])
 
-    @pytest.mark.parametrize("how", ["list", "generator"])
+    @pytest.mark.parametrize("how", ["staged", "spread"])
     def test_a_large_add_many_sets_the_bits_of_per_key_adds(self, how):
-        # Past one chunk, the keys are inserted on every core at once, from
-        # a list or a generator alike. Into a filter holding keys already,
-        # some of them the batch's.
+        # Past one chunk, a batch with a len() large against the filter is
+        # built aside while keys are taken and merged ("staged"); others (a
+        # generator) are inserted on every core at once ("spread"). Into a
+        # filter holding keys already, some of them the batch's.
         keys = [f"s{i}" for i in range(300_000)] + list(range(100_000))
         before = [f"s{i}" for i in range(0, 600_000, 7)]
         batch, one_by_one = BloomFilter(len(keys), 0.01), BloomFilter(len(keys), 0.01)
         for f in (batch, one_by_one):
             for key in before:
                 f.add(key)
-        added = batch.add_many(keys if how == "list" else (k for k in keys))
+        added = batch.add_many(keys if how == "staged" else (k for k in keys))
         new = sum(one_by_one.add(key) for key in keys)
         assert batch == one_by_one
         assert_counted_new(added, new, len(keys), one_by_one)
