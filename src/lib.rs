@@ -118,6 +118,7 @@ mod hints;
 mod key;
 mod kinds;
 mod layout;
+mod membership;
 mod parquet_hasher;
 mod persist;
 mod sizing;
@@ -135,6 +136,7 @@ pub use kinds::{
     Window, WindowedBuilder,
 };
 pub use layout::{Layout, MAX_HASHES, ParseLayoutError};
+pub use membership::Membership;
 pub use parquet_hasher::{ParquetHasher, ParquetKeyHasher};
 pub use persist::{FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter};
 pub use sizing::{MAX_BITS, Sizing, hash_floor};

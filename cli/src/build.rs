@@ -1,11 +1,11 @@
 //! `build`: keys in, filter file out, every core inserting.
 
-use crate::filter_file::Filter;
 use crate::keys::Inputs;
 use crate::stream::{self, Event};
 use crate::{keys, output};
 use anyhow::{Context, Result};
 use atomic_bloom::{AtomicGrowableBloom, Builder, Cells, Layout, WyBuildHasher};
+use atomic_bloom::{Membership, SavedFilter};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -138,7 +138,7 @@ pub fn run(args: Args) -> Result<()> {
             if let Some(limit) = args.memory_limit {
                 builder = builder.memory_limit(limit);
             }
-            builder.build().map(Filter::Growable)
+            builder.build().map(SavedFilter::Growable)
         }
         Some(expected) => {
             fn sized<C: Cells>(args: &Args, expected: usize) -> Builder<C> {
@@ -148,9 +148,9 @@ pub fn run(args: Args) -> Result<()> {
                     .seed(args.seed)
             }
             if args.counting {
-                sized(&args, expected).build().map(Filter::Counting)
+                sized(&args, expected).build().map(SavedFilter::Counting)
             } else {
-                sized(&args, expected).build().map(Filter::Plain)
+                sized(&args, expected).build().map(SavedFilter::Bloom)
             }
         }
     }
@@ -161,7 +161,7 @@ pub fn run(args: Args) -> Result<()> {
     // build before anything is written: a filter missing keys is never
     // saved.
     let mut insert = |chunk: &[keys::Key<'_>]| -> Result<()> {
-        new += filter.par_insert(chunk).with_context(|| {
+        new += filter.try_par_insert(chunk).with_context(|| {
             format!(
                 "the filter cannot take every key, so nothing was written to {}",
                 args.output.display()
@@ -175,8 +175,8 @@ pub fn run(args: Args) -> Result<()> {
     let read = if let Some(hashes) = hashed {
         // Hashed with the seed the filter was built with (`sized`).
         new += match &mut filter {
-            Filter::Plain(f) => f.par_insert_hash_batch(&hashes),
-            Filter::Counting(f) => f.par_insert_hash_batch(&hashes),
+            SavedFilter::Bloom(f) => f.par_insert_hash_batch(&hashes),
+            SavedFilter::Counting(f) => f.par_insert_hash_batch(&hashes),
             _ => unreachable!("a counted build makes a plain or counting filter"),
         };
         bar.inc(inputs.total_bytes().unwrap_or(0));
@@ -206,12 +206,9 @@ pub fn run(args: Args) -> Result<()> {
     );
     let output = args.output.display();
     let (kind, sizing, estimated_false_positive_rate) = match &filter {
-        Filter::Plain(f) => ("", f.sizing(), f.estimated_false_positive_rate()),
-        Filter::Counting(f) => ("counting, ", f.sizing(), f.estimated_false_positive_rate()),
-        Filter::Windowed(_) | Filter::Parquet(_) => {
-            unreachable!("build makes no windowed or Parquet filter")
-        }
-        Filter::Growable(f) => {
+        SavedFilter::Bloom(f) => ("", f.sizing(), f.estimated_false_positive_rate()),
+        SavedFilter::Counting(f) => ("counting, ", f.sizing(), f.estimated_false_positive_rate()),
+        SavedFilter::Growable(f) => {
             let per_key = match new {
                 0 => String::new(),
                 new => format!(
@@ -231,6 +228,9 @@ pub fn run(args: Args) -> Result<()> {
             warn_if_empty(read);
             return Ok(());
         }
+        // Build makes no windowed or Parquet filter (nor kinds newer than
+        // this tool).
+        _ => unreachable!("build made a {} filter", filter.kind()),
     };
     // A fixed-size filter always has its expected count (`None` was the
     // growable one, described above).

@@ -1,9 +1,11 @@
 //! `info`: what a filter file holds.
 
-use crate::filter_file::{Filter, name};
+use crate::filter_file::{self, name};
 use crate::output::{counted, say};
-use anyhow::Result;
-use atomic_bloom::{AtomicGrowableBloom, AtomicWindowedBloom, Cells, Layout, WhenFull, Window};
+use anyhow::{Result, bail};
+use atomic_bloom::{
+    AtomicGrowableBloom, AtomicWindowedBloom, Cells, Layout, SavedFilter, WhenFull, Window,
+};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -27,11 +29,11 @@ pub fn fullest_at_capacity(layout: Layout) -> f64 {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let filter = Filter::load(&args.filter)?;
+    let filter = filter_file::load(&args.filter)?;
     say!("file:               {}", name(&args.filter));
     say!("format version:     {}", filter.kind().format_version());
     let (fill, cells, layout) = match &filter {
-        Filter::Plain(f) => {
+        SavedFilter::Bloom(f) => {
             let labels = ["bits (m)", "hashes per key (k)", "bits set"];
             (
                 describe_fixed(f, "plain", labels, f.par_count_ones()),
@@ -39,7 +41,7 @@ pub fn run(args: Args) -> Result<()> {
                 f.layout(),
             )
         }
-        Filter::Parquet(f) => {
+        SavedFilter::Parquet(f) => {
             let labels = ["bits (m)", "hashes per key (k)", "bits set"];
             (
                 describe_fixed(f, "plain, from Parquet", labels, f.par_count_ones()),
@@ -47,7 +49,7 @@ pub fn run(args: Args) -> Result<()> {
                 f.layout(),
             )
         }
-        Filter::Counting(f) => {
+        SavedFilter::Counting(f) => {
             let labels = ["counters (m)", "counters per key", "counters above 0"];
             let kind = "counting (4-bit counters)";
             let fill = describe_fixed(f, kind, labels, f.nonzero_counters());
@@ -62,14 +64,19 @@ pub fn run(args: Args) -> Result<()> {
             );
             (fill, "counters", f.layout())
         }
-        Filter::Growable(f) => {
+        SavedFilter::Growable(f) => {
             describe_growable(f);
             return Ok(());
         }
-        Filter::Windowed(f) => {
+        SavedFilter::Windowed(f) => {
             describe_windowed(f);
             return Ok(());
         }
+        other => bail!(
+            "{} holds {}, which this build cannot describe",
+            name(&args.filter),
+            other.kind()
+        ),
     };
     let fullest = fullest_at_capacity(layout);
     if fill > fullest {

@@ -3,12 +3,12 @@
 //! sum of their inserts, each counter saturating at 15), so the filters of a
 //! partitioned build merge into the filter of all of it.
 
-use crate::filter_file::{Filter, kind_name, name};
+use crate::filter_file::{self, kind_name, name};
 use crate::info::describe_len;
 use crate::keys::is_stdio;
 use crate::output::counted;
 use anyhow::{Context, Result, bail};
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind, ParquetHasher};
+use atomic_bloom::{Membership, SavedFilter};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -27,42 +27,29 @@ pub struct Args {
 /// of the same keys, changes nothing.
 const RATE_SLACK: f64 = 1.1;
 
-/// A filter of a kind that merges.
-enum Mergeable {
-    Plain(AtomicBloom),
-    Parquet(AtomicBloom<ParquetHasher>),
-    Counting(AtomicCountingBloom),
+/// The filter file at `path`, if of a kind that merges.
+fn load(path: &Path) -> Result<SavedFilter> {
+    let filter = filter_file::load(path)?;
+    match filter {
+        SavedFilter::Bloom(_) | SavedFilter::Parquet(_) | SavedFilter::Counting(_) => Ok(filter),
+        other => bail!(
+            "{} holds a {} filter; merge takes plain or counting filters",
+            name(path),
+            kind_name(other.kind())
+        ),
+    }
 }
 
-impl Mergeable {
-    /// The filter file at `path`, if of a kind that merges.
-    fn load(path: &Path) -> Result<Mergeable> {
-        Ok(match Filter::load(path)? {
-            Filter::Plain(filter) => Mergeable::Plain(filter),
-            Filter::Parquet(filter) => Mergeable::Parquet(filter),
-            Filter::Counting(filter) => Mergeable::Counting(filter),
-            other @ (Filter::Growable(_) | Filter::Windowed(_)) => bail!(
-                "{} holds a {} filter; merge takes plain or counting filters",
-                name(path),
-                other.kind_name()
-            ),
-        })
-    }
-
-    fn estimated_false_positive_rate(&self) -> f64 {
-        match self {
-            Mergeable::Plain(f) => f.estimated_false_positive_rate(),
-            Mergeable::Parquet(f) => f.estimated_false_positive_rate(),
-            Mergeable::Counting(f) => f.estimated_false_positive_rate(),
-        }
-    }
-
-    fn kind(&self) -> FilterKind {
-        match self {
-            Mergeable::Plain(_) | Mergeable::Parquet(_) => FilterKind::Bloom,
-            Mergeable::Counting(_) => FilterKind::Counting,
-        }
-    }
+/// What `merge` reports of the merged filter: its set cells and its
+/// estimated keys.
+fn summary(filter: &SavedFilter) -> String {
+    let set = match filter {
+        SavedFilter::Bloom(f) => format!("{} bits set", f.par_count_ones()),
+        SavedFilter::Parquet(f) => format!("{} bits set", f.par_count_ones()),
+        SavedFilter::Counting(f) => counted(f.nonzero_counters(), "counter") + " above 0",
+        other => unreachable!("merge loads no {} filter", other.kind()),
+    };
+    format!("{set}, {}", describe_len(filter.estimated_len()))
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -72,19 +59,19 @@ pub fn run(args: Args) -> Result<()> {
     if args.inputs.iter().filter(|path| is_stdio(path)).count() > 1 {
         bail!("stdin holds one filter: give the others as files");
     }
-    let merged = Mergeable::load(first)?;
+    let merged = load(first)?;
     // The highest rate among the inputs: a file does not record the rate
     // it was sized for, so each input's estimate stands for its target.
     let mut input_rate = merged.estimated_false_positive_rate();
     for path in rest {
-        let other = Mergeable::load(path)?;
+        let other = load(path)?;
         input_rate = input_rate.max(other.estimated_false_positive_rate());
         let combined = match (&merged, &other) {
-            (Mergeable::Plain(into), Mergeable::Plain(from)) => into.par_union(from),
-            (Mergeable::Parquet(into), Mergeable::Parquet(from)) => into.par_union(from),
-            (Mergeable::Counting(into), Mergeable::Counting(from)) => into.par_union(from),
-            (Mergeable::Parquet(_), Mergeable::Plain(_))
-            | (Mergeable::Plain(_), Mergeable::Parquet(_)) => bail!(
+            (SavedFilter::Bloom(into), SavedFilter::Bloom(from)) => into.par_union(from),
+            (SavedFilter::Parquet(into), SavedFilter::Parquet(from)) => into.par_union(from),
+            (SavedFilter::Counting(into), SavedFilter::Counting(from)) => into.par_union(from),
+            (SavedFilter::Parquet(_), SavedFilter::Bloom(_))
+            | (SavedFilter::Bloom(_), SavedFilter::Parquet(_)) => bail!(
                 "{} and {} hash keys differently (one as Parquet does, from a Parquet file, the \
                  other by wyhash): merge takes filters of one hasher",
                 name(first),
@@ -108,32 +95,7 @@ pub fn run(args: Args) -> Result<()> {
         })?;
     }
     let rate = merged.estimated_false_positive_rate();
-    let (summary, merged) = match merged {
-        Mergeable::Plain(f) => (
-            format!(
-                "{} bits set, {}",
-                f.par_count_ones(),
-                describe_len(f.estimated_len())
-            ),
-            Filter::Plain(f),
-        ),
-        Mergeable::Parquet(f) => (
-            format!(
-                "{} bits set, {}",
-                f.par_count_ones(),
-                describe_len(f.estimated_len())
-            ),
-            Filter::Parquet(f),
-        ),
-        Mergeable::Counting(f) => (
-            format!(
-                "{} above 0, {}",
-                counted(f.nonzero_counters(), "counter"),
-                describe_len(f.estimated_len())
-            ),
-            Filter::Counting(f),
-        ),
-    };
+    let summary = summary(&merged);
     crate::output::save(&merged, &args.output)?;
     eprintln!(
         "merged {} into {}: {summary}; estimated false-positive rate {rate:.3e}",

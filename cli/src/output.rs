@@ -20,9 +20,9 @@
 //! during a save to one ends the process at once, even if a write is
 //! blocked on a reader that has stopped reading.
 
-use crate::filter_file::Filter;
 use crate::save_state::{Interrupted, OnSignal, SaveState, Step, Target};
 use anyhow::{Context, Result};
+use atomic_bloom::SavedFilter;
 use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -161,7 +161,7 @@ pub fn refuse_output_among_inputs<'a>(
 }
 
 /// Writes `filter` to `path` (`-`: stdout), as the module docs say.
-pub fn save(filter: &Filter, path: &Path) -> Result<()> {
+pub fn save(filter: &SavedFilter, path: &Path) -> Result<()> {
     save_with(path, |out| filter.write_to(out))
 }
 

@@ -1,9 +1,10 @@
 //! `query`: which keys may be in a filter, as text for pipelines.
 
-use crate::filter_file::Filter;
+use crate::filter_file;
 use crate::keys::{self, Inputs};
 use crate::output;
 use anyhow::{Context, Result};
+use atomic_bloom::Membership;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,7 +31,7 @@ pub struct Args {
 /// `present<TAB>key` or `absent<TAB>key`.
 pub fn run(args: Args) -> Result<ExitCode> {
     let inputs = Inputs::new(&args.inputs);
-    let filter = Filter::load_beside(&args.filter, &inputs)?;
+    let filter = filter_file::load_beside(&args.filter, &inputs)?;
     let bar = keys::progress(inputs.total_bytes(), "querying");
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut all_present = true;

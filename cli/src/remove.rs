@@ -9,11 +9,12 @@
 //! common case). So by default every key is checked before any is removed,
 //! and one failed check refuses the whole list, leaving the file as it was.
 
-use crate::filter_file::{self, Filter};
+use crate::filter_file;
 use crate::keys::{self, Inputs, is_stdio};
 use crate::output;
 use anyhow::{Result, bail};
 use atomic_bloom::AtomicCountingBloom;
+use atomic_bloom::SavedFilter;
 use rayon::prelude::*;
 use std::hash::BuildHasher;
 use std::path::PathBuf;
@@ -62,13 +63,13 @@ pub fn run(args: Args) -> Result<()> {
     let output = args.output.as_ref().unwrap_or(&args.filter);
     output::refuse_output_among_inputs(output, "--output", &args.inputs)?;
     let inputs = Inputs::new(&args.inputs);
-    let filter = match Filter::load_beside(&args.filter, &inputs)? {
-        Filter::Counting(filter) => filter,
+    let filter = match filter_file::load_beside(&args.filter, &inputs)? {
+        SavedFilter::Counting(filter) => filter,
         other => bail!(
             "{} holds a {} filter, whose keys cannot be removed; build a counting \
              filter with `build --counting`",
             filter_file::name(&args.filter),
-            other.kind_name()
+            filter_file::kind_name(other.kind())
         ),
     };
     // Every key's hash, 8 bytes a key: the list is checked whole before
@@ -113,7 +114,7 @@ pub fn run(args: Args) -> Result<()> {
             .sum::<usize>() as u64
     };
     let saturated = filter.saturated_counters();
-    let filter = Filter::Counting(filter);
+    let filter = SavedFilter::Counting(filter);
     output::save(&filter, output)?;
     let absent = read - removed;
     // Named by where the keys were removed from, and where that went when

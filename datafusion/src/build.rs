@@ -138,9 +138,9 @@ impl BuildAccumulator {
 
 impl Accumulator for BuildAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let hasher = *self.filter.hasher();
         self.hashes.clear();
-        for_each_hash(&values[0], &hasher, |_, hash| self.hashes.push(hash))?;
+        let hashes = &mut self.hashes;
+        for_each_hash(&values[0], &self.filter, false, |_, hash| hashes.push(hash))?;
         self.filter.insert_hash_batch(self.hashes.iter().copied());
         Ok(())
     }

@@ -1,7 +1,9 @@
 //! # `bloom_contains`: membership, a batch at a time
 //!
 //! `bloom_contains(filter, key)` is whether `key` may be in `filter`, a
-//! saved filter (`bloom_build`'s value, a literal, or a scalar subquery):
+//! saved filter of any kind (`bloom_build`'s value, a literal, or a scalar
+//! subquery; plain, counting, growable or windowed, answered through the
+//! library's `Membership`):
 //! `true` for every key that was added, and for about the filter's
 //! false-positive rate of the others; null for a null key. Used as a
 //! semi-join pre-filter, it keeps every row that can join and drops most of
@@ -42,7 +44,7 @@
 //! byte by byte, megabytes of name.
 
 use crate::keys::{check_key_type, for_each_hash};
-use atomic_bloom::{AtomicBloom, ParquetHasher, SavedFilter};
+use atomic_bloom::{Membership, SavedFilter};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use datafusion::arrow::buffer::BooleanBuffer;
 use datafusion::arrow::datatypes::DataType;
@@ -58,7 +60,6 @@ use datafusion::logical_expr::{
     ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::logical_expr::{LogicalPlanBuilder, Subquery};
-use std::hash::BuildHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
@@ -72,26 +73,7 @@ pub struct BloomContains {
     /// The filter last read, by its bytes' length and checksum. A lock,
     /// taken once per batch (never per key) to swap the filter a query
     /// reads; the filter itself is lock-free.
-    last: Mutex<Option<(usize, u64, Arc<Saved>)>>,
-}
-
-/// A filter `bloom_contains` reads: built with the default hasher (as
-/// `bloom_build` builds it), or read from a Parquet file, whose keys are
-/// hashed as Parquet hashes them ([`crate::keys`]).
-#[derive(Debug)]
-enum Saved {
-    Default(AtomicBloom),
-    Parquet(AtomicBloom<ParquetHasher>),
-}
-
-impl Saved {
-    /// Which of `keys` (`rows` of them if a scalar) may be in the filter.
-    fn contains(&self, keys: &ColumnarValue, rows: usize) -> Result<ColumnarValue> {
-        match self {
-            Saved::Default(filter) => contains(filter, keys, rows),
-            Saved::Parquet(filter) => contains(filter, keys, rows),
-        }
-    }
+    last: Mutex<Option<(usize, u64, Arc<SavedFilter>)>>,
 }
 
 /// A filter bound at planning, and what names it: the length and checksum
@@ -100,7 +82,7 @@ impl Saved {
 struct Bound {
     len: usize,
     sum: u64,
-    filter: Arc<Saved>,
+    filter: Arc<SavedFilter>,
 }
 
 impl Bound {
@@ -188,18 +170,11 @@ fn filter_name(len: usize, sum: u64) -> String {
     format!("filter({len} bytes, checksum {sum:016x})")
 }
 
-/// The filter saved in `bytes`, or an error that names the function.
-fn read_filter(bytes: &[u8]) -> Result<Saved> {
-    let fail = |why: String| DataFusionError::Execution(format!("bloom_contains: {why}"));
-    match SavedFilter::from_bytes(bytes) {
-        Ok(SavedFilter::Bloom(filter)) => Ok(Saved::Default(filter)),
-        Ok(SavedFilter::Parquet(filter)) => Ok(Saved::Parquet(filter)),
-        Ok(other) => Err(fail(format!(
-            "the filter is {}; bloom_contains takes a plain filter, as bloom_build gives it",
-            other.kind()
-        ))),
-        Err(e) => Err(fail(format!("not a saved filter: {e}"))),
-    }
+/// The filter saved in `bytes`, of any kind, or an error that names the
+/// function.
+fn read_filter(bytes: &[u8]) -> Result<SavedFilter> {
+    SavedFilter::from_bytes(bytes)
+        .map_err(|e| DataFusionError::Execution(format!("bloom_contains: not a saved filter: {e}")))
 }
 
 impl BloomContains {
@@ -216,27 +191,22 @@ impl BloomContains {
         })
     }
 
-    /// The bound filter, if the function has one built with the default
-    /// hasher (a filter read from Parquet is bound too, but is not one).
-    pub fn bound_filter(&self) -> Option<&AtomicBloom> {
-        match &*self.bound.as_ref()?.filter {
-            Saved::Default(filter) => Some(filter),
-            Saved::Parquet(_) => None,
-        }
+    /// The bound filter, if the function has one, of whichever kind.
+    pub fn bound_filter(&self) -> Option<&SavedFilter> {
+        Some(&*self.bound.as_ref()?.filter)
     }
 
     /// Appends the bound filter's saved bytes to `buf`, if the function has
-    /// one, whichever its hasher (for the codec).
+    /// one (for the codec).
     pub(crate) fn write_bound(&self, buf: &mut Vec<u8>) -> std::io::Result<()> {
-        match self.bound.as_ref().map(|b| &*b.filter) {
-            Some(Saved::Default(filter)) => filter.write_to(buf),
-            Some(Saved::Parquet(filter)) => filter.write_to(buf),
+        match self.bound.as_ref() {
+            Some(bound) => bound.filter.write_to(buf),
             None => Ok(()),
         }
     }
 
     /// The filter in `bytes`, read once while the same bytes come again.
-    fn filter(&self, bytes: &[u8]) -> Result<Arc<Saved>> {
+    fn filter(&self, bytes: &[u8]) -> Result<Arc<SavedFilter>> {
         let key = (bytes.len(), checksum(bytes));
         // A poisoned lock only means a reader panicked: the cache is still
         // a filter or nothing.
@@ -316,7 +286,7 @@ impl ScalarUDFImpl for BloomContains {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         if let Some(bound) = &self.bound {
-            return bound.filter.contains(&args.args[0], rows);
+            return contains(&bound.filter, &args.args[0], rows);
         }
         let bytes = match &args.args[0] {
             ColumnarValue::Scalar(ScalarValue::Struct(filter)) if !filter.is_null(0) => {
@@ -331,7 +301,7 @@ impl ScalarUDFImpl for BloomContains {
             }
         };
         match bytes {
-            Some(bytes) => self.filter(bytes)?.contains(&args.args[1], rows),
+            Some(bytes) => contains(&*self.filter(bytes)?, &args.args[1], rows),
             // No filter: nothing is known to be in it.
             None => Ok(ColumnarValue::Scalar(ScalarValue::Boolean(None))),
         }
@@ -415,20 +385,18 @@ fn first_bytes(array: &dyn Array) -> Option<&[u8]> {
     }
 }
 
-/// Whether each of `keys` may be in `filter`: null for a null key.
-fn contains<S: BuildHasher + 'static>(
-    filter: &AtomicBloom<S>,
-    keys: &ColumnarValue,
-    rows: usize,
-) -> Result<ColumnarValue> {
+/// Whether each of `keys` may be in `filter`, of any kind: null for a null
+/// key.
+fn contains(filter: &SavedFilter, keys: &ColumnarValue, rows: usize) -> Result<ColumnarValue> {
     let keys: ArrayRef = keys.to_array(rows)?;
     let (mut at, mut hashes) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
-    for_each_hash(&keys, filter.hasher(), |row, hash| {
+    let parquet = matches!(filter, SavedFilter::Parquet(_));
+    for_each_hash(&keys, filter, parquet, |row, hash| {
         at.push(row);
         hashes.push(hash);
     })?;
     let mut answers = vec![false; keys.len()];
-    for (row, hit) in at.into_iter().zip(filter.contains_hash_batch(hashes)) {
+    for (row, hit) in at.into_iter().zip(filter.contains_hash_batch(&hashes)) {
         answers[row] = hit;
     }
     let answers = BooleanArray::new(BooleanBuffer::from(answers), keys.logical_nulls());

@@ -14,17 +14,14 @@
 //! A null is no key: the aggregate skips it, and membership of a null is
 //! null (SQL's answer about an unknown value), which a `WHERE` drops.
 //!
-//! A filter read from a Parquet file ([`ParquetHasher`]) was filled by a
+//! A filter read from a Parquet file ([`ParquetHasher`](atomic_bloom::ParquetHasher)) was filled by a
 //! Parquet writer, which hashes the plain encoding of the column's
 //! physical type: its keys are hashed that way instead. Strings and
 //! binaries are their bytes as above; integers are Parquet's `INT32` (4
 //! little-endian bytes: `Int8` to `Int32`, `UInt8` to `UInt32`, as Parquet
 //! stores them) or `INT64` (8 bytes: `Int64`, `UInt64`).
 
-use atomic_bloom::ParquetHasher;
-use std::any::Any;
-
-use atomic_bloom::{Bytes, Key};
+use atomic_bloom::{Bytes, Membership};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{
@@ -32,7 +29,6 @@ use datafusion::arrow::datatypes::{
     UInt64Type,
 };
 use datafusion::common::{Result, plan_err};
-use std::hash::BuildHasher;
 
 /// Whether values of `data_type` are keys.
 pub fn is_key_type(data_type: &DataType) -> bool {
@@ -69,13 +65,15 @@ pub fn check_key_type(function: &str, data_type: &DataType) -> Result<()> {
 }
 
 /// Calls `each(row, hash)` for every non-null value of `array`, hashed by
-/// `hasher` as the library hashes the same key.
-pub fn for_each_hash<S: BuildHasher + 'static>(
+/// `filter` as the library hashes the same key; `parquet` if the filter
+/// hashes as Parquet does ([`ParquetHasher`](atomic_bloom::ParquetHasher)), which takes integers as
+/// their physical type.
+pub fn for_each_hash<M: Membership>(
     array: &ArrayRef,
-    hasher: &S,
+    filter: &M,
+    parquet: bool,
     mut each: impl FnMut(usize, u64),
 ) -> Result<()> {
-    let parquet = (hasher as &dyn Any).is::<ParquetHasher>();
     macro_rules! ints {
         ($t:ty, $plain:ty) => {{
             let values = array.as_primitive::<$t>();
@@ -84,10 +82,10 @@ pub fn for_each_hash<S: BuildHasher + 'static>(
                     let hash = if parquet {
                         // Parquet's physical type, bit for bit (an
                         // unsigned value's bits as the signed type).
-                        (value as $plain).hash_with(hasher)
+                        filter.hash(&(value as $plain))
                     } else {
                         // Sign-extended to 64 bits, as every integer key.
-                        (i128::from(value) as u64).hash_with(hasher)
+                        filter.hash(&(i128::from(value) as u64))
                     };
                     each(row, hash);
                 }
@@ -99,7 +97,7 @@ pub fn for_each_hash<S: BuildHasher + 'static>(
             for (row, value) in $values.enumerate() {
                 if let Some(value) = value {
                     let value: &[u8] = value.as_ref();
-                    each(row, Bytes(value).hash_with(hasher));
+                    each(row, filter.hash(&Bytes(value)));
                 }
             }
         }};
@@ -108,7 +106,7 @@ pub fn for_each_hash<S: BuildHasher + 'static>(
         DataType::Dictionary(_, values) => {
             // The values, decoded: a dictionary is an encoding, not a key.
             let decoded = cast(array, values)?;
-            return for_each_hash(&decoded, hasher, each);
+            return for_each_hash(&decoded, filter, parquet, each);
         }
         DataType::Utf8 => bytes!(array.as_string::<i32>().iter()),
         DataType::LargeUtf8 => bytes!(array.as_string::<i64>().iter()),

@@ -5,9 +5,12 @@
 //! filter is bound and a subquery's is handed over in a struct, keeping
 //! the same rows under a short column name; keys hash as
 //! the library's encodings (a golden file); the bytes are a file the CLI
-//! reads; bad arguments are plan or execution errors.
+//! reads; `bloom_contains` answers for a filter of any kind; bad arguments
+//! are plan or execution errors.
 
-use atomic_bloom::{AtomicBloom, Bytes};
+use atomic_bloom::{
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Bytes,
+};
 use atomic_bloom_datafusion::{
     bloom_build_udaf, bloom_contains, bloom_contains_saved, bloom_contains_udf, register,
 };
@@ -499,4 +502,72 @@ async fn bad_arguments_are_errors_that_name_them() {
             .await
             .contains("not a saved filter")
     );
+}
+
+/// `bloom_contains` reads a filter of any kind from its bytes, bound as a
+/// constant or not: a counting, growable (grown past its first sub-filter)
+/// or windowed filter finds every key inserted, and its answer for each
+/// row is the library's own for that key.
+#[tokio::test]
+async fn bloom_contains_answers_for_every_kind() {
+    let ctx = context();
+    run(
+        &ctx,
+        "CREATE TABLE t (s VARCHAR, n BIGINT) AS \
+         SELECT concat('key-', CAST(value AS VARCHAR)), value FROM range(0, 20000)",
+    )
+    .await;
+    let counting = AtomicCountingBloom::new(20_000, 0.01).unwrap();
+    let growable = AtomicGrowableBloom::new(1_000, 0.01).unwrap();
+    let windowed = AtomicWindowedBloom::new(20_000, 0.01).unwrap();
+    for i in (0..20_000u64).step_by(2) {
+        let key = format!("key-{i}");
+        counting.insert(&key);
+        growable.insert(&key).unwrap();
+        windowed.insert(&key);
+    }
+    assert!(growable.sub_filters() > 1);
+    let answers = |contains: &dyn Fn(&str) -> bool| -> i64 {
+        (0..20_000u64)
+            .filter(|i| contains(&format!("key-{i}")))
+            .count() as i64
+    };
+    for (kind, bytes, expected) in [
+        (
+            "counting",
+            counting.to_bytes().unwrap(),
+            answers(&|k| counting.contains(k)),
+        ),
+        (
+            "growable",
+            growable.to_bytes().unwrap(),
+            answers(&|k| growable.contains(k)),
+        ),
+        (
+            "windowed",
+            windowed.to_bytes().unwrap(),
+            answers(&|k| windowed.contains(k)),
+        ),
+    ] {
+        assert!(expected >= 10_000, "{kind}: every inserted key is found");
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let bound = format!("SELECT count(*) FROM t WHERE bloom_contains(X'{hex}', s)");
+        assert_eq!(count(&ctx, &bound).await, expected, "{kind}, bound");
+        let table = format!("CREATE TABLE f_{kind} (f BYTEA) AS VALUES (X'{hex}')");
+        run(&ctx, &table).await;
+        let unbound =
+            format!("SELECT count(*) FROM t WHERE bloom_contains((SELECT f FROM f_{kind}), s)");
+        assert_eq!(
+            count(&ctx, &unbound).await,
+            expected,
+            "{kind}, from a subquery"
+        );
+        let missed =
+            format!("SELECT count(*) FROM t WHERE n % 2 = 0 AND NOT bloom_contains(X'{hex}', s)");
+        assert_eq!(
+            count(&ctx, &missed).await,
+            0,
+            "{kind}: a key inserted is missed"
+        );
+    }
 }

@@ -18,3 +18,5 @@ pub(crate) mod parallel;
 pub use builder::Builder;
 pub use cells::Cells;
 pub use filter::{DEFAULT_FALSE_POSITIVE_RATE, Filter};
+#[cfg(feature = "rayon")]
+pub(crate) use parallel::par_chunked;

@@ -1,10 +1,13 @@
 //! [`SavedFilter`]: a saved filter of whichever kind its header names.
 
 use super::{FilterKind, HASHER_PARQUET, ReadError, V2_HEADER_LEN};
+use crate::error::GrowthError;
+use crate::key::Key;
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::counting::AtomicCountingBloom;
 use crate::kinds::growable::AtomicGrowableBloom;
 use crate::kinds::window::AtomicWindowedBloom;
+use crate::membership::Membership;
 use crate::parquet_hasher::ParquetHasher;
 use std::fs::File;
 use std::io::{Read, Write};
@@ -144,4 +147,67 @@ fn read_kind(input: &mut impl Read) -> Result<(FilterKind, Vec<u8>), ReadError> 
     let mut start = Vec::with_capacity(V2_HEADER_LEN);
     input.take(V2_HEADER_LEN as u64).read_to_end(&mut start)?;
     Ok((FilterKind::of_header(&start)?, start))
+}
+
+/// `$call` on the filter inside `$saved`, whichever kind it is: the one
+/// place that matches the kinds for [`Membership`].
+macro_rules! on_kind {
+    ($saved:expr, $filter:ident => $call:expr) => {
+        match $saved {
+            SavedFilter::Bloom($filter) => $call,
+            SavedFilter::Counting($filter) => $call,
+            SavedFilter::Growable($filter) => $call,
+            SavedFilter::Windowed($filter) => {
+                let $filter = &**$filter;
+                $call
+            }
+            SavedFilter::Parquet($filter) => $call,
+        }
+    };
+}
+
+impl crate::membership::sealed::Sealed for SavedFilter {}
+
+/// Every call goes to the filter the file held, as its kind's own
+/// implementation answers it.
+impl Membership for SavedFilter {
+    fn kind(&self) -> FilterKind {
+        SavedFilter::kind(self)
+    }
+
+    fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
+        on_kind!(self, f => Membership::hash(f, key))
+    }
+
+    fn try_insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
+        on_kind!(self, f => f.try_insert_hash(hash))
+    }
+
+    fn contains_hash(&self, hash: u64) -> bool {
+        on_kind!(self, f => Membership::contains_hash(f, hash))
+    }
+
+    fn try_insert_hash_batch(&self, hashes: &[u64]) -> Result<usize, GrowthError> {
+        on_kind!(self, f => f.try_insert_hash_batch(hashes))
+    }
+
+    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        on_kind!(self, f => Membership::contains_hash_batch(f, hashes))
+    }
+
+    fn estimated_len(&self) -> Option<u64> {
+        on_kind!(self, f => Membership::estimated_len(f))
+    }
+
+    fn estimated_false_positive_rate(&self) -> f64 {
+        on_kind!(self, f => Membership::estimated_false_positive_rate(f))
+    }
+
+    fn is_empty(&self) -> bool {
+        on_kind!(self, f => Membership::is_empty(f))
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        on_kind!(self, f => Membership::memory_bytes(f))
+    }
 }

@@ -707,6 +707,26 @@ impl<S> AtomicGrowableBloom<S> {
         rates.sum::<f64>().min(1.0)
     }
 
+    /// The rate the filter shows now, from the bits each sub-filter has set:
+    /// a key absent from all of them is a false positive of any one, so
+    /// `1 - Π(1 - p_i)` over their estimated rates.
+    ///
+    /// ```
+    /// let f = atomic_bloom::AtomicGrowableBloom::new(100, 0.01)?;
+    /// assert_eq!(f.estimated_false_positive_rate(), 0.0);
+    /// f.insert_batch(0..100_000u32)?;
+    /// assert!(f.estimated_false_positive_rate() < 0.01);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_false_positive_rate(&self) -> f64 {
+        let misses: f64 = self
+            .chain
+            .iter()
+            .map(|n| 1.0 - n.value().filter.estimated_false_positive_rate())
+            .product();
+        1.0 - misses
+    }
+
     /// The target rate the filter was built for: the
     /// [bound](Self::false_positive_rate_bound) holds below it.
     pub fn target_false_positive_rate(&self) -> f64 {
