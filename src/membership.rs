@@ -3,7 +3,6 @@
 
 use crate::error::GrowthError;
 use crate::key::Key;
-use crate::persist::FilterKind;
 use std::hash::BuildHasher;
 
 /// Hashes taken at a time by the provided batch forms: large enough for a
@@ -18,7 +17,7 @@ pub(crate) mod sealed {
 
 /// One membership surface for every kind.
 ///
-/// [`Membership`] is what the four kinds and [`SavedFilter`] have in common:
+/// [`Membership`] is what the four kinds and [`SavedFilter`](crate::SavedFilter) have in common:
 /// hashing a key, inserting and asking, by key or by hash, one at a time,
 /// in batches and on every core, and the estimates. A program that takes
 /// "any filter" (the CLI, which loads whatever a file holds; DataFusion's
@@ -56,9 +55,6 @@ pub(crate) mod sealed {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait Membership: sealed::Sealed + Sync {
-    /// The kind, as a saved file's header names it.
-    fn kind(&self) -> FilterKind;
-
     /// The hash every call of this filter derives a key's positions from.
     fn hash<K: Key + ?Sized>(&self, key: &K) -> u64;
 
@@ -205,10 +201,6 @@ where
 impl<C: crate::core::Cells, S: BuildHasher + Sync> sealed::Sealed for crate::core::Filter<C, S> {}
 
 impl<C: crate::core::Cells, S: BuildHasher + Sync> Membership for crate::core::Filter<C, S> {
-    fn kind(&self) -> FilterKind {
-        <Self as crate::persist::Stored<S>>::KIND
-    }
-
     fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
         Self::hash(self, key)
     }
@@ -246,13 +238,14 @@ impl<C: crate::core::Cells, S: BuildHasher + Sync> Membership for crate::core::F
     }
 }
 
-impl<S: BuildHasher + Clone + Send + Sync> sealed::Sealed for crate::AtomicGrowableBloom<S> {}
+impl<S: BuildHasher + Clone + Send + Sync> sealed::Sealed
+    for crate::kinds::growable::AtomicGrowableBloom<S>
+{
+}
 
-impl<S: BuildHasher + Clone + Send + Sync> Membership for crate::AtomicGrowableBloom<S> {
-    fn kind(&self) -> FilterKind {
-        FilterKind::Growable
-    }
-
+impl<S: BuildHasher + Clone + Send + Sync> Membership
+    for crate::kinds::growable::AtomicGrowableBloom<S>
+{
     fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
         Self::hash(self, key)
     }
@@ -290,13 +283,9 @@ impl<S: BuildHasher + Clone + Send + Sync> Membership for crate::AtomicGrowableB
     }
 }
 
-impl<S: BuildHasher + Sync> sealed::Sealed for crate::AtomicWindowedBloom<S> {}
+impl<S: BuildHasher + Sync> sealed::Sealed for crate::kinds::window::AtomicWindowedBloom<S> {}
 
-impl<S: BuildHasher + Sync> Membership for crate::AtomicWindowedBloom<S> {
-    fn kind(&self) -> FilterKind {
-        FilterKind::Windowed
-    }
-
+impl<S: BuildHasher + Sync> Membership for crate::kinds::window::AtomicWindowedBloom<S> {
     fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
         Self::hash(self, key)
     }

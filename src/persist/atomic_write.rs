@@ -3,7 +3,7 @@
 //! [`atomic_write`]: a file is replaced whole or not at all, whatever
 //! kind of filter it holds.
 
-use super::CHUNK;
+use super::constants::CHUNK;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;

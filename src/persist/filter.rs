@@ -8,10 +8,10 @@
 //! in the same order for both; a file of the other kind is a
 //! [`ReadError::WrongKind`].
 
-use super::{
-    FilterKind, Header, ReadError, Stored, atomic_write, decode, load_file, read_stream,
-    stored_bytes, write_stored,
-};
+use super::atomic_write;
+use super::errors::{FilterKind, ReadError};
+use super::header::Header;
+use super::stored::{Stored, decode, load_file, read_stream, stored_bytes, write_stored};
 use crate::core::cells::Cells;
 use crate::core::filter::Filter;
 use crate::error::BuildError;

@@ -1,6 +1,7 @@
 //! [`SavedFilter`]: a saved filter of whichever kind its header names.
 
-use super::{FilterKind, HASHER_PARQUET, ReadError, V2_HEADER_LEN};
+use super::constants::{HASHER_PARQUET, V2_HEADER_LEN};
+use super::errors::{FilterKind, ReadError};
 use crate::error::GrowthError;
 use crate::key::Key;
 use crate::kinds::bloom::AtomicBloom;
@@ -171,10 +172,6 @@ impl crate::membership::sealed::Sealed for SavedFilter {}
 /// Every call goes to the filter the file held, as its kind's own
 /// implementation answers it.
 impl Membership for SavedFilter {
-    fn kind(&self) -> FilterKind {
-        SavedFilter::kind(self)
-    }
-
     fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
         on_kind!(self, f => Membership::hash(f, key))
     }

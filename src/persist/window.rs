@@ -21,11 +21,11 @@
 //! one spare of the same size, so a reader allocates at most one and a half
 //! times its input (`g` is at least 2).
 
-use super::{
-    CHECKSUM_LEN, FilterKind, HasherId, MAGIC, ReadError, Source, Summed, V2_HEADER_LEN,
-    atomic_write, check_hasher, check_num_bits, check_sum, f64_le, truncated, u32_le, u64_le,
-    v2_head, written_bytes,
-};
+use super::atomic_write;
+use super::bytes::{Source, Summed, f64_le, truncated, u32_le, u64_le, written_bytes};
+use super::constants::{CHECKSUM_LEN, MAGIC, V2_HEADER_LEN};
+use super::errors::{FilterKind, HasherId, ReadError};
+use super::header::{check_hasher, check_num_bits, check_sum, v2_head};
 use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
 use crate::kinds::bloom::AtomicBloom;

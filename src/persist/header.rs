@@ -1,0 +1,312 @@
+//! The header and its frame, encoded and decoded in one place for every
+//! kind and version: checked as far as the frame goes before the checksum,
+//! interpreted only after it.
+
+use super::bytes::{read_full, truncated};
+use super::constants::{CHECKSUM_LEN, MAGIC, V1_HEADER_LEN, V2_HEADER_LEN};
+use super::errors::{FilterKind, HasherId, ReadError};
+use crate::core::filter::FINGERPRINT_KEY;
+use crate::error::BuildError;
+use crate::hasher::WyBuildHasher;
+use crate::layout::Placement;
+use crate::sizing::Sizing;
+use crate::storage::bit_array::BitArray;
+use std::hash::BuildHasher;
+use std::io::Read;
+
+impl FilterKind {
+    /// The kind of filter a file holds, from its first bytes (the first 48
+    /// suffice; a shorter file gives what its bytes allow). A program that
+    /// reads files of any kind reads them as a [`SavedFilter`](crate::SavedFilter), which asks
+    /// this and then reads the rest of the same stream. Only
+    /// the magic, the version and the kind byte are checked: whether the
+    /// rest of the file is intact, the kind's reader says.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, AtomicCountingBloom, FilterKind, ReadError};
+    /// let plain = AtomicBloom::new(100, 0.01)?.to_bytes()?;
+    /// let counting = AtomicCountingBloom::new(100, 0.01)?.to_bytes()?;
+    /// assert_eq!(FilterKind::of_header(&plain)?, FilterKind::Bloom);
+    /// assert_eq!(FilterKind::of_header(&counting[..48])?, FilterKind::Counting);
+    /// assert!(matches!(FilterKind::of_header(b"text"), Err(ReadError::BadMagic)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn of_header(start: &[u8]) -> Result<FilterKind, ReadError> {
+        let first = start.first_chunk().ok_or_else(|| short_header(start, 0))?;
+        match Frame::header_len(first)? {
+            V1_HEADER_LEN => Ok(FilterKind::Bloom),
+            header_len => {
+                let id = *start
+                    .get(V1_HEADER_LEN)
+                    .ok_or_else(|| short_header(start, header_len))?;
+                FilterKind::from_v2_id(id).ok_or(ReadError::UnknownKind(id))
+            }
+        }
+    }
+}
+
+/// The bytes of a header, as long as the longest version's; a version 1
+/// header uses the first [`V1_HEADER_LEN`].
+pub(crate) type HeaderBytes = [u8; V2_HEADER_LEN];
+
+/// The fixed-size header, decoded and validated.
+pub(crate) struct Header {
+    pub(crate) kind: FilterKind,
+    pub(crate) sizing: Sizing,
+    pub(crate) hasher: HasherId,
+    pub(crate) fingerprint: u64,
+}
+
+/// What a reader checks before the checksum: the magic and version (is
+/// this a filter at all), and the kind, layout and `m`, which fix the
+/// input's length and so where the checksum is. Everything else in the
+/// header is interpreted only once the checksum has vouched for it.
+pub(crate) struct Frame {
+    pub(crate) header_len: usize,
+    pub(crate) kind: FilterKind,
+    /// Bits of the body per cell.
+    pub(crate) cell_bits: u64,
+    pub(crate) placement: Placement,
+    pub(crate) num_bits: u64,
+}
+
+impl Frame {
+    /// The header's length, from the magic and version at its start.
+    pub(crate) fn header_len(start: &[u8; V1_HEADER_LEN]) -> Result<usize, ReadError> {
+        if start[0..8] != MAGIC {
+            return Err(ReadError::BadMagic);
+        }
+        match u16::from_le_bytes([start[8], start[9]]) {
+            1 => Ok(V1_HEADER_LEN),
+            2 => Ok(V2_HEADER_LEN),
+            version => Err(ReadError::UnsupportedVersion(version)),
+        }
+    }
+
+    /// The frame of a whole header (`header_len` bytes of `bytes`), for a
+    /// reader of `reading`. A file of a kind whose body is not one array
+    /// has no such frame: it is the wrong kind for this reader, which can
+    /// say so before the checksum, since it could not find the checksum.
+    pub(crate) fn of(
+        bytes: &HeaderBytes,
+        header_len: usize,
+        reading: FilterKind,
+    ) -> Result<Frame, ReadError> {
+        let kind = if header_len == V1_HEADER_LEN {
+            FilterKind::Bloom
+        } else {
+            FilterKind::from_v2_id(bytes[40]).ok_or(ReadError::UnknownKind(bytes[40]))?
+        };
+        let cell_bits = kind.cell_bits().ok_or(ReadError::WrongKind {
+            written: kind,
+            reading,
+        })?;
+        let placement = Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
+        let num_bits = u64_at(bytes, 16);
+        check_num_bits(placement, num_bits)?;
+        Ok(Frame {
+            header_len,
+            kind,
+            cell_bits,
+            placement,
+            num_bits,
+        })
+    }
+
+    /// Bytes of the body: `m` cells of the kind's width (`m` is a multiple
+    /// of 64 and at most 2^43, so a whole number of words, with no overflow).
+    pub(crate) fn body_len(&self) -> u64 {
+        self.num_bits * self.cell_bits / 8
+    }
+
+    /// Bytes of the whole file.
+    pub(crate) fn file_len(&self) -> u64 {
+        self.header_len as u64 + self.body_len() + CHECKSUM_LEN as u64
+    }
+
+    /// Whether an input of `actual` bytes holds exactly this filter.
+    pub(crate) fn check_len(&self, actual: u64) -> Result<(), ReadError> {
+        let expected = self.file_len();
+        match actual.cmp(&expected) {
+            std::cmp::Ordering::Less => Err(ReadError::Truncated { expected, actual }),
+            std::cmp::Ordering::Greater => Err(ReadError::TrailingBytes { expected }),
+            std::cmp::Ordering::Equal => Ok(()),
+        }
+    }
+
+    /// Zeroed words for the body.
+    pub(crate) fn words(&self) -> Result<BitArray, ReadError> {
+        let words = usize::try_from(self.body_len() / 8).ok();
+        words
+            .and_then(BitArray::zeroed)
+            .ok_or(ReadError::AllocationFailed(BuildError::AllocationFailed {
+                bytes: self.body_len(),
+            }))
+    }
+}
+
+/// The first `len` bytes of a version-2 file of the `expected` kind (its
+/// header and parameters) and its layout, checked as far as they go: a
+/// version-1 file or another kind is [`ReadError::WrongKind`] for a
+/// reader of `reading`.
+pub(crate) fn v2_head(
+    bytes: &[u8],
+    len: usize,
+    expected: FilterKind,
+    reading: FilterKind,
+) -> Result<(&[u8], Placement), ReadError> {
+    let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
+    if Frame::header_len(start)? == V1_HEADER_LEN {
+        return Err(ReadError::WrongKind {
+            written: FilterKind::Bloom,
+            reading,
+        });
+    }
+    let head = bytes
+        .get(..len)
+        .ok_or_else(|| truncated(len as u64, bytes))?;
+    let kind = FilterKind::from_v2_id(head[40]).ok_or(ReadError::UnknownKind(head[40]))?;
+    if kind != expected {
+        return Err(ReadError::WrongKind {
+            written: kind,
+            reading,
+        });
+    }
+    let placement = Placement::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
+    Ok((head, placement))
+}
+
+/// Checks a recorded `m`: in range, and a whole number of the layout's
+/// words or blocks.
+pub(crate) fn check_num_bits(placement: Placement, num_bits: u64) -> Result<(), ReadError> {
+    let layout = placement.layout();
+    // Any valid k will do here: only m is checked.
+    let any_k = layout.fixed_num_hashes().unwrap_or(1);
+    let sizing = Sizing::for_bits(layout, num_bits, any_k).map_err(ReadError::InvalidParameters)?;
+    if sizing.num_bits() != num_bits {
+        // `for_bits` rounds up to whole words or blocks, as writers do: a
+        // header that needed rounding is forged.
+        return Err(ReadError::UnalignedBits {
+            num_bits,
+            layout,
+            granule: layout.granule_bits(),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn u64_at(bytes: &HeaderBytes, at: usize) -> u64 {
+    let mut le = [0u8; 8];
+    le.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(le)
+}
+
+impl Header {
+    /// The header's bytes: all of them in version 2, the first
+    /// [`V1_HEADER_LEN`] in version 1.
+    pub(crate) fn encode(&self) -> (HeaderBytes, usize) {
+        let mut out = [0u8; V2_HEADER_LEN];
+        let version = self.kind.format_version();
+        out[0..8].copy_from_slice(&MAGIC);
+        out[8..10].copy_from_slice(&version.to_le_bytes());
+        let (hasher_id, seed) = self.hasher.encode();
+        out[10] = self.sizing.placement().id();
+        out[11] = hasher_id;
+        out[12..16].copy_from_slice(&self.sizing.num_hashes().to_le_bytes());
+        out[16..24].copy_from_slice(&self.sizing.num_bits().to_le_bytes());
+        out[24..32].copy_from_slice(&seed.to_le_bytes());
+        out[32..40].copy_from_slice(&self.fingerprint.to_le_bytes());
+        match self.kind.v2_id() {
+            None => (out, V1_HEADER_LEN),
+            Some(id) => {
+                out[40] = id;
+                (out, V2_HEADER_LEN)
+            }
+        }
+    }
+
+    /// Interprets a header whose checksum has been verified (its frame
+    /// already checked).
+    pub(crate) fn decode(bytes: &HeaderBytes, frame: &Frame) -> Result<Header, ReadError> {
+        if frame.header_len == V2_HEADER_LEN && bytes[41..].iter().any(|&b| b != 0) {
+            return Err(ReadError::ReservedBytes);
+        }
+        let num_hashes = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+        let sizing = Sizing::placed(frame.placement, frame.num_bits, num_hashes)
+            .map_err(ReadError::InvalidParameters)?;
+        Ok(Header {
+            kind: frame.kind,
+            sizing,
+            hasher: HasherId::decode(bytes[11], u64_at(bytes, 24))?,
+            fingerprint: u64_at(bytes, 32),
+        })
+    }
+
+    /// The default hasher this header names, if it names one.
+    pub(crate) fn wyhash(&self) -> Result<WyBuildHasher, ReadError> {
+        self.hasher.wyhash()
+    }
+}
+
+/// Checks that `hasher` is the one a file records: the same id and seed
+/// (so that writing the filter back gives the same bytes) and the same
+/// fingerprint (so that keys map to the same cells).
+pub(crate) fn check_hasher<S: BuildHasher + 'static>(
+    written: HasherId,
+    fingerprint: u64,
+    hasher: &S,
+) -> Result<(), ReadError> {
+    let reading = HasherId::of(hasher);
+    if reading != written {
+        return Err(ReadError::HasherMismatch { written, reading });
+    }
+    let computed = hasher.hash_one(FINGERPRINT_KEY);
+    if computed != fingerprint {
+        return Err(ReadError::FingerprintMismatch {
+            written: fingerprint,
+            reading: computed,
+        });
+    }
+    Ok(())
+}
+
+/// Reads the header at the start of `input` and checks its frame; returns
+/// its raw bytes (for the checksum, and to decode once it is verified).
+pub(crate) fn read_header(
+    mut input: impl Read,
+    reading: FilterKind,
+) -> Result<(HeaderBytes, Frame), ReadError> {
+    let mut bytes = [0u8; V2_HEADER_LEN];
+    let got = read_full(&mut input, &mut bytes[..V1_HEADER_LEN])?;
+    let start = bytes.first_chunk().filter(|_| got == V1_HEADER_LEN);
+    let header_len = Frame::header_len(start.ok_or_else(|| short_header(&bytes[..got], 0))?)?;
+    let got = got + read_full(&mut input, &mut bytes[V1_HEADER_LEN..header_len])?;
+    if got < header_len {
+        return Err(short_header(&bytes[..got], header_len));
+    }
+    Ok((bytes, Frame::of(&bytes, header_len, reading)?))
+}
+
+/// The error for an input that ended inside a header of `header_len`
+/// bytes (0 if the version was not reached): not a filter at all if what
+/// there is does not start like [`MAGIC`], else truncated.
+pub(crate) fn short_header(prefix: &[u8], header_len: usize) -> ReadError {
+    if prefix.iter().zip(&MAGIC).any(|(a, b)| a != b) {
+        ReadError::BadMagic
+    } else {
+        ReadError::Truncated {
+            expected: header_len.max(V1_HEADER_LEN) as u64,
+            actual: prefix.len() as u64,
+        }
+    }
+}
+
+/// Compares the stored checksum (8 little-endian bytes) with the computed one.
+pub(crate) fn check_sum(stored: &[u8], computed: u64) -> Result<(), ReadError> {
+    let stored = u64::from_le_bytes(stored.try_into().unwrap_or([0; 8]));
+    if stored == computed {
+        Ok(())
+    } else {
+        Err(ReadError::ChecksumMismatch { stored, computed })
+    }
+}
