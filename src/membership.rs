@@ -197,128 +197,79 @@ where
     }
 }
 
-/// The plain and counting filters, of any hasher.
-impl<C: crate::core::Cells, S: BuildHasher + Sync> sealed::Sealed for crate::core::Filter<C, S> {}
+/// `Membership` for a kind from its inherent methods of the same names:
+/// how its inserts become fallible, and its memory as `u64`, are the
+/// arguments; the rest delegates as written.
+macro_rules! membership_from_inherent {
+    (
+        impl[$($generics:tt)*] $kind:ty;
+        insert_hash($f:ident, $hash:ident) => $insert:expr;
+        insert_hash_batch($fb:ident, $hashes:ident) => $batch:expr;
+        memory_bytes($fm:ident) => $memory:expr;
+    ) => {
+        impl<$($generics)*> sealed::Sealed for $kind {}
 
-impl<C: crate::core::Cells, S: BuildHasher + Sync> Membership for crate::core::Filter<C, S> {
-    fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
-        Self::hash(self, key)
-    }
+        impl<$($generics)*> Membership for $kind {
+            fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
+                Self::hash(self, key)
+            }
 
-    fn try_insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
-        Ok(self.insert_hash(hash))
-    }
+            fn try_insert_hash(&self, $hash: u64) -> Result<bool, GrowthError> {
+                let $f = self;
+                $insert
+            }
 
-    fn contains_hash(&self, hash: u64) -> bool {
-        Self::contains_hash(self, hash)
-    }
+            fn contains_hash(&self, hash: u64) -> bool {
+                Self::contains_hash(self, hash)
+            }
 
-    fn try_insert_hash_batch(&self, hashes: &[u64]) -> Result<usize, GrowthError> {
-        Ok(self.insert_hash_batch(hashes.iter().copied()))
-    }
+            fn try_insert_hash_batch(&self, $hashes: &[u64]) -> Result<usize, GrowthError> {
+                let $fb = self;
+                $batch
+            }
 
-    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        Self::contains_hash_batch(self, hashes.iter().copied())
-    }
+            fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+                Self::contains_hash_batch(self, hashes.iter().copied())
+            }
 
-    fn estimated_len(&self) -> Option<u64> {
-        Self::estimated_len(self)
-    }
+            fn estimated_len(&self) -> Option<u64> {
+                Self::estimated_len(self)
+            }
 
-    fn estimated_false_positive_rate(&self) -> f64 {
-        Self::estimated_false_positive_rate(self)
-    }
+            fn estimated_false_positive_rate(&self) -> f64 {
+                Self::estimated_false_positive_rate(self)
+            }
 
-    fn is_empty(&self) -> bool {
-        Self::is_empty(self)
-    }
+            fn is_empty(&self) -> bool {
+                Self::is_empty(self)
+            }
 
-    fn memory_bytes(&self) -> u64 {
-        Self::memory_bytes(self) as u64
-    }
+            fn memory_bytes(&self) -> u64 {
+                let $fm = self;
+                $memory
+            }
+        }
+    };
 }
 
-impl<S: BuildHasher + Clone + Send + Sync> sealed::Sealed
-    for crate::kinds::growable::AtomicGrowableBloom<S>
-{
+// The plain and counting filters, of any hasher.
+membership_from_inherent! {
+    impl[C: crate::core::Cells, S: BuildHasher + Sync] crate::core::Filter<C, S>;
+    insert_hash(f, hash) => Ok(f.insert_hash(hash));
+    insert_hash_batch(f, hashes) => Ok(f.insert_hash_batch(hashes.iter().copied()));
+    memory_bytes(f) => f.memory_bytes() as u64;
 }
 
-impl<S: BuildHasher + Clone + Send + Sync> Membership
-    for crate::kinds::growable::AtomicGrowableBloom<S>
-{
-    fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
-        Self::hash(self, key)
-    }
-
-    fn try_insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
-        self.insert_hash(hash)
-    }
-
-    fn contains_hash(&self, hash: u64) -> bool {
-        Self::contains_hash(self, hash)
-    }
-
-    fn try_insert_hash_batch(&self, hashes: &[u64]) -> Result<usize, GrowthError> {
-        self.insert_hash_batch(hashes.iter().copied())
-    }
-
-    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        Self::contains_hash_batch(self, hashes.iter().copied())
-    }
-
-    fn estimated_len(&self) -> Option<u64> {
-        Self::estimated_len(self)
-    }
-
-    fn estimated_false_positive_rate(&self) -> f64 {
-        Self::estimated_false_positive_rate(self)
-    }
-
-    fn is_empty(&self) -> bool {
-        Self::is_empty(self)
-    }
-
-    fn memory_bytes(&self) -> u64 {
-        Self::memory_bytes(self)
-    }
+membership_from_inherent! {
+    impl[S: BuildHasher + Clone + Send + Sync] crate::kinds::growable::AtomicGrowableBloom<S>;
+    insert_hash(f, hash) => f.insert_hash(hash);
+    insert_hash_batch(f, hashes) => f.insert_hash_batch(hashes.iter().copied());
+    memory_bytes(f) => f.memory_bytes();
 }
 
-impl<S: BuildHasher + Sync> sealed::Sealed for crate::kinds::window::AtomicWindowedBloom<S> {}
-
-impl<S: BuildHasher + Sync> Membership for crate::kinds::window::AtomicWindowedBloom<S> {
-    fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
-        Self::hash(self, key)
-    }
-
-    fn try_insert_hash(&self, hash: u64) -> Result<bool, GrowthError> {
-        Ok(self.insert_hash(hash))
-    }
-
-    fn contains_hash(&self, hash: u64) -> bool {
-        Self::contains_hash(self, hash)
-    }
-
-    fn try_insert_hash_batch(&self, hashes: &[u64]) -> Result<usize, GrowthError> {
-        Ok(self.insert_hash_batch(hashes.iter().copied()))
-    }
-
-    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        Self::contains_hash_batch(self, hashes.iter().copied())
-    }
-
-    fn estimated_len(&self) -> Option<u64> {
-        Self::estimated_len(self)
-    }
-
-    fn estimated_false_positive_rate(&self) -> f64 {
-        Self::estimated_false_positive_rate(self)
-    }
-
-    fn is_empty(&self) -> bool {
-        Self::is_empty(self)
-    }
-
-    fn memory_bytes(&self) -> u64 {
-        Self::memory_bytes(self) as u64
-    }
+membership_from_inherent! {
+    impl[S: BuildHasher + Sync] crate::kinds::window::AtomicWindowedBloom<S>;
+    insert_hash(f, hash) => Ok(f.insert_hash(hash));
+    insert_hash_batch(f, hashes) => Ok(f.insert_hash_batch(hashes.iter().copied()));
+    memory_bytes(f) => f.memory_bytes() as u64;
 }
