@@ -98,6 +98,9 @@
 //!
 //! # Where to read on
 //!
+//! - A program that takes a filter of any kind (one read from a file of
+//!   unknown kind is a [`SavedFilter`]) calls it through [`Membership`],
+//!   the surface the four kinds share.
 //! - Which calls see the same key, and how to save a filter that every
 //!   program reads the same: [`docs::keys`], [`docs::format`].
 //! - Which layout to choose: [`docs::layouts`]; what the sizes rest on and
