@@ -10,8 +10,7 @@
 //! it, and a frozen class shared between threads cannot prove it is alone.
 //! A new filter does the same job.
 
-use crate::errors::{build_error, growth_error};
-use crate::keys::{Order, hash_now, try_for_each_chunk};
+use crate::errors::build_error;
 use crate::params::{count, parse_layout, parse_seed, within};
 use atomic_bloom::{AtomicGrowableBloom, MAX_SUB_FILTERS};
 use pyo3::prelude::*;
@@ -127,8 +126,7 @@ filter_methods!(
         /// Adds `key`; returns whether it was new. Raises `FilterFullError`
         /// (the key not added) if it is new and the filter may not grow.
         fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-            let hash = hash_now(key, self.inner.hasher())?;
-            self.inner.insert_hash(hash).map_err(growth_error)
+            crate::adds::add(&self.inner, key)
         }
 
         /// Adds every key of an iterable, in order, with the GIL released
@@ -137,13 +135,7 @@ filter_methods!(
         /// the iterable raises with nothing added. On `FilterFullError` the
         /// keys before the one that did not fit are in.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            let counts =
-                try_for_each_chunk(py, keys, self.inner.hasher(), Order::KeysFirst, |hashes| {
-                    self.inner
-                        .insert_hash_batch(hashes.iter().copied())
-                        .map_err(growth_error)
-                })?;
-            Ok(counts.into_iter().sum())
+            crate::adds::add_many(py, &self.inner, keys)
         }
 
         /// How many keys were added: the adds each sub-filter reported new

@@ -704,20 +704,6 @@ pub fn spread_keys_first<S: BuildHasher + Sync, T: Send>(
     Ok(results)
 }
 
-/// `add_many` of a filter whose inserts cannot fail: every key taken
-/// first, then `insert_batch` on each chunk of hashes spread over the cores
-/// ([`spread_keys_first`]); how many keys the inserts reported new.
-pub fn add_all<S: BuildHasher + Sync>(
-    py: Python<'_>,
-    keys: &Bound<'_, PyAny>,
-    hasher: &S,
-    insert_batch: impl Fn(&[u64]) -> usize + Sync,
-) -> PyResult<usize> {
-    Ok(spread_keys_first(py, keys, hasher, insert_batch)?
-        .into_iter()
-        .sum())
-}
-
 /// Chunks each thread works on in a round of [`spread_keys_first`].
 const SPREAD_CHUNKS_PER_ROUND: usize = 8;
 

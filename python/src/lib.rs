@@ -19,6 +19,7 @@
 #[macro_use]
 mod methods;
 
+mod adds;
 mod arrow;
 mod bloom;
 mod counting;
@@ -28,7 +29,6 @@ mod keys;
 mod params;
 mod parquet;
 mod saved;
-mod staged;
 mod windowed;
 
 use atomic_bloom::{SavedFilter, WyBuildHasher};

@@ -10,7 +10,8 @@
 //!
 //! It also makes `wrap` (a filter into the class, which
 //! `atomic_bloom.load` calls). Among its own methods a class defines
-//! `add_many(&self, py, keys) -> PyResult<usize>` (which `update` calls).
+//! `add` and `add_many(&self, py, keys) -> PyResult<usize>` (which `update`
+//! calls), each with its own docstring and the shared body of `adds.rs`.
 
 /// A filter's `repr`: `<atomic_bloom.BloomFilter num_bits=1024 ...>`, the
 /// class's own fields, then the layout and seed every class has.
@@ -115,8 +116,7 @@ macro_rules! filter_methods {
             /// Adds `key` (one more occurrence of it, for a counting filter);
             /// returns whether it was absent before.
             fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                let hash = $crate::keys::hash_now(key, self.inner.hasher())?;
-                Ok(self.inner.insert_hash(hash))
+                $crate::adds::add(&self.inner, key)
             }
 
             /// Adds every key of an iterable; returns how many were absent
@@ -129,13 +129,7 @@ macro_rules! filter_methods {
             /// inserted into a private stage by a helper thread while the
             /// keys are taken, and merged in.
             fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-                use $crate::staged::Staged;
-                if let Some(new) = self.inner.add_many_staged(py, keys)? {
-                    return Ok(new);
-                }
-                $crate::keys::add_all(py, keys, self.inner.hasher(), |hashes| {
-                    self.inner.insert_hash_batch(hashes.iter().copied())
-                })
+                $crate::adds::add_many(py, &self.inner, keys)
             }
 
             /// Removes every key.

@@ -10,7 +10,6 @@
 //! bytes); an `INT32`, `FLOAT` or `DOUBLE` value as its little-endian
 //! bytes (`struct.pack('<i', v)`, `'<f'`, `'<d'`).
 
-use crate::keys::{add_all, hash_now};
 use atomic_bloom::{AtomicBloom, ParquetHasher};
 use pyo3::prelude::*;
 
@@ -32,8 +31,7 @@ filter_methods!(
         /// Adds `key`, hashed as Parquet hashes a value; returns whether it
         /// was new.
         fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-            let hash = hash_now(key, self.inner.hasher())?;
-            Ok(self.inner.insert_hash(hash))
+            crate::adds::add(&self.inner, key)
         }
 
         /// Adds every key of an iterable, with the GIL released while keys are
@@ -41,9 +39,7 @@ filter_methods!(
         /// first: a bad key or an error from the iterable raises with nothing
         /// added.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            add_all(py, keys, self.inner.hasher(), |hashes| {
-                self.inner.insert_hash_batch(hashes.iter().copied())
-            })
+            crate::adds::add_many(py, &self.inner, keys)
         }
 
         /// Bits in the filter.

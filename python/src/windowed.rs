@@ -6,7 +6,6 @@
 //! for saving and pickling (a time window resumes its schedule).
 
 use crate::errors::build_error;
-use crate::keys::{add_all, hash_now};
 use crate::params::{count, parse_layout, parse_seed, within};
 use atomic_bloom::{AtomicWindowedBloom, MAX_GENERATIONS, WhenFull, Window, WyBuildHasher};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -116,8 +115,7 @@ filter_methods!(
         /// window: False once seen within it, which is what deduplication
         /// asks.
         fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-            let hash = hash_now(key, self.inner.hasher())?;
-            Ok(self.inner.insert_hash(hash))
+            crate::adds::add(&self.inner, key)
         }
 
         /// Adds every key of an iterable, with the GIL released while keys are
@@ -126,9 +124,7 @@ filter_methods!(
         /// first: a bad key or an error from the iterable raises with nothing
         /// added.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-            add_all(py, keys, self.inner.hasher(), |hashes| {
-                self.inner.insert_hash_batch(hashes.iter().copied())
-            })
+            crate::adds::add_many(py, &self.inner, keys)
         }
 
         /// Starts a new generation now, retiring the oldest (its keys leave);
