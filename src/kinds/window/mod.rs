@@ -674,15 +674,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         I::Item: Key,
         S: Sync,
     {
-        use rayon::iter::ParallelIterator;
-        use rayon::slice::ParallelSlice;
-        let hashes: Vec<u64> = keys.into_par_iter().map(|key| self.hash(&key)).collect();
-        // Chunks large enough to keep the batch's prefetching ahead, small
-        // enough to spread over the threads.
-        hashes
-            .par_chunks(PAR_CHUNK)
-            .flat_map_iter(|chunk| self.contains_hash_batch(chunk.iter().copied()))
-            .collect()
+        crate::core::par_chunked(keys, |chunk| self.contains_batch(chunk))
     }
 }
 
@@ -743,7 +735,7 @@ impl<S, P: Probe> Stage for &ContainsStage<'_, S, P> {
     }
 }
 
-/// Keys a `par_contains` or `par_insert` task takes at once.
+/// Keys a `par_insert` task takes at once.
 #[cfg(feature = "rayon")]
 const PAR_CHUNK: usize = 4096;
 
