@@ -138,21 +138,37 @@ pub trait Membership: sealed::Sealed + Sync {
         I::Item: Key,
     {
         use rayon::prelude::*;
-        keys.into_par_iter()
+        // The first failure stops every thread from taking more keys (as
+        // the growable filter's own `par_insert` does), rather than hashing
+        // the rest for nothing.
+        let failed = std::sync::OnceLock::new();
+        let insert = |run: &[u64]| {
+            self.try_insert_hash_batch(run).unwrap_or_else(|e| {
+                let _ = failed.set(e);
+                0
+            })
+        };
+        let new = keys
+            .into_par_iter()
+            .take_any_while(|_| failed.get().is_none())
             .fold(
-                || (Vec::with_capacity(HASHES_AT_A_TIME), Ok(0)),
-                |(mut run, new): (Vec<u64>, Result<usize, GrowthError>), key| {
+                || (Vec::with_capacity(HASHES_AT_A_TIME), 0),
+                |(mut run, new): (Vec<u64>, usize), key| {
                     run.push(self.hash(&key));
                     if run.len() < HASHES_AT_A_TIME {
                         return (run, new);
                     }
-                    let new = new.and_then(|n| Ok(n + self.try_insert_hash_batch(&run)?));
+                    let added = insert(&run);
                     run.clear();
-                    (run, new)
+                    (run, new + added)
                 },
             )
-            .map(|(run, new)| new.and_then(|n| Ok(n + self.try_insert_hash_batch(&run)?)))
-            .try_reduce(|| 0, |a, b| Ok(a + b))
+            .map(|(run, new)| new + insert(&run))
+            .sum();
+        match failed.into_inner() {
+            Some(error) => Err(error),
+            None => Ok(new),
+        }
     }
 
     /// [`contains_batch`](Self::contains_batch) on all of rayon's threads,
