@@ -9,7 +9,8 @@
 //!
 //! The CI-sized grid below runs p in {0.1, 0.01, 1e-3, 1e-4}; the full grid
 //! down to 1e-5 (two billion queries) is `fpr_full_grid`, run with
-//! `cargo test --release --test false_positive_rate -- --ignored`.
+//! `cargo test --test all false_positive_rate::fpr_full_grid -- --ignored`
+//! (the test profile optimises the library).
 
 use crate::common;
 
@@ -100,7 +101,7 @@ fn split_block_honours_rates() {
 }
 
 #[test]
-#[ignore = "two billion queries: run with --release -- --ignored"]
+#[ignore = "two billion queries: run with -- --ignored"]
 fn fpr_full_grid() {
     for layout in Layout::ALL {
         for fpp in [0.1, 0.01, 1e-3, 1e-4, 1e-5] {

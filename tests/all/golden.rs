@@ -4,7 +4,7 @@
 //! same bytes. A change that breaks either fails here: it needs a new
 //! format version, not an edited golden file.
 //!
-//! `cargo test --test golden -- --ignored` rewrites them (only for a new
+//! `cargo test --test all golden:: -- --ignored` rewrites them (only for a new
 //! format version, kept beside the old ones).
 //!
 //! Their keys were inserted as `&str` when `insert` hashed a `str` by its

@@ -387,7 +387,7 @@ mod rate {
     /// The same at 100M keys (17 sub-filters) from 1000, with the default
     /// tightening ratio 0.5 and with 0.9, and the memory of a filter
     /// pre-sized for 100M beside them (the price of not knowing `n`).
-    /// `cargo test --release --test growable -- --ignored --nocapture hundred`.
+    /// `cargo test --release --test all growable:: -- --ignored --nocapture hundred`.
     #[test]
     #[ignore = "100M keys twice: four minutes and 850 MB"]
     fn measured_rate_at_a_hundred_million_keys() {

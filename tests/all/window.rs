@@ -271,7 +271,7 @@ fn no_key_is_lost_while_rotating() {
 }
 
 #[test]
-#[ignore = "10M checks: run with --release -- --ignored"]
+#[ignore = "10M checks: run with -- --ignored"]
 fn no_key_is_lost_while_rotating_over_ten_million_checks() {
     no_key_lost_while_rotating(10_000_000);
 }
