@@ -31,7 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("initial  ratio  bits/key  sub-filters  rate bound  measured rate");
     for &initial in &capacities {
         for &ratio in &ratios {
-            let f = AtomicGrowableBloom::builder(initial, 0.01)
+            let f = AtomicGrowableBloom::builder()
+                .capacity(initial, 0.01)
                 .tightening_ratio(ratio)
                 .build()?;
             f.par_insert(0..keys)?;

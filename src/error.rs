@@ -25,17 +25,6 @@ impl fmt::Display for Number {
     }
 }
 
-/// What to change when `layout` cannot reach a rate within the size limit.
-fn unreachable_hint(layout: &Layout) -> &'static str {
-    match layout {
-        Layout::Word => "use the blocked or standard layout, or raise the rate",
-        Layout::Blocked => "use the standard layout, fewer items, or a higher rate",
-        Layout::Sectorized => "use the blocked or standard layout, fewer items, or a higher rate",
-        Layout::Standard => "use fewer items or a higher rate",
-        Layout::SplitBlock => "use the blocked or standard layout, fewer items, or a higher rate",
-    }
-}
-
 /// Why a filter could not be built.
 ///
 /// ```
@@ -145,7 +134,7 @@ pub enum BuildError {
     /// The layout cannot reach the rate within [`MAX_BITS`](crate::MAX_BITS).
     #[error(
         "the {layout} layout cannot reach a false-positive rate of {} for {items} items within {max_bits} bits; {}",
-        Number(*false_positive_rate), unreachable_hint(layout)
+        Number(*false_positive_rate), layout.unreachable_hint()
     )]
     RateUnreachable {
         /// The layout asked for.
@@ -212,7 +201,7 @@ pub enum BuildError {
 ///
 /// ```
 /// use atomic_bloom::{AtomicGrowableBloom, GrowthError};
-/// let f = AtomicGrowableBloom::builder(1, 0.01).max_sub_filters(2).build()?;
+/// let f = AtomicGrowableBloom::builder().capacity(1, 0.01).max_sub_filters(2).build()?;
 /// // Room for 1 + 2 keys in two sub-filters.
 /// for key in ["a", "b", "c"] {
 ///     assert!(f.insert(key)?);

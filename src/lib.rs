@@ -45,11 +45,14 @@
 //! share is written once and has one name, argument shape and return type.
 //! The growable filter is a chain of plain filters with the same surface
 //! where it applies; its inserts can fail (a memory or sub-filter limit),
-//! so they return a `Result`.
+//! so they return a `Result`. Every kind is built the same way:
+//! `Kind::new(n, p)`, or `Kind::builder()`, its size by `.capacity(n, p)`,
+//! any options, then `.build()`.
 //!
 //! | operation | [`AtomicBloom`] | [`AtomicCountingBloom`] | [`AtomicGrowableBloom`] | [`AtomicWindowedBloom`] |
 //! |---|---|---|---|---|
-//! | build | `new`, `with_bits`, `with_sizing`, `builder()` | the same | `new`, `builder(n0, p)` | `new`, `builder(n, p)`, `.seed`, `.hasher` |
+//! | build | `new(n, p)`, `with_bits`, `with_sizing`, `builder()` | the same | `new(n0, p)`, `builder()` | `new(n, p)`, `builder()` |
+//! | builder | `.capacity(n, p)` or `.bits(m, k)`, `.layout`, `.seed`, `.hasher`, `.build()` | the same | `.capacity(n0, p)` (the first sub-filter's keys), `.layout`, `.seed`, `.hasher`, growth and limits, `.build()` | `.capacity(n, p)` (keys per window), `.layout`, `.seed`, `.hasher`, window, generations, clock, `.build()` |
 //! | insert | `insert` -> `bool` | `insert` -> `bool` | `insert` -> `Result<bool, GrowthError>` | `insert` -> `bool` (absent from the whole window) |
 //! | query | `contains` | `contains`, `count_of` | `contains` | `contains` |
 //! | remove | no | `remove` (checked), `remove_unchecked` | no | no (keys leave with their generation) |
@@ -83,7 +86,7 @@
 //!
 //! // Drop events seen within the last minute (about 10,000 of them).
 //! let clock = Arc::new(ManualClock::new()); // the system's clock by default
-//! let recent = AtomicWindowedBloom::builder(10_000, 0.01)
+//! let recent = AtomicWindowedBloom::builder().capacity(10_000, 0.01)
 //!     .window(Window::Duration(Duration::from_secs(60)))
 //!     .clock(clock.clone())
 //!     .build()?;
@@ -141,7 +144,10 @@ pub use kinds::{
 pub use layout::{Layout, MAX_HASHES, ParseLayoutError};
 pub use membership::Membership;
 pub use parquet_hasher::{ParquetHasher, ParquetKeyHasher};
-pub use persist::{FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter};
+pub use persist::{
+    ChainDefect, FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter, WindowDefect,
+    WriteError,
+};
 pub use sizing::{MAX_BITS, Sizing, hash_floor};
 pub use storage::{BitArray, CounterArray};
 #[cfg(loom)]

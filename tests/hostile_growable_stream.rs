@@ -70,7 +70,8 @@ fn a_growable_stream_is_read_to_its_declared_end_and_one_byte_more() {
     let mut counts = bytes.clone();
     counts[96 + 8..96 + 16].copy_from_slice(&u64::MAX.to_le_bytes());
     common::reseal(&mut counts);
-    let small = AtomicGrowableBloom::builder(1, 0.01)
+    let small = AtomicGrowableBloom::builder()
+        .capacity(1, 0.01)
         .layout(atomic_bloom::Layout::Standard)
         .build()
         .unwrap();

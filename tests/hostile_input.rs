@@ -187,7 +187,8 @@ fn originals() -> Vec<Original> {
     // Four sub-filters, and one (read back, it can still grow).
     let growable =
         [(Layout::Blocked, 20, 200), (Layout::Standard, 100, 50)].map(|(layout, n0, n)| {
-            let f = AtomicGrowableBloom::builder(n0, 0.01)
+            let f = AtomicGrowableBloom::builder()
+                .capacity(n0, 0.01)
                 .layout(layout)
                 .seed(5)
                 .build()
@@ -200,7 +201,8 @@ fn originals() -> Vec<Original> {
     // generations.
     let windowed = [(Layout::Blocked, 0u32, 4), (Layout::Sectorized, 700, 2)].map(
         |(layout, keys, generations)| {
-            let f = AtomicWindowedBloom::builder(300, 0.01)
+            let f = AtomicWindowedBloom::builder()
+                .capacity(300, 0.01)
                 .layout(layout)
                 .generations(generations)
                 .build()

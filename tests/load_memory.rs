@@ -46,7 +46,10 @@ fn loads_read_files_at_their_length_within_the_stated_bound() {
     assert!(matches!(any.unwrap(), SavedFilter::Windowed(_)));
 
     // A growable filter of several sub-filters.
-    let growable = AtomicGrowableBloom::builder(100_000, 0.01).build().unwrap();
+    let growable = AtomicGrowableBloom::builder()
+        .capacity(100_000, 0.01)
+        .build()
+        .unwrap();
     for i in 0..1_500_000u64 {
         growable.insert(&i).unwrap();
     }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use atomic_bloom::{AtomicBloom, AtomicCountingBloom, BuildError, Layout, ReadError};
+use atomic_bloom::{AtomicBloom, AtomicCountingBloom, BuildError, Layout, ReadError, WriteError};
 use cap::Cap;
 use std::alloc::System;
 
@@ -26,7 +26,7 @@ fn refused_allocations_are_errors() {
     // to_bytes: its buffer is the filter's size.
     let refused = capped(64 << 10, || filter.to_bytes());
     assert!(
-        matches!(refused, Err(BuildError::AllocationFailed { bytes }) if bytes == file_len),
+        matches!(refused, Err(WriteError::AllocationFailed { bytes }) if bytes == file_len),
         "{refused:?}"
     );
     // read_from: its buffer grows with the stream; it once grew with an
@@ -75,7 +75,7 @@ fn refused_allocations_are_errors() {
     );
     let refused = capped(64 << 10, || counting.to_bytes());
     assert!(
-        matches!(refused, Err(BuildError::AllocationFailed { .. })),
+        matches!(refused, Err(WriteError::AllocationFailed { .. })),
         "{refused:?}"
     );
     let counting_bytes = counting.to_bytes().unwrap();

@@ -132,7 +132,8 @@ pub fn run(args: Args) -> Result<()> {
     };
     let mut filter = match expected {
         None => {
-            let mut builder = AtomicGrowableBloom::builder(args.initial_capacity, args.fpp)
+            let mut builder = AtomicGrowableBloom::builder()
+                .capacity(args.initial_capacity, args.fpp)
                 .layout(args.layout)
                 .seed(args.seed);
             if let Some(limit) = args.memory_limit {

@@ -210,7 +210,8 @@ impl Dedup {
             ),
         };
         let keys = usize::try_from(keys).context("--expected is past this platform's memory")?;
-        let mut builder = AtomicWindowedBloom::builder(keys, args.rate)
+        let mut builder = AtomicWindowedBloom::builder()
+            .capacity(keys, args.rate)
             .window(window)
             .when_full(args.when_full.into());
         if let Some(g) = args.generations {

@@ -199,7 +199,8 @@ pub fn growable_filter(memory_limit: Option<u64>) -> GrowableModelFilter {
         inner: WyBuildHasher::default(),
         clones: Default::default(),
     };
-    let mut builder = AtomicGrowableBloom::builder(1, 0.5)
+    let mut builder = AtomicGrowableBloom::builder()
+        .capacity(1, 0.5)
         .layout(Layout::Word)
         .hasher(hasher);
     if let Some(limit) = memory_limit {
@@ -214,7 +215,8 @@ pub fn growable_filter(memory_limit: Option<u64>) -> GrowableModelFilter {
 /// first sub-filter (capacity 2, one 64-bit word, `Word`), empty: two
 /// inserts race into one sub-filter without growing it.
 pub fn roomy_growable_filter() -> AtomicGrowableBloom {
-    AtomicGrowableBloom::builder(2, 0.5)
+    AtomicGrowableBloom::builder()
+        .capacity(2, 0.5)
         .layout(Layout::Word)
         .build()
         .expect("a tiny growable filter")

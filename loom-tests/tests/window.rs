@@ -19,7 +19,8 @@ const Y: u64 = 0x2545_F491_4F6C_DD1D;
 /// filters, rotated only by the models (its eight keys per generation are
 /// never reached).
 fn window() -> AtomicWindowedBloom {
-    AtomicWindowedBloom::builder(8, 0.5)
+    AtomicWindowedBloom::builder()
+        .capacity(8, 0.5)
         .generations(2)
         .layout(Layout::Word)
         .build()
@@ -127,7 +128,8 @@ fn retiring_the_wrong_generation_loses_a_live_key() {
 /// start, one minute, until the next rotation retires it.
 fn time_window_at_two_minutes() -> AtomicWindowedBloom {
     let clock = std::sync::Arc::new(ManualClock::new());
-    let f = AtomicWindowedBloom::builder(8, 0.5)
+    let f = AtomicWindowedBloom::builder()
+        .capacity(8, 0.5)
         .window(Window::Duration(Duration::from_secs(60)))
         .generations(2)
         .layout(Layout::Word)

@@ -3,7 +3,7 @@
 //! | library error | Python exception |
 //! |---|---|
 //! | `BuildError` (bad parameters), `ParseLayoutError` | `ValueError` |
-//! | `BuildError::AllocationFailed` | `MemoryError` |
+//! | `BuildError::AllocationFailed`, `WriteError` (no memory for the bytes) | `MemoryError` |
 //! | `ReadError::BufferAllocationFailed` | `MemoryError` |
 //! | `ReadError::Io` and `ReadError::File`, a failed save | `OSError` as `open()` raises it: the subclass its errno picks (e.g. `FileNotFoundError`), with `errno`, `strerror` and `filename` set |
 //! | any other `ReadError`: the bytes are not a valid filter | `CorruptFilterError`, a `ValueError` |
@@ -14,7 +14,7 @@
 //!
 //! Each keeps the library's message, which says what to change.
 
-use atomic_bloom::{BuildError, FilterKind, GrowthError, IncompatibleError, ReadError};
+use atomic_bloom::{BuildError, FilterKind, GrowthError, IncompatibleError, ReadError, WriteError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -63,6 +63,11 @@ pub fn build_error(err: BuildError) -> PyErr {
         BuildError::AllocationFailed { .. } => PyMemoryError::new_err(err.to_string()),
         err => PyValueError::new_err(err.to_string()),
     }
+}
+
+/// `MemoryError`: the only reason a filter's bytes cannot be made.
+pub fn write_error(err: WriteError) -> PyErr {
+    PyMemoryError::new_err(err.to_string())
 }
 
 /// `OSError` for I/O, `CorruptFilterError` for everything the bytes got wrong.

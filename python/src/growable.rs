@@ -104,7 +104,7 @@ filter_methods!(
             max_sub_filters: Option<i128>,
             memory_limit: Option<i128>,
         ) -> PyResult<Self> {
-            let mut builder = AtomicGrowableBloom::builder(
+            let mut builder = AtomicGrowableBloom::builder().capacity(
                 count("initial_capacity", initial_capacity)?,
                 false_positive_rate,
             )

@@ -8,11 +8,11 @@
 //! released, except a save to a file object, whose `write` is Python code
 //! called once per 1 MiB piece.
 
-use crate::errors::{build_error, file_error, read_error, read_file_error};
+use crate::errors::{file_error, read_error, read_file_error, write_error};
 use crate::keys::Buffer;
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, BuildError,
-    ParquetHasher, ReadError, SavedFilter,
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, ParquetHasher,
+    ReadError, SavedFilter, WriteError,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
@@ -119,7 +119,7 @@ fn text_file_hint(py: Python<'_>, error: PyErr) -> PyErr {
 
 /// A filter type the format holds.
 pub trait Saved: Sized + Send + Sync {
-    fn to_bytes(&self) -> Result<Vec<u8>, BuildError>;
+    fn to_bytes(&self) -> Result<Vec<u8>, WriteError>;
     fn save(&self, path: &Path) -> io::Result<()>;
     fn write_to(&self, out: &mut dyn io::Write) -> io::Result<()>;
 }
@@ -135,7 +135,7 @@ pub trait Readable: Sized + Send {
 macro_rules! saved {
     ($($filter:ty),*) => {$(
         impl Saved for $filter {
-            fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
+            fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
                 <$filter>::to_bytes(self)
             }
             fn save(&self, path: &Path) -> io::Result<()> {
@@ -190,7 +190,7 @@ readable!(
 
 /// The filter's bytes as a Python `bytes` object.
 pub fn to_bytes<'py, F: Saved>(py: Python<'py>, filter: &F) -> PyResult<Bound<'py, PyBytes>> {
-    let bytes = py.detach(|| filter.to_bytes()).map_err(build_error)?;
+    let bytes = py.detach(|| filter.to_bytes()).map_err(write_error)?;
     Ok(PyBytes::new(py, &bytes))
 }
 

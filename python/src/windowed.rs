@@ -94,7 +94,8 @@ filter_methods!(
                     )));
                 }
             };
-            AtomicWindowedBloom::builder(keys, false_positive_rate)
+            AtomicWindowedBloom::builder()
+                .capacity(keys, false_positive_rate)
                 .window(window)
                 .generations(within(
                     "generations",

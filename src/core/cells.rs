@@ -43,21 +43,24 @@ pub(crate) trait Storage: Sized + Send + Sync {
     /// The cells whose words are `words` (a file's body).
     fn from_words(words: BitArray) -> Self;
 
-    /// A per-key insert of the key with hash `hash`: whether it made the key
-    /// present (a cell of it was zero).
-    fn insert_hash(&self, sizing: &Sizing, hash: u64) -> bool;
-    /// A per-key query: whether every cell of the key is above zero.
-    fn contains_hash(&self, sizing: &Sizing, hash: u64) -> bool;
-    /// Asks the CPU for the lines of the key's cells.
-    fn prefetch_hash(&self, sizing: &Sizing, hash: u64, access: Access);
+    /// Whether a per-key call picks its probe type by `k` as well as by
+    /// layout (`with_sized_probe!` rather than `with_probe!`; the filter's
+    /// per-key calls are the one place that picks, `core/filter.rs`).
+    const SIZED_PER_KEY: bool;
 
-    /// [`insert_hash`](Self::insert_hash) with the probe chosen by the caller
-    /// (a batch chooses it once for all its keys).
+    /// Inserts the key of probe `probe`: whether it made the key present
+    /// (a cell of it was zero).
     fn insert<P: Probe>(&self, sizing: &Sizing, probe: &P) -> bool;
-    /// [`contains_hash`](Self::contains_hash) with the caller's probe.
+    /// Whether every cell of the key of probe `probe` is above zero.
     fn contains<P: Probe>(&self, sizing: &Sizing, probe: &P) -> bool;
-    /// [`prefetch_hash`](Self::prefetch_hash) with the caller's probe.
+    /// Asks the CPU for the lines of the key's cells.
     fn prefetch<P: Probe>(&self, sizing: &Sizing, probe: &P, access: Access);
+    /// A per-key insert (no batch asked for its lines ahead):
+    /// [`insert`](Self::insert), unless the cells ask for the lines first.
+    #[inline(always)]
+    fn insert_one<P: Probe>(&self, sizing: &Sizing, probe: &P) -> bool {
+        self.insert(sizing, probe)
+    }
 
     /// Words in use.
     fn num_words(&self) -> usize;

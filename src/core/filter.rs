@@ -9,12 +9,12 @@
 //! `Filter<CounterArray>`. What only one of them does is in its own file
 //! under `kinds/`.
 
-use crate::core::cells::Cells;
+use crate::core::cells::{Cells, Storage};
 use crate::error::{BuildError, IncompatibleError};
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::key::Key;
-use crate::layout::Layout;
+use crate::layout::{Layout, with_probe, with_sized_probe};
 use crate::sizing::Sizing;
 use std::fmt;
 use std::hash::BuildHasher;
@@ -133,6 +133,20 @@ impl<C: Cells, S: BuildHasher> Filter<C, S> {
     }
 }
 
+/// Runs `$body` with `$P` the probe type of a per-key call of cells `$C`
+/// in a filter of sizing `$sizing`: the one place a per-key call picks it,
+/// by layout alone or by `k` too as the cells ask (`Storage::SIZED_PER_KEY`;
+/// the test is of a constant, so each cell type compiles one of the two).
+macro_rules! with_key_probe {
+    ($C:ty, $sizing:expr, $P:ident => $body:expr) => {
+        if <$C as Storage>::SIZED_PER_KEY {
+            with_sized_probe!(*$sizing, $P => $body)
+        } else {
+            with_probe!($sizing.placement(), $P => $body)
+        }
+    };
+}
+
 impl<C: Cells, S> Filter<C, S> {
     /// Inserts a key by its 64-bit hash (for callers that already hold one);
     /// returns what [`insert`](Self::insert) returns. The hash should be
@@ -149,7 +163,8 @@ impl<C: Cells, S> Filter<C, S> {
     // (`cargo run --release -p atomic-bloom-harness -- bench`).
     #[inline(always)]
     pub fn insert_hash(&self, hash: u64) -> bool {
-        self.cells.insert_hash(&self.sizing, hash)
+        let sizing = &self.sizing;
+        with_key_probe!(C, sizing, P => self.cells.insert_one(sizing, &sizing.probe::<P>(hash)))
     }
 
     /// Whether a key with this 64-bit hash may have been inserted.
@@ -165,7 +180,8 @@ impl<C: Cells, S> Filter<C, S> {
     // --release -p atomic-bloom-harness -- bench`, hits and misses at 1M).
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        self.cells.contains_hash(&self.sizing, hash)
+        let sizing = &self.sizing;
+        with_key_probe!(C, sizing, P => self.cells.contains(sizing, &sizing.probe::<P>(hash)))
     }
 
     /// Asks the CPU to start loading the lines a key with this hash
@@ -174,7 +190,8 @@ impl<C: Cells, S> Filter<C, S> {
     /// their misses overlap.
     #[inline]
     pub(crate) fn prefetch_hash(&self, hash: u64, access: Access) {
-        self.cells.prefetch_hash(&self.sizing, hash, access);
+        let sizing = &self.sizing;
+        with_key_probe!(C, sizing, P => self.cells.prefetch(sizing, &sizing.probe::<P>(hash), access));
     }
 
     /// Removes every key. Keys inserted before the call began are gone when

@@ -9,7 +9,7 @@ use crate::core::filter::Filter;
 use crate::error::{BuildError, IncompatibleError};
 use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
-use crate::layout::{Probe, with_probe};
+use crate::layout::Probe;
 use crate::sizing::Sizing;
 use crate::storage::BitArray;
 #[cfg(feature = "rayon")]
@@ -50,6 +50,10 @@ pub type AtomicBloom<S = WyBuildHasher> = Filter<BitArray, S>;
 impl Storage for BitArray {
     const CELL_BITS: u64 = 1;
     const NAME: &'static str = "AtomicBloom";
+    // Inlined into a caller's loop, a per-key call whose probe is picked by
+    // `k` too takes more instructions, the other `k`'s code and all
+    // (`layout/mod.rs`, `with_sized_probe!`).
+    const SIZED_PER_KEY: bool = false;
 
     fn zeroed(sizing: &Sizing) -> Result<Self, BuildError> {
         let num_words =
@@ -66,39 +70,6 @@ impl Storage for BitArray {
         words
     }
 
-    // Always inlined, as `contains_hash` is (which says why): out of line,
-    // in-cache inserts measured slower, new keys and duplicates alike
-    // (`cargo run --release -p atomic-bloom-harness -- bench`).
-    #[inline(always)]
-    fn insert_hash(&self, sizing: &Sizing, hash: u64) -> bool {
-        with_probe!(sizing.placement(), P => {
-            let probe = sizing.probe::<P>(hash);
-            // Ask for the key's lines before testing them. The test's loads
-            // wait for the previous insert's locked instructions to complete
-            // (a locked instruction orders every load after it), so one
-            // key's cache miss would begin only when the last key's writes
-            // end; a prefetch is not ordered with locked instructions (Intel
-            // SDM, PREFETCHh), so the miss overlaps them instead. For reading:
-            // a present key's insert writes nothing and leaves the line
-            // shared (`docs::layouts`, "How an insert writes").
-            probe.prefetch_and_insert(self)
-        })
-    }
-
-    // Always inlined: it holds every layout's probe, and LLVM kept it out
-    // of line in callers' loops, where the call and its register saves
-    // are a good part of a query whose line is in cache (`cargo run
-    // --release -p atomic-bloom-harness -- bench`, hits and misses at 1M).
-    #[inline(always)]
-    fn contains_hash(&self, sizing: &Sizing, hash: u64) -> bool {
-        with_probe!(sizing.placement(), P => sizing.probe::<P>(hash).contains(self))
-    }
-
-    #[inline]
-    fn prefetch_hash(&self, sizing: &Sizing, hash: u64, access: Access) {
-        with_probe!(sizing.placement(), P => sizing.probe::<P>(hash).prefetch(self, access));
-    }
-
     #[inline(always)]
     fn insert<P: Probe>(&self, _: &Sizing, probe: &P) -> bool {
         probe.insert(self)
@@ -112,6 +83,19 @@ impl Storage for BitArray {
     #[inline(always)]
     fn prefetch<P: Probe>(&self, _: &Sizing, probe: &P, access: Access) {
         probe.prefetch(self, access);
+    }
+
+    #[inline(always)]
+    fn insert_one<P: Probe>(&self, _: &Sizing, probe: &P) -> bool {
+        // Ask for the key's lines before testing them. The test's loads
+        // wait for the previous insert's locked instructions to complete
+        // (a locked instruction orders every load after it), so one key's
+        // cache miss would begin only when the last key's writes end; a
+        // prefetch is not ordered with locked instructions (Intel SDM,
+        // PREFETCHh), so the miss overlaps them instead. For reading: a
+        // present key's insert writes nothing and leaves the line shared
+        // (`docs::layouts`, "How an insert writes").
+        probe.prefetch_and_insert(self)
     }
 
     fn num_words(&self) -> usize {

@@ -88,12 +88,13 @@ use std::ops::Range;
 pub type AtomicCountingBloom<S = WyBuildHasher> = Filter<CounterArray, S>;
 
 /// A key's counters: an insert adds one to each (those not saturated), a
-/// query asks that each is above zero. Per-key calls choose the probe with
-/// `with_sized_probe!`: a counting call is a loop of compare-and-swaps,
-/// which costs far more than the choice.
+/// query asks that each is above zero. Per-key calls choose the probe by
+/// `k` too (`SIZED_PER_KEY`): a counting call is a loop of
+/// compare-and-swaps, which costs far more than the choice.
 impl Storage for CounterArray {
     const CELL_BITS: u64 = 4;
     const NAME: &'static str = "AtomicCountingBloom";
+    const SIZED_PER_KEY: bool = true;
 
     fn zeroed(sizing: &Sizing) -> Result<Self, BuildError> {
         let num_words = usize::try_from(sizing.num_bits() / COUNTERS_PER_WORD).map_err(|_| {
@@ -109,19 +110,6 @@ impl Storage for CounterArray {
 
     fn from_words(words: BitArray) -> Self {
         CounterArray::from_words(words)
-    }
-
-    fn insert_hash(&self, sizing: &Sizing, hash: u64) -> bool {
-        with_sized_probe!(*sizing, P => self.insert(sizing, &sizing.probe::<P>(hash)))
-    }
-
-    fn contains_hash(&self, sizing: &Sizing, hash: u64) -> bool {
-        with_sized_probe!(*sizing, P => self.contains(sizing, &sizing.probe::<P>(hash)))
-    }
-
-    #[inline]
-    fn prefetch_hash(&self, sizing: &Sizing, hash: u64, access: Access) {
-        with_sized_probe!(*sizing, P => Storage::prefetch(self, sizing, &sizing.probe::<P>(hash), access));
     }
 
     /// Returns `true` if one of the key's counters was zero, which is what

@@ -96,6 +96,10 @@ pub(crate) fn block_line(hash: u64, num_lines: u64) -> usize {
 }
 
 impl<const K: u32> Probe for BlockedProbe<K> {
+    const NAME: &'static str = "blocked";
+    const BLOCK_BITS: Option<u64> = Some(LINE_BITS);
+    const GRANULE_BITS: u64 = LINE_BITS;
+    const UNREACHABLE_HINT: &'static str = "use the standard layout, fewer items, or a higher rate";
     #[cfg(test)]
     const PLACEMENT: Placement = Placement::Blocked;
     #[cfg(test)]

@@ -23,8 +23,12 @@
 //! schemes, as a saved file records it) to its probe type
 //! ([`with_probe!`]), through which every operation reaches a layout: a
 //! caller writes its code once, generic over the probe type, and the macro
-//! instantiates it per placement. Adding a layout means a file of its own,
-//! a variant of both enums below, and a branch there.
+//! instantiates it per placement. A layout's facts (its name, block and
+//! granule, fixed `k`, size limit, the hint its errors give) are
+//! associated constants of its probe type, read through the same macro,
+//! so that [`Layout`]'s methods hold no table of them. Adding a layout
+//! means a file of its own, a variant of both enums below, and a branch
+//! there.
 //!
 //! Probes are drawn with replacement: two probes of one key may hit the
 //! same bit. The models assume exactly that, so the rate they promise is
@@ -50,7 +54,7 @@ pub(crate) use block_model::BlockModel;
 pub(crate) use blocked::{BlockedProbe, DEFAULT_RATE_KS};
 pub(crate) use probe::Probe;
 pub(crate) use sectorized::SectorizedProbe;
-pub(crate) use split_block::{MAX_SPLIT_BLOCK_BITS, SPLIT_BLOCK_HASHES, SplitBlockProbe};
+pub(crate) use split_block::SplitBlockProbe;
 pub(crate) use standard::{StandardProbe, StandardStreamProbe, standard_bits};
 pub(crate) use word::WordProbe;
 
@@ -155,13 +159,7 @@ impl Layout {
     /// assert!("fancy".parse::<Layout>().unwrap_err().to_string().contains("standard, blocked, word, sectorized, split-block"));
     /// ```
     pub const fn name(self) -> &'static str {
-        match self {
-            Layout::Standard => "standard",
-            Layout::Blocked => "blocked",
-            Layout::Word => "word",
-            Layout::Sectorized => "sectorized",
-            Layout::SplitBlock => "split-block",
-        }
+        with_probe!(self.placement(), P => P::NAME)
     }
 
     /// The placement a filter of this layout built today has.
@@ -185,12 +183,7 @@ impl Layout {
     /// assert_eq!(Layout::Standard.block_bits(), None);
     /// ```
     pub const fn block_bits(self) -> Option<u64> {
-        match self {
-            Layout::Standard => None,
-            Layout::Blocked | Layout::Sectorized => Some(512),
-            Layout::Word => Some(64),
-            Layout::SplitBlock => Some(256),
-        }
+        with_probe!(self.placement(), P => P::BLOCK_BITS)
     }
 
     /// The `k` this layout always has, if it fixes one: 8 for
@@ -202,10 +195,7 @@ impl Layout {
     /// assert_eq!(Layout::Blocked.fixed_num_hashes(), None);
     /// ```
     pub const fn fixed_num_hashes(self) -> Option<u32> {
-        match self {
-            Layout::SplitBlock => Some(SPLIT_BLOCK_HASHES),
-            _ => None,
-        }
+        with_probe!(self.placement(), P => P::FIXED_K)
     }
 
     /// The most bits a filter of this layout may have:
@@ -218,10 +208,7 @@ impl Layout {
     /// assert_eq!(Layout::SplitBlock.max_bits(), 1 << 40);
     /// ```
     pub const fn max_bits(self) -> u64 {
-        match self {
-            Layout::SplitBlock => MAX_SPLIT_BLOCK_BITS,
-            _ => MAX_BITS,
-        }
+        with_probe!(self.placement(), P => P::MAX_BITS)
     }
 
     /// The expected number of distinct bits one key sets with `k` hashes in
@@ -263,11 +250,13 @@ impl Layout {
     /// The granularity of the array's size in bits: sizes are rounded up to
     /// a multiple of this.
     pub(crate) const fn granule_bits(self) -> u64 {
-        match self {
-            Layout::Standard | Layout::Word => 64,
-            Layout::Blocked | Layout::Sectorized => 512,
-            Layout::SplitBlock => 256,
-        }
+        with_probe!(self.placement(), P => P::GRANULE_BITS)
+    }
+
+    /// What to change when the layout cannot reach a rate within
+    /// [`max_bits`](Self::max_bits).
+    pub(crate) const fn unreachable_hint(self) -> &'static str {
+        with_probe!(self.placement(), P => P::UNREACHABLE_HINT)
     }
 }
 

@@ -30,8 +30,25 @@ use super::block_model::BlockModel;
 use crate::hints::Access;
 use crate::storage::bit_array::BitArray;
 
-/// Where one key's bits are in one filter, for one layout.
+/// Where one key's bits are in one filter, for one layout; its associated
+/// constants are the layout's facts, which [`Layout`](super::Layout)'s
+/// methods read through the one dispatch, `with_probe!`.
 pub(crate) trait Probe: Copy {
+    /// The layout's name, as `Layout`'s `Display` prints it, `FromStr`
+    /// reads it and the CLI's `--layout` takes it.
+    const NAME: &'static str;
+    /// Bits of the unit a key's bits are confined to (`None`: the whole
+    /// array).
+    const BLOCK_BITS: Option<u64>;
+    /// The multiple of bits the array is sized in.
+    const GRANULE_BITS: u64;
+    /// `k` where the layout fixes it.
+    const FIXED_K: Option<u32> = None;
+    /// The most bits a filter of the layout may have.
+    const MAX_BITS: u64 = super::MAX_BITS;
+    /// What to change when the layout cannot reach a rate within
+    /// [`MAX_BITS`](Self::MAX_BITS) (a `BuildError`'s hint).
+    const UNREACHABLE_HINT: &'static str;
     /// The placement this probe is for.
     #[cfg(test)]
     const PLACEMENT: Placement;

@@ -74,6 +74,11 @@ fn sector_words(hash: u64, num_hashes: u32) -> [(usize, u64); 2] {
 }
 
 impl Probe for SectorizedProbe {
+    const NAME: &'static str = "sectorized";
+    const BLOCK_BITS: Option<u64> = Some(512);
+    const GRANULE_BITS: u64 = 512;
+    const UNREACHABLE_HINT: &'static str =
+        "use the blocked or standard layout, fewer items, or a higher rate";
     #[cfg(test)]
     const PLACEMENT: Placement = Placement::Sectorized;
     const MODEL_BLOCK_BITS: u64 = 64;

@@ -117,6 +117,13 @@ fn block_index(hash: u64, num_blocks: u64) -> u64 {
 }
 
 impl Probe for SplitBlockProbe {
+    const NAME: &'static str = "split-block";
+    const BLOCK_BITS: Option<u64> = Some(BLOCK_BITS);
+    const GRANULE_BITS: u64 = BLOCK_BITS;
+    const FIXED_K: Option<u32> = Some(SPLIT_BLOCK_HASHES);
+    const MAX_BITS: u64 = MAX_SPLIT_BLOCK_BITS;
+    const UNREACHABLE_HINT: &'static str =
+        "use the blocked or standard layout, fewer items, or a higher rate";
     #[cfg(test)]
     const PLACEMENT: Placement = Placement::SplitBlock;
     #[cfg(test)]

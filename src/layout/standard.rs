@@ -97,6 +97,10 @@ impl<D: Positions> StandardProbe<D> {
 }
 
 impl<D: Positions> Probe for StandardProbe<D> {
+    const NAME: &'static str = "standard";
+    const BLOCK_BITS: Option<u64> = None;
+    const GRANULE_BITS: u64 = 64;
+    const UNREACHABLE_HINT: &'static str = "use fewer items or a higher rate";
     #[cfg(test)]
     const PLACEMENT: Placement = D::PLACEMENT;
     const MODEL_BLOCK_BITS: u64 = 0;

@@ -33,6 +33,10 @@ fn word_mask(hash: u64, num_hashes: u32) -> u64 {
 }
 
 impl Probe for WordProbe {
+    const NAME: &'static str = "word";
+    const BLOCK_BITS: Option<u64> = Some(64);
+    const GRANULE_BITS: u64 = 64;
+    const UNREACHABLE_HINT: &'static str = "use the blocked or standard layout, or raise the rate";
     #[cfg(test)]
     const PLACEMENT: Placement = Placement::Word;
     const MODEL_BLOCK_BITS: u64 = 64;

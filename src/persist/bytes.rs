@@ -3,8 +3,7 @@
 //! writes through, and little-endian helpers.
 
 use super::constants::CHUNK;
-use super::errors::ReadError;
-use crate::error::BuildError;
+use super::errors::{ReadError, WriteError};
 use std::fs::File;
 use std::io;
 use std::io::{Read, Write};
@@ -156,10 +155,10 @@ impl<W: Write> Summed<W> {
 pub(crate) fn written_bytes(
     len: u64,
     write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>,
-) -> Result<Vec<u8>, BuildError> {
+) -> Result<Vec<u8>, WriteError> {
     let mut out = Vec::new();
     out.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
-        .map_err(|_| BuildError::AllocationFailed { bytes: len })?;
+        .map_err(|_| WriteError::AllocationFailed { bytes: len })?;
     if let Err(e) = write(&mut out) {
         unreachable!("writing to a Vec cannot fail: {e}");
     }

@@ -20,7 +20,7 @@ use thiserror::Error;
 /// let mut bytes = AtomicBloom::new(100, 0.01)?.to_bytes()?;
 /// bytes.truncate(50);
 /// assert!(matches!(AtomicBloom::from_bytes(&bytes), Err(ReadError::Truncated { .. })));
-/// # Ok::<(), atomic_bloom::BuildError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -146,16 +146,168 @@ pub enum ReadError {
         /// Bytes the buffer needed: what had arrived.
         bytes: u64,
     },
-    /// A growable filter's chain does not hold together: no sub-filters,
-    /// more than its maximum, or a sub-filter whose capacity is not the one
-    /// its parameters give. No writer produces such a file.
+    /// A growable filter's chain does not hold together. No writer
+    /// produces such a file.
     #[error("invalid growable filter: {0}")]
-    InvalidChain(String),
-    /// A windowed filter's state does not hold together: an unknown window
-    /// kind, a generation older than the first that holds keys, a window
-    /// of keys that records a time. No writer produces such a file.
+    InvalidChain(ChainDefect),
+    /// A windowed filter's state does not hold together. No writer
+    /// produces such a file.
     #[error("invalid windowed filter: {0}")]
-    InvalidWindow(String),
+    InvalidWindow(WindowDefect),
+}
+
+/// What does not hold together in a growable filter's file
+/// ([`ReadError::InvalidChain`]).
+///
+/// ```
+/// use atomic_bloom::{AtomicGrowableBloom, ChainDefect, ReadError};
+/// let mut bytes = AtomicGrowableBloom::new(100, 0.01)?.to_bytes()?;
+/// bytes[92] = 0; // the number of sub-filters
+/// assert!(matches!(
+///     AtomicGrowableBloom::from_bytes(&bytes),
+///     Err(ReadError::InvalidChain(ChainDefect::SubFilterCount { count: 0, .. }))
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Error, PartialEq)]
+#[non_exhaustive]
+pub enum ChainDefect {
+    /// No sub-filters, or more than any filter may have (or than its own
+    /// maximum).
+    #[error("{count} sub-filters; this filter has 1 to {max}")]
+    SubFilterCount {
+        /// The count the file records.
+        count: u32,
+        /// The most it may be.
+        max: u32,
+    },
+    /// An initial capacity this platform cannot address.
+    #[error("an initial capacity of {0} keys, past this platform's address space")]
+    InitialCapacity(u64),
+    /// A sub-filter's capacity is not the one the growth parameters give
+    /// it, or its reserved field is not zero.
+    #[error(
+        "sub-filter {depth} records capacity {recorded} (reserved {reserved}); the parameters give {expected:?}"
+    )]
+    Capacity {
+        /// Its place in the chain, oldest first.
+        depth: u32,
+        /// The capacity it records.
+        recorded: u64,
+        /// Its reserved field.
+        reserved: u32,
+        /// The capacity the parameters give (`None`: past any capacity).
+        expected: Option<u64>,
+    },
+    /// A sub-filter's size is far from the one its growth parameters give
+    /// it (a forged schedule would size the next sub-filter from them).
+    #[error("sub-filter {depth} has {bits} bits; its growth parameters size it at {planned}")]
+    Schedule {
+        /// Its place in the chain, oldest first.
+        depth: u32,
+        /// Its `m`.
+        bits: u64,
+        /// The `m` the parameters give.
+        planned: u64,
+    },
+    /// A sub-filter counts more new keys than its bits could have taken.
+    #[error(
+        "sub-filter {depth} records {inserted} keys inserted, more than its {bits} bits could have taken"
+    )]
+    Inserted {
+        /// Its place in the chain, oldest first.
+        depth: u32,
+        /// The count it records.
+        inserted: u64,
+        /// Its `m`.
+        bits: u64,
+    },
+}
+
+/// What does not hold together in a windowed filter's file
+/// ([`ReadError::InvalidWindow`]).
+///
+/// ```
+/// use atomic_bloom::{AtomicWindowedBloom, ReadError, WindowDefect};
+/// let mut bytes = AtomicWindowedBloom::new(100, 0.01)?.to_bytes()?;
+/// bytes[48 + 24] = 9; // the window's kind
+/// let end = bytes.len() - 8;
+/// let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+/// bytes[end..].copy_from_slice(&sum.to_le_bytes());
+/// assert!(matches!(
+///     AtomicWindowedBloom::from_bytes(&bytes),
+///     Err(ReadError::InvalidWindow(WindowDefect::UnknownWindowKind(9)))
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Error, PartialEq)]
+#[non_exhaustive]
+pub enum WindowDefect {
+    /// A window of 0 keys: writers record at least 1.
+    #[error("a window of 0 keys; writers record at least 1")]
+    NoKeys,
+    /// A key count this platform cannot address.
+    #[error("a window of {0} keys, past this platform's address space")]
+    KeysPastAddressSpace(u64),
+    /// A window kind this build does not know.
+    #[error("unknown window kind {0}")]
+    UnknownWindowKind(u8),
+    /// A choice of what to do when a generation fills that this build does
+    /// not know.
+    #[error("unknown when-full choice {0}")]
+    UnknownWhenFull(u8),
+    /// More rotations than a file may record.
+    #[error("{recorded} rotations, above the {max} a file may record")]
+    Rotations {
+        /// The count the file records.
+        recorded: u64,
+        /// The most it may be.
+        max: u64,
+    },
+    /// A window of keys that records a time (a save time, a generation's
+    /// age, or generations filled early).
+    #[error("a window of keys records no time and fills no generation early")]
+    TimeInKeyWindow,
+    /// A generation older than the first ever made holds keys or a time.
+    #[error(
+        "generation {age} back was never made ({rotations} rotations), yet holds keys or a time"
+    )]
+    NeverMade {
+        /// How many generations back it is.
+        age: u64,
+        /// The rotations the file records.
+        rotations: u64,
+    },
+    /// A generation counts more new keys than its bits could have taken.
+    #[error("generation {age} back records {inserted} keys, more than its {bits} bits could take")]
+    Inserted {
+        /// How many generations back it is.
+        age: u64,
+        /// The count it records.
+        inserted: u64,
+        /// Its `m`.
+        bits: u64,
+    },
+}
+
+/// Why a filter could not be written out as bytes (`to_bytes`): writing
+/// to a file or stream reports an [`io::Error`] instead.
+///
+/// ```
+/// use atomic_bloom::{AtomicBloom, WriteError};
+/// let bytes: Result<Vec<u8>, WriteError> = AtomicBloom::new(100, 0.01)?.to_bytes();
+/// assert!(bytes.is_ok());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// The allocator refused the buffer for the filter's bytes.
+    #[error("could not allocate {bytes} bytes for the filter's bytes")]
+    AllocationFailed {
+        /// Bytes the buffer needed.
+        bytes: u64,
+    },
 }
 
 /// What a filter file holds: which filter type reads it.

@@ -9,12 +9,11 @@
 //! [`ReadError::WrongKind`].
 
 use super::atomic_write;
-use super::errors::{FilterKind, ReadError};
+use super::errors::{FilterKind, ReadError, WriteError};
 use super::header::Header;
 use super::stored::{Stored, decode, load_file, read_stream, stored_bytes, write_stored};
 use crate::core::cells::Cells;
 use crate::core::filter::Filter;
-use crate::error::BuildError;
 use crate::hasher::WyBuildHasher;
 use crate::sizing::Sizing;
 use crate::storage::BitArray;
@@ -83,9 +82,9 @@ impl<C: Cells, S: BuildHasher + 'static> Filter<C, S> {
     /// // A counting filter: 48 bytes of header, half a byte per counter.
     /// let bytes = atomic_bloom::AtomicCountingBloom::with_bits(1024, 3)?.to_bytes()?;
     /// assert_eq!(bytes.len(), 48 + 512 + 8);
-    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         stored_bytes(self)
     }
 

@@ -13,11 +13,11 @@
 //! costs at most its own length.
 
 use super::atomic_write;
-use super::bytes::{Source, Summed, f64_le, truncated, u32_le, u64_le, written_bytes};
-use super::constants::{CHECKSUM_LEN, MAGIC, V2_HEADER_LEN};
-use super::errors::{FilterKind, HasherId, ReadError};
-use super::header::{check_hasher, check_num_bits, check_sum, v2_head};
-use crate::core::filter::FINGERPRINT_KEY;
+use super::bytes::{Source, Summed, f64_le, u32_le, u64_le, written_bytes};
+use super::composite::{Composite, Walk, read_file, read_framed, verified_whole};
+use super::constants::{CHECKSUM_LEN, V2_HEADER_LEN};
+use super::errors::{ChainDefect, FilterKind, HasherId, ReadError, WriteError};
+use super::header::{Header, check_num_bits, v2_head};
 use crate::error::BuildError;
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::growable::{AtomicGrowableBloom, Config, MAX_SUB_FILTERS, SubFilter};
@@ -27,7 +27,6 @@ use crate::storage::bit_array::BitArray;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::path::Path;
-use xxhash_rust::xxh3::xxh3_64;
 
 /// Bytes of the growth parameters after the header.
 const PARAMS_LEN: usize = 48;
@@ -74,15 +73,15 @@ fn encode_head<S: BuildHasher + 'static>(
 ) -> [u8; FIRST_RECORD] {
     let config = filter.config();
     let mut out = [0u8; FIRST_RECORD];
-    out[0..8].copy_from_slice(&MAGIC);
-    out[8..10].copy_from_slice(&FilterKind::Growable.format_version().to_le_bytes());
-    let (hasher_id, seed) = HasherId::of(filter.hasher()).encode();
-    out[10] = config.placement.id();
-    out[11] = hasher_id;
-    // 12..24: `k` and `m` are per sub-filter, zero here.
-    out[24..32].copy_from_slice(&seed.to_le_bytes());
-    out[32..40].copy_from_slice(&filter.hasher().hash_one(FINGERPRINT_KEY).to_le_bytes());
-    out[40] = FilterKind::Growable.v2_id().unwrap_or_default();
+    // `k` and `m` are per sub-filter: 0 in the header.
+    let header = Header::new(
+        FilterKind::Growable,
+        config.placement,
+        0,
+        0,
+        filter.hasher(),
+    );
+    out[..V2_HEADER_LEN].copy_from_slice(&header.encode().0);
     let params = &mut out[V2_HEADER_LEN..];
     params[0..8].copy_from_slice(&config.initial_capacity.to_le_bytes());
     params[8..16].copy_from_slice(&config.false_positive_rate.to_le_bytes());
@@ -141,7 +140,7 @@ impl<S: BuildHasher + 'static> AtomicGrowableBloom<S> {
     /// assert_eq!(atomic_bloom::FilterKind::of_header(&bytes)?, atomic_bloom::FilterKind::Growable);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         // The size may change if the chain grows meanwhile: a hint only.
         let len = FIRST_RECORD as u64
             + self
@@ -179,7 +178,7 @@ impl<S: BuildHasher + Clone + 'static> AtomicGrowableBloom<S> {
     /// use std::hash::RandomState;
     /// use atomic_bloom::AtomicGrowableBloom;
     /// let hasher = RandomState::new();
-    /// let f = AtomicGrowableBloom::builder(10, 0.01).hasher(hasher.clone()).build()?;
+    /// let f = AtomicGrowableBloom::builder().capacity(10, 0.01).hasher(hasher.clone()).build()?;
     /// f.insert("k")?;
     /// let back = AtomicGrowableBloom::from_bytes_with_hasher(&f.to_bytes()?, hasher)?;
     /// assert!(back.contains("k"));
@@ -196,7 +195,7 @@ impl<S: BuildHasher + Clone + 'static> AtomicGrowableBloom<S> {
     /// use std::hash::RandomState;
     /// use atomic_bloom::AtomicGrowableBloom;
     /// let hasher = RandomState::new();
-    /// let f = AtomicGrowableBloom::builder(10, 0.01).hasher(hasher.clone()).build()?;
+    /// let f = AtomicGrowableBloom::builder().capacity(10, 0.01).hasher(hasher.clone()).build()?;
     /// f.insert("k")?;
     /// let bytes = f.to_bytes()?;
     /// let back = AtomicGrowableBloom::read_from_with_hasher(bytes.as_slice(), hasher)?;
@@ -204,17 +203,14 @@ impl<S: BuildHasher + Clone + 'static> AtomicGrowableBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from_with_hasher(input: impl Read, hasher: S) -> Result<Self, ReadError> {
-        Self::from_bytes_with_hasher(&read_framed(Source::stream(input))?, hasher)
+        Self::from_bytes_with_hasher(&read_framed::<Self>(Source::stream(input))?, hasher)
     }
 
     /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
     /// file, read as [`load`](AtomicGrowableBloom::load) reads.
     pub fn load_with_hasher(path: impl AsRef<Path>, hasher: S) -> Result<Self, ReadError> {
         let path = path.as_ref();
-        let bytes = Source::file(path)
-            .and_then(read_framed)
-            .map_err(|e| e.in_file(path))?;
-        Self::from_bytes_with_hasher(&bytes, hasher)
+        Self::from_bytes_with_hasher(&read_file::<Self>(path)?, hasher)
     }
 }
 
@@ -250,7 +246,7 @@ impl AtomicGrowableBloom {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from(input: impl Read) -> Result<Self, ReadError> {
-        Self::from_bytes(&read_framed(Source::stream(input))?)
+        Self::from_bytes(&read_framed::<Self>(Source::stream(input))?)
     }
 
     /// Loads a growable filter file written with the default hasher (read
@@ -258,82 +254,44 @@ impl AtomicGrowableBloom {
     /// [`from_bytes`](Self::from_bytes)).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
         let path = path.as_ref();
-        let bytes = Source::file(path)
-            .and_then(read_framed)
-            .map_err(|e| e.in_file(path))?;
-        Self::from_bytes(&bytes)
+        Self::from_bytes(&read_file::<Self>(path)?)
     }
 }
 
-/// Reads a growable filter's bytes from `input`, up to the end its frame
-/// declares and one byte more: the header and parameters, then each
-/// record and the words its `m` declares, then the checksum. Bytes are
-/// buffered only as they arrive, so a forged frame costs at most what the
-/// input holds; an input that ends early, or runs on, is left for
-/// [`frame`] to name (`Truncated`, `TrailingBytes`).
-fn read_framed(mut input: Source<impl Read>) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
-    input.append(&mut bytes, FIRST_RECORD as u64)?;
-    let Ok((placement, count)) = head(&bytes, FilterKind::Growable) else {
-        // Not a growable frame: `frame` says why, from what was read.
-        return Ok(bytes);
-    };
-    for _ in 0..count {
-        let at = bytes.len();
-        input.append(&mut bytes, RECORD_LEN as u64)?;
-        let Some(record) = bytes.get(at..at + RECORD_LEN) else {
-            return Ok(bytes);
-        };
-        let num_bits = Record::decode(record).num_bits;
-        if check_num_bits(placement, num_bits).is_err() {
-            return Ok(bytes);
-        }
-        let body_start = bytes.len();
-        input.append(&mut bytes, num_bits / 8)?;
-        if ((bytes.len() - body_start) as u64) < num_bits / 8 {
-            return Ok(bytes);
-        }
-    }
-    input.append(&mut bytes, CHECKSUM_LEN as u64 + 1)?;
-    Ok(bytes)
-}
-
-/// The layout and the number of sub-filters of a growable header, checked
-/// as far as the header goes.
+/// The number of sub-filters of a growable header and its parameters,
+/// checked as far as they go, and its placement.
 fn head(bytes: &[u8], reading: FilterKind) -> Result<(Placement, u32), ReadError> {
     let (head, placement) = v2_head(bytes, FIRST_RECORD, FilterKind::Growable, reading)?;
     let count = u32_le(&head[92..96]);
     if count == 0 || count > MAX_SUB_FILTERS {
-        return Err(ReadError::InvalidChain(format!(
-            "{count} sub-filters; a growable filter has 1 to {MAX_SUB_FILTERS}"
-        )));
+        return Err(ReadError::InvalidChain(ChainDefect::SubFilterCount {
+            count,
+            max: MAX_SUB_FILTERS,
+        }));
     }
     Ok((placement, count))
 }
 
-/// Where each sub-filter's record starts, from the bytes present: the
-/// frame. `Err` if the input is not a growable filter, or ends early or
-/// late.
-fn frame(bytes: &[u8], reading: FilterKind) -> Result<Vec<usize>, ReadError> {
-    let (placement, count) = head(bytes, reading)?;
-    let mut starts = Vec::with_capacity(count as usize);
-    let mut at = FIRST_RECORD as u64;
-    for _ in 0..count {
-        let record_end = at + RECORD_LEN as u64;
-        let record = bytes
-            .get(at as usize..record_end as usize)
-            .ok_or_else(|| truncated(record_end, bytes))?;
-        let num_bits = Record::decode(record).num_bits;
-        check_num_bits(placement, num_bits)?;
-        starts.push(at as usize);
-        // At most 64 records of at most 2^40 bytes each: no overflow.
-        at = record_end + num_bits / 8;
-    }
-    let expected = at + CHECKSUM_LEN as u64;
-    match (bytes.len() as u64).cmp(&expected) {
-        std::cmp::Ordering::Less => Err(truncated(expected, bytes)),
-        std::cmp::Ordering::Greater => Err(ReadError::TrailingBytes { expected }),
-        std::cmp::Ordering::Equal => Ok(starts),
+/// The frame: the header and parameters, then each sub-filter's record,
+/// whose `m` says where the next one starts.
+impl<S> Composite for AtomicGrowableBloom<S> {
+    const KIND: FilterKind = FilterKind::Growable;
+    const HEAD_LEN: usize = FIRST_RECORD;
+
+    fn walk(bytes: &[u8], reading: FilterKind) -> Result<Walk, ReadError> {
+        let (placement, count) = head(bytes, reading)?;
+        let mut at = FIRST_RECORD as u64;
+        for _ in 0..count {
+            let record_end = at + RECORD_LEN as u64;
+            let Some(record) = bytes.get(at as usize..record_end as usize) else {
+                return Ok(Walk::Needs(record_end));
+            };
+            let num_bits = Record::decode(record).num_bits;
+            check_num_bits(placement, num_bits)?;
+            // At most 64 records of at most 2^40 bytes each: no overflow.
+            at = record_end + num_bits / 8;
+        }
+        Ok(Walk::Whole(at + CHECKSUM_LEN as u64))
     }
 }
 
@@ -342,31 +300,30 @@ fn decode<S: BuildHasher + Clone + 'static>(
     bytes: &[u8],
     hasher: impl FnOnce(HasherId) -> Result<S, ReadError>,
 ) -> Result<AtomicGrowableBloom<S>, ReadError> {
-    let starts = frame(bytes, FilterKind::Growable)?;
-    let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
-    check_sum(stored, xxh3_64(covered))?;
-    if bytes[12..24].iter().chain(&bytes[41..48]).any(|&b| b != 0) {
+    let (header, covered) = verified_whole::<AtomicGrowableBloom<S>>(bytes)?;
+    if header.num_hashes != 0 || header.num_bits != 0 {
         return Err(ReadError::ReservedBytes);
     }
-    let written = HasherId::decode(bytes[11], u64_le(&bytes[24..32]))?;
-    let hasher = hasher(written)?;
-    check_hasher(written, u64_le(&bytes[32..40]), &hasher)?;
-    let config = read_config(bytes, starts.len() as u32)?;
-    let mut subs = Vec::with_capacity(starts.len());
-    for (depth, &at) in starts.iter().enumerate() {
-        let record = Record::decode(&bytes[at..at + RECORD_LEN]);
-        let expected = config.capacity(depth as u32);
+    let hasher = hasher(header.hasher)?;
+    header.check_hasher(&hasher)?;
+    let (_, count) = head(covered, FilterKind::Growable)?;
+    let config = read_config(covered, header.placement, count)?;
+    let mut subs = Vec::with_capacity(count as usize);
+    let mut at = FIRST_RECORD;
+    for depth in 0..count {
+        let record = Record::decode(&covered[at..at + RECORD_LEN]);
+        let expected = config.capacity(depth);
         if Some(record.capacity) != expected || record.reserved != 0 {
-            return Err(ReadError::InvalidChain(format!(
-                "sub-filter {depth} records capacity {} (reserved {}); the parameters give {}",
-                record.capacity,
-                record.reserved,
-                expected.map_or("none".to_string(), |c| c.to_string()),
-            )));
+            return Err(ReadError::InvalidChain(ChainDefect::Capacity {
+                depth,
+                recorded: record.capacity,
+                reserved: record.reserved,
+                expected,
+            }));
         }
         let sizing = Sizing::placed(config.placement, record.num_bits, record.num_hashes)
             .map_err(ReadError::InvalidParameters)?;
-        check_schedule(&config, depth as u32, &sizing)?;
+        check_schedule(&config, depth, &sizing)?;
         let num_words = (record.num_bits / 64) as usize;
         let mut words = BitArray::zeroed(num_words).ok_or(ReadError::AllocationFailed(
             BuildError::AllocationFailed {
@@ -374,7 +331,8 @@ fn decode<S: BuildHasher + Clone + 'static>(
             },
         ))?;
         let body = at + RECORD_LEN;
-        words.fill_le(0, &bytes[body..body + num_words * 8]);
+        words.fill_le(0, &covered[body..body + num_words * 8]);
+        at = body + num_words * 8;
         let filter = AtomicBloom::from_parts(words, sizing, hasher.clone());
         // An insert is counted new when it found one of the key's bits
         // clear, so the count follows the bits that went from 0 to 1, at
@@ -383,11 +341,11 @@ fn decode<S: BuildHasher + Clone + 'static>(
         // before its count nears `m` (its capacity is a small fraction of
         // it). A count above `m` is forged, and summed it could overflow.
         if record.inserted > record.num_bits {
-            return Err(ReadError::InvalidChain(format!(
-                "sub-filter {depth} records {} keys inserted, more than its {} bits could have \
-                 taken",
-                record.inserted, record.num_bits
-            )));
+            return Err(ReadError::InvalidChain(ChainDefect::Inserted {
+                depth,
+                inserted: record.inserted,
+                bits: record.num_bits,
+            }));
         }
         subs.push(SubFilter::from_parts(
             filter,
@@ -395,8 +353,12 @@ fn decode<S: BuildHasher + Clone + 'static>(
             record.inserted,
         ));
     }
-    AtomicGrowableBloom::from_parts(config, subs, hasher)
-        .ok_or_else(|| ReadError::InvalidChain("no sub-filters".to_string()))
+    AtomicGrowableBloom::from_parts(config, subs, hasher).ok_or(ReadError::InvalidChain(
+        ChainDefect::SubFilterCount {
+            count: 0,
+            max: MAX_SUB_FILTERS,
+        },
+    ))
 }
 
 /// How far a recorded sub-filter's bits may stray from those its growth
@@ -414,24 +376,24 @@ fn check_schedule(config: &Config, depth: u32, recorded: &Sizing) -> Result<(), 
     let planned = config.sizing(depth).map_err(ReadError::InvalidParameters)?;
     let (got, want) = (recorded.num_bits(), planned.num_bits());
     if got.saturating_mul(SCHEDULE_SLACK) < want || want.saturating_mul(SCHEDULE_SLACK) < got {
-        return Err(ReadError::InvalidChain(format!(
-            "sub-filter {depth} has {got} bits; its growth parameters (initial capacity {}, \
-             growth factor {}, rate {}) size it at {want}",
-            config.initial_capacity, config.growth_factor, config.false_positive_rate
-        )));
+        return Err(ReadError::InvalidChain(ChainDefect::Schedule {
+            depth,
+            bits: got,
+            planned: want,
+        }));
     }
     Ok(())
 }
 
 /// The growth parameters, validated as the builder validates them, and
 /// the number of sub-filters against the maximum.
-fn read_config(bytes: &[u8], count: u32) -> Result<Config, ReadError> {
+fn read_config(bytes: &[u8], placement: Placement, count: u32) -> Result<Config, ReadError> {
     let params = &bytes[V2_HEADER_LEN..FIRST_RECORD];
-    let placement = Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
-    let initial = usize::try_from(u64_le(&params[0..8])).map_err(|_| {
-        ReadError::InvalidChain("an initial capacity past this platform's address space".into())
-    })?;
-    let mut builder = AtomicGrowableBloom::builder(initial, f64_le(&params[8..16]))
+    let recorded = u64_le(&params[0..8]);
+    let initial = usize::try_from(recorded)
+        .map_err(|_| ReadError::InvalidChain(ChainDefect::InitialCapacity(recorded)))?;
+    let mut builder = AtomicGrowableBloom::builder()
+        .capacity(initial, f64_le(&params[8..16]))
         .growth_factor(f64_le(&params[16..24]))
         .tightening_ratio(f64_le(&params[24..32]))
         .layout(placement.layout())
@@ -445,10 +407,10 @@ fn read_config(bytes: &[u8], count: u32) -> Result<Config, ReadError> {
         ..builder.config().map_err(ReadError::InvalidParameters)?
     };
     if count > config.max_sub_filters {
-        return Err(ReadError::InvalidChain(format!(
-            "{count} sub-filters, above the filter's maximum of {}",
-            config.max_sub_filters
-        )));
+        return Err(ReadError::InvalidChain(ChainDefect::SubFilterCount {
+            count,
+            max: config.max_sub_filters,
+        }));
     }
     Ok(config)
 }

@@ -13,6 +13,7 @@ use crate::sizing::Sizing;
 use crate::storage::bit_array::BitArray;
 use std::hash::BuildHasher;
 use std::io::Read;
+use xxhash_rust::xxh3::xxh3_64;
 
 impl FilterKind {
     /// The kind of filter a file holds, from its first bytes (the first 48
@@ -49,11 +50,18 @@ impl FilterKind {
 /// header uses the first [`V1_HEADER_LEN`].
 pub(crate) type HeaderBytes = [u8; V2_HEADER_LEN];
 
-/// The fixed-size header, decoded and validated.
+/// The fixed-size header of every kind and version, as its fields say.
 pub(crate) struct Header {
     pub(crate) kind: FilterKind,
-    pub(crate) sizing: Sizing,
+    pub(crate) placement: Placement,
+    /// `k` and `m` of the kind's array: a plain or counting filter's, every
+    /// generation's of a windowed filter; 0 and 0 for a growable filter,
+    /// whose sub-filters record their own.
+    pub(crate) num_hashes: u32,
+    pub(crate) num_bits: u64,
     pub(crate) hasher: HasherId,
+    /// The hasher's hash of [`FINGERPRINT_KEY`]: tells two custom hashers
+    /// (or states of one) apart.
     pub(crate) fingerprint: u64,
 }
 
@@ -63,10 +71,8 @@ pub(crate) struct Header {
 /// header is interpreted only once the checksum has vouched for it.
 pub(crate) struct Frame {
     pub(crate) header_len: usize,
-    pub(crate) kind: FilterKind,
     /// Bits of the body per cell.
     pub(crate) cell_bits: u64,
-    pub(crate) placement: Placement,
     pub(crate) num_bits: u64,
 }
 
@@ -106,9 +112,7 @@ impl Frame {
         check_num_bits(placement, num_bits)?;
         Ok(Frame {
             header_len,
-            kind,
             cell_bits,
-            placement,
             num_bits,
         })
     }
@@ -126,12 +130,7 @@ impl Frame {
 
     /// Whether an input of `actual` bytes holds exactly this filter.
     pub(crate) fn check_len(&self, actual: u64) -> Result<(), ReadError> {
-        let expected = self.file_len();
-        match actual.cmp(&expected) {
-            std::cmp::Ordering::Less => Err(ReadError::Truncated { expected, actual }),
-            std::cmp::Ordering::Greater => Err(ReadError::TrailingBytes { expected }),
-            std::cmp::Ordering::Equal => Ok(()),
-        }
+        check_len(actual, self.file_len())
     }
 
     /// Zeroed words for the body.
@@ -202,6 +201,24 @@ pub(crate) fn u64_at(bytes: &HeaderBytes, at: usize) -> u64 {
 }
 
 impl Header {
+    /// The header of a filter of `kind` whose keys `hasher` hashes.
+    pub(crate) fn new<S: BuildHasher + 'static>(
+        kind: FilterKind,
+        placement: Placement,
+        num_hashes: u32,
+        num_bits: u64,
+        hasher: &S,
+    ) -> Header {
+        Header {
+            kind,
+            placement,
+            num_hashes,
+            num_bits,
+            hasher: HasherId::of(hasher),
+            fingerprint: hasher.hash_one(FINGERPRINT_KEY),
+        }
+    }
+
     /// The header's bytes: all of them in version 2, the first
     /// [`V1_HEADER_LEN`] in version 1.
     pub(crate) fn encode(&self) -> (HeaderBytes, usize) {
@@ -210,10 +227,10 @@ impl Header {
         out[0..8].copy_from_slice(&MAGIC);
         out[8..10].copy_from_slice(&version.to_le_bytes());
         let (hasher_id, seed) = self.hasher.encode();
-        out[10] = self.sizing.placement().id();
+        out[10] = self.placement.id();
         out[11] = hasher_id;
-        out[12..16].copy_from_slice(&self.sizing.num_hashes().to_le_bytes());
-        out[16..24].copy_from_slice(&self.sizing.num_bits().to_le_bytes());
+        out[12..16].copy_from_slice(&self.num_hashes.to_le_bytes());
+        out[16..24].copy_from_slice(&self.num_bits.to_le_bytes());
         out[24..32].copy_from_slice(&seed.to_le_bytes());
         out[32..40].copy_from_slice(&self.fingerprint.to_le_bytes());
         match self.kind.v2_id() {
@@ -225,49 +242,70 @@ impl Header {
         }
     }
 
-    /// Interprets a header whose checksum has been verified (its frame
-    /// already checked).
-    pub(crate) fn decode(bytes: &HeaderBytes, frame: &Frame) -> Result<Header, ReadError> {
-        if frame.header_len == V2_HEADER_LEN && bytes[41..].iter().any(|&b| b != 0) {
-            return Err(ReadError::ReservedBytes);
-        }
-        let num_hashes = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
-        let sizing = Sizing::placed(frame.placement, frame.num_bits, num_hashes)
-            .map_err(ReadError::InvalidParameters)?;
+    /// Interprets the first bytes of a whole file whose checksum has been
+    /// verified; the frame (magic, version, kind, layout, `m`) was checked
+    /// before the checksum, so only the rest can be refused here.
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Header, ReadError> {
+        let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
+        let header_len = Frame::header_len(start)?;
+        let head = bytes
+            .get(..header_len)
+            .ok_or_else(|| short_header(bytes, header_len))?;
+        let mut all: HeaderBytes = [0; V2_HEADER_LEN];
+        all[..header_len].copy_from_slice(head);
+        let bytes = &all;
+        let kind = if header_len == V1_HEADER_LEN {
+            FilterKind::Bloom
+        } else {
+            if bytes[41..].iter().any(|&b| b != 0) {
+                return Err(ReadError::ReservedBytes);
+            }
+            FilterKind::from_v2_id(bytes[40]).ok_or(ReadError::UnknownKind(bytes[40]))?
+        };
         Ok(Header {
-            kind: frame.kind,
-            sizing,
+            kind,
+            placement: Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?,
+            num_hashes: u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]),
+            num_bits: u64_at(bytes, 16),
             hasher: HasherId::decode(bytes[11], u64_at(bytes, 24))?,
             fingerprint: u64_at(bytes, 32),
         })
+    }
+
+    /// The sizing of the kind's array (its `k` and `m` in range).
+    pub(crate) fn sizing(&self) -> Result<Sizing, ReadError> {
+        Sizing::placed(self.placement, self.num_bits, self.num_hashes)
+            .map_err(ReadError::InvalidParameters)
     }
 
     /// The default hasher this header names, if it names one.
     pub(crate) fn wyhash(&self) -> Result<WyBuildHasher, ReadError> {
         self.hasher.wyhash()
     }
-}
 
-/// Checks that `hasher` is the one a file records: the same id and seed
-/// (so that writing the filter back gives the same bytes) and the same
-/// fingerprint (so that keys map to the same cells).
-pub(crate) fn check_hasher<S: BuildHasher + 'static>(
-    written: HasherId,
-    fingerprint: u64,
-    hasher: &S,
-) -> Result<(), ReadError> {
-    let reading = HasherId::of(hasher);
-    if reading != written {
-        return Err(ReadError::HasherMismatch { written, reading });
+    /// Checks that `hasher` is the one the file records: the same id and
+    /// seed (so that writing the filter back gives the same bytes) and the
+    /// same fingerprint (so that keys map to the same cells).
+    pub(crate) fn check_hasher<S: BuildHasher + 'static>(
+        &self,
+        hasher: &S,
+    ) -> Result<(), ReadError> {
+        let reading = HasherId::of(hasher);
+        if reading != self.hasher {
+            return Err(ReadError::HasherMismatch {
+                written: self.hasher,
+                reading,
+            });
+        }
+        let computed = hasher.hash_one(FINGERPRINT_KEY);
+        if computed != self.fingerprint {
+            return Err(ReadError::FingerprintMismatch {
+                written: self.fingerprint,
+                reading: computed,
+            });
+        }
+        Ok(())
     }
-    let computed = hasher.hash_one(FINGERPRINT_KEY);
-    if computed != fingerprint {
-        return Err(ReadError::FingerprintMismatch {
-            written: fingerprint,
-            reading: computed,
-        });
-    }
-    Ok(())
 }
 
 /// Reads the header at the start of `input` and checks its frame; returns
@@ -299,6 +337,27 @@ pub(crate) fn short_header(prefix: &[u8], header_len: usize) -> ReadError {
             actual: prefix.len() as u64,
         }
     }
+}
+
+/// Whether an input of `actual` bytes is exactly the `expected` bytes its
+/// frame declares.
+pub(crate) fn check_len(actual: u64, expected: u64) -> Result<(), ReadError> {
+    match actual.cmp(&expected) {
+        std::cmp::Ordering::Less => Err(ReadError::Truncated { expected, actual }),
+        std::cmp::Ordering::Greater => Err(ReadError::TrailingBytes { expected }),
+        std::cmp::Ordering::Equal => Ok(()),
+    }
+}
+
+/// The checks a whole input held in memory gets after its frame, in the
+/// format's order: its length is the `expected` one its frame declares,
+/// then its checksum matches. Returns the header, decoded only now, and
+/// the bytes the checksum covers, from which the kind reads its meaning.
+pub(crate) fn verified(bytes: &[u8], expected: u64) -> Result<(Header, &[u8]), ReadError> {
+    check_len(bytes.len() as u64, expected)?;
+    let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    check_sum(stored, xxh3_64(covered))?;
+    Ok((Header::decode(covered)?, covered))
 }
 
 /// Compares the stored checksum (8 little-endian bytes) with the computed one.

@@ -12,6 +12,8 @@
 //!   every kind and version;
 //! - `stored.rs`: the three readers (bytes, stream, file) and the writer
 //!   of every kind whose body is one array (`Stored`);
+//! - `composite.rs`: the framing of the kinds whose body is a run of
+//!   records (`Composite`), read whole and checked before their meaning;
 //! - the kinds' own parameters and records: `filter.rs` (plain and
 //!   counting filters, once for both), `growable.rs`, `window.rs`;
 //! - `saved_filter.rs`: a file of whichever kind its header names;
@@ -19,6 +21,7 @@
 
 mod atomic_write;
 mod bytes;
+mod composite;
 mod constants;
 mod errors;
 mod filter;
@@ -32,4 +35,4 @@ pub use atomic_write::atomic_write;
 pub use saved_filter::SavedFilter;
 
 pub use constants::{FORMAT_VERSION, MAGIC};
-pub use errors::{FilterKind, HasherId, ReadError};
+pub use errors::{ChainDefect, FilterKind, HasherId, ReadError, WindowDefect, WriteError};

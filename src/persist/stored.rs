@@ -3,10 +3,8 @@
 
 use super::bytes::{Summed, read_full, read_growing, written_bytes};
 use super::constants::{CHECKSUM_LEN, CHUNK, V2_HEADER_LEN};
-use super::errors::{FilterKind, HasherId, ReadError};
-use super::header::{Frame, Header, check_hasher, check_sum, read_header, short_header};
-use crate::core::filter::FINGERPRINT_KEY;
-use crate::error::BuildError;
+use super::errors::{FilterKind, ReadError, WriteError};
+use super::header::{Frame, Header, check_sum, read_header, short_header, verified};
 use crate::sizing::Sizing;
 use crate::storage::bit_array::BitArray;
 use std::fs::File;
@@ -14,19 +12,20 @@ use std::hash::BuildHasher;
 use std::io;
 use std::io::{Read, Write};
 use std::path::Path;
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use xxhash_rust::xxh3::Xxh3;
 
 /// The header of a stored filter, and the filter of a verified file's
 /// header: what ties the header to the kinds it stores.
 impl Header {
     pub(crate) fn of<F: Stored<S>, S: BuildHasher + 'static>(filter: &F) -> Header {
-        let hasher = filter.hasher();
-        Header {
-            kind: F::KIND,
-            sizing: filter.sizing(),
-            hasher: HasherId::of(hasher),
-            fingerprint: hasher.hash_one(FINGERPRINT_KEY),
-        }
+        let sizing = filter.sizing();
+        Header::new(
+            F::KIND,
+            sizing.placement(),
+            sizing.num_hashes(),
+            sizing.num_bits(),
+            filter.hasher(),
+        )
     }
 
     /// The filter of type `F` with this header's parameters holding
@@ -45,8 +44,8 @@ impl Header {
                 reading: F::KIND,
             });
         }
-        check_hasher(self.hasher, self.fingerprint, &hasher)?;
-        Ok(F::from_stored(words, self.sizing, hasher))
+        self.check_hasher(&hasher)?;
+        Ok(F::from_stored(words, self.sizing()?, hasher))
     }
 }
 
@@ -82,10 +81,7 @@ pub(crate) fn decode<F: Stored<S>, S: BuildHasher + 'static>(
         .ok_or_else(|| short_header(bytes, header_len))?;
     header_bytes[..header_len].copy_from_slice(head);
     let frame = Frame::of(&header_bytes, header_len, F::KIND)?;
-    frame.check_len(bytes.len() as u64)?;
-    let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
-    check_sum(stored, xxh3_64(covered))?;
-    let header = Header::decode(&header_bytes, &frame)?;
+    let (header, covered) = verified(bytes, frame.file_len())?;
     let mut words = frame.words()?;
     words.fill_le(0, &covered[header_len..]);
     header.filter(words, hasher(&header)?)
@@ -159,7 +155,7 @@ pub(crate) fn load_file<F: Stored<S>, S: BuildHasher + 'static>(
         _ => return Err(ReadError::TrailingBytes { expected }),
     }
     check_sum(&trailer[..CHECKSUM_LEN], digest.digest())?;
-    let header = Header::decode(&header_bytes, &frame)?;
+    let header = Header::decode(&header_bytes[..frame.header_len])?;
     header.filter(words, hasher(&header)?)
 }
 
@@ -180,7 +176,7 @@ pub(crate) fn write_stored<F: Stored<S>, S: BuildHasher + 'static>(
 /// refuses the buffer.
 pub(crate) fn stored_bytes<F: Stored<S>, S: BuildHasher + 'static>(
     filter: &F,
-) -> Result<Vec<u8>, BuildError> {
+) -> Result<Vec<u8>, WriteError> {
     let (_, header_len) = Header::of(filter).encode();
     let len = header_len + filter.num_stored_words() * 8 + CHECKSUM_LEN;
     written_bytes(len as u64, |out| write_stored(filter, out))

@@ -22,27 +22,23 @@
 //! times its input (`g` is at least 2).
 
 use super::atomic_write;
-use super::bytes::{Source, Summed, f64_le, truncated, u32_le, u64_le, written_bytes};
-use super::constants::{CHECKSUM_LEN, MAGIC, V2_HEADER_LEN};
-use super::errors::{FilterKind, HasherId, ReadError};
-use super::header::{check_hasher, check_num_bits, check_sum, v2_head};
-use crate::core::filter::FINGERPRINT_KEY;
+use super::bytes::{Source, Summed, f64_le, u32_le, u64_le, written_bytes};
+use super::composite::{Composite, Walk, read_file, read_framed, verified_whole};
+use super::constants::{CHECKSUM_LEN, V2_HEADER_LEN};
+use super::errors::{FilterKind, HasherId, ReadError, WindowDefect, WriteError};
+use super::header::{Header, check_num_bits, v2_head};
 use crate::error::BuildError;
 use crate::kinds::bloom::AtomicBloom;
 use crate::kinds::window::ring::{NOT_STARTED, Ring};
 use crate::kinds::window::{
     AtomicWindowedBloom, Clock, MAX_GENERATIONS, WhenFull, Window, default_clock,
 };
-use crate::layout::Placement;
-use crate::sizing::Sizing;
 use crate::storage::bit_array::BitArray;
-use crate::sync::Ordering::Relaxed;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use xxhash_rust::xxh3::xxh3_64;
 
 /// Bytes of the window's parameters and state after the header.
 const PARAMS_LEN: usize = 64;
@@ -97,44 +93,36 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn write_to(&self, output: impl Write) -> io::Result<()> {
-        let epoch = self.ring.epoch();
-        let live = self.ring.live();
+        let (epoch, generations) = self.snapshot();
         let timed = self.period.is_some();
         let now = self.clock.now_nanos();
         let mut out = Summed::new(output);
         out.put(&self.encode_head(epoch, timed.then(wall_clock_nanos)))?;
-        for age in 0..live {
-            let slot = self.ring.slot(epoch.wrapping_sub(age));
-            let exists = age <= epoch;
-            // ORDERING: Relaxed, both; a count and a start, publishing
-            // nothing (as G8): the words are what the file must hold.
-            let (inserted, started) = (slot.new_keys.sum(), slot.started.load(Relaxed));
-            let age_nanos = match (exists, timed) {
-                (false, _) => NO_AGE,
-                (true, false) => 0,
-                (true, true) if started == NOT_STARTED => NO_AGE,
-                (true, true) => now.saturating_sub(started),
+        for generation in generations {
+            let Some(filter) = generation.filter else {
+                // A generation that never existed is written as zeros, not
+                // read: its slot may be the one a rotation is clearing.
+                let mut record = [0u8; RECORD_LEN];
+                record[8..16].copy_from_slice(&NO_AGE.to_le_bytes());
+                out.put(&record)?;
+                let words = self.sizing().num_bits() / 64;
+                out.put_words((0..words).map(|_| 0))?;
+                continue;
+            };
+            let age_nanos = match (timed, generation.started) {
+                (false, _) => 0,
+                (true, NOT_STARTED) => NO_AGE,
+                (true, started) => now.saturating_sub(started),
             };
             // A count past `m` (a filter read from a file at that limit,
             // then used) is written as `m`, the most a reader accepts: each
             // counted key set a bit, so `m` is as many as the bits show.
-            let inserted = if exists {
-                inserted.min(self.sizing().num_bits())
-            } else {
-                0
-            };
+            let inserted = generation.new_keys.min(self.sizing().num_bits());
             let mut record = [0u8; RECORD_LEN];
             record[0..8].copy_from_slice(&inserted.to_le_bytes());
             record[8..16].copy_from_slice(&age_nanos.to_le_bytes());
             out.put(&record)?;
-            // A generation that never existed is written as zeros, not
-            // read: its slot may be the one a rotation is clearing.
-            if exists {
-                out.put_words(slot.filter.words())?;
-            } else {
-                let words = self.sizing().num_bits() / 64;
-                out.put_words((0..words).map(|_| 0))?;
-            }
+            out.put_words(filter.words())?;
         }
         out.finish()
     }
@@ -143,16 +131,14 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
     fn encode_head(&self, epoch: u64, saved_at: Option<u64>) -> [u8; FIRST_RECORD] {
         let sizing = self.sizing();
         let mut out = [0u8; FIRST_RECORD];
-        out[0..8].copy_from_slice(&MAGIC);
-        out[8..10].copy_from_slice(&FilterKind::Windowed.format_version().to_le_bytes());
-        let (hasher_id, seed) = HasherId::of(self.hasher()).encode();
-        out[10] = sizing.placement().id();
-        out[11] = hasher_id;
-        out[12..16].copy_from_slice(&sizing.num_hashes().to_le_bytes());
-        out[16..24].copy_from_slice(&sizing.num_bits().to_le_bytes());
-        out[24..32].copy_from_slice(&seed.to_le_bytes());
-        out[32..40].copy_from_slice(&self.hasher().hash_one(FINGERPRINT_KEY).to_le_bytes());
-        out[40] = FilterKind::Windowed.v2_id().unwrap_or_default();
+        let header = Header::new(
+            FilterKind::Windowed,
+            sizing.placement(),
+            sizing.num_hashes(),
+            sizing.num_bits(),
+            self.hasher(),
+        );
+        out[..V2_HEADER_LEN].copy_from_slice(&header.encode().0);
         let params = &mut out[V2_HEADER_LEN..];
         params[0..8].copy_from_slice(&self.keys_per_window.to_le_bytes());
         params[8..16].copy_from_slice(&self.target_false_positive_rate().to_le_bytes());
@@ -188,7 +174,7 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
     /// assert_eq!(FilterKind::of_header(&bytes)?, FilterKind::Windowed);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn to_bytes(&self) -> Result<Vec<u8>, BuildError> {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         let len = file_len(self.sizing().num_bits(), self.generations());
         written_bytes(len, |out| self.write_to(out))
     }
@@ -239,7 +225,7 @@ impl AtomicWindowedBloom {
     /// use atomic_bloom::{AtomicWindowedBloom, ManualClock, Window};
     /// use std::{sync::Arc, time::Duration};
     /// let minute = Window::Duration(Duration::from_secs(60));
-    /// let f = AtomicWindowedBloom::builder(1_000, 0.01).window(minute).build()?;
+    /// let f = AtomicWindowedBloom::builder().capacity(1_000, 0.01).window(minute).build()?;
     /// f.insert("k");
     /// let replay = Arc::new(ManualClock::new());
     /// replay.advance(Duration::from_secs(1_000));
@@ -257,13 +243,13 @@ impl AtomicWindowedBloom {
     /// buffering the input as it arrives (never by what a header claims),
     /// then decodes it as [`from_bytes`](Self::from_bytes) does.
     pub fn read_from(input: impl Read) -> Result<Self, ReadError> {
-        Self::from_bytes(&read_framed(Source::stream(input))?)
+        Self::from_bytes(&read_framed::<Self>(Source::stream(input))?)
     }
 
     /// Loads a windowed filter file written with the default hasher (read
     /// as [`read_from`](Self::read_from) reads).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        Self::from_bytes(&read_file(path.as_ref())?)
+        Self::from_bytes(&read_file::<Self>(path.as_ref())?)
     }
 
     /// As [`load`](Self::load), the window's time read from `clock`
@@ -272,7 +258,11 @@ impl AtomicWindowedBloom {
         path: impl AsRef<Path>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, ReadError> {
-        decode(&read_file(path.as_ref())?, HasherId::wyhash, Some(clock))
+        decode(
+            &read_file::<Self>(path.as_ref())?,
+            HasherId::wyhash,
+            Some(clock),
+        )
     }
 }
 
@@ -287,7 +277,7 @@ impl<S: BuildHasher + Clone + 'static> AtomicWindowedBloom<S> {
     /// stream that holds exactly one filter (read as
     /// [`read_from`](AtomicWindowedBloom::read_from) reads).
     pub fn read_from_with_hasher(input: impl Read, hasher: S) -> Result<Self, ReadError> {
-        Self::from_bytes_with_hasher(&read_framed(Source::stream(input))?, hasher)
+        Self::from_bytes_with_hasher(&read_framed::<Self>(Source::stream(input))?, hasher)
     }
 
     /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher), from a
@@ -297,14 +287,14 @@ impl<S: BuildHasher + Clone + 'static> AtomicWindowedBloom<S> {
     /// use atomic_bloom::{AtomicWindowedBloom, ParquetHasher};
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("w.abf");
-    /// let f = AtomicWindowedBloom::builder(100, 0.01).hasher(ParquetHasher).build()?;
+    /// let f = AtomicWindowedBloom::builder().capacity(100, 0.01).hasher(ParquetHasher).build()?;
     /// f.insert("k");
     /// f.save(&path)?;
     /// assert!(AtomicWindowedBloom::load_with_hasher(&path, ParquetHasher)?.contains("k"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load_with_hasher(path: impl AsRef<Path>, hasher: S) -> Result<Self, ReadError> {
-        Self::from_bytes_with_hasher(&read_file(path.as_ref())?, hasher)
+        Self::from_bytes_with_hasher(&read_file::<Self>(path.as_ref())?, hasher)
     }
 }
 
@@ -316,47 +306,31 @@ fn file_len(num_bits: u64, generations: u32) -> u64 {
         + CHECKSUM_LEN as u64
 }
 
-/// The file's length, from its header and `g`, checked as far as the bytes
-/// present go: the frame.
-fn frame(bytes: &[u8], reading: FilterKind) -> Result<u64, ReadError> {
-    let (head, placement) = v2_head(bytes, FIRST_RECORD, FilterKind::Windowed, reading)?;
-    let num_bits = u64_le(&head[16..24]);
-    check_num_bits(placement, num_bits)?;
-    let generations = u32_le(&head[V2_HEADER_LEN + 28..V2_HEADER_LEN + 32]);
-    if !(2..=MAX_GENERATIONS).contains(&generations) {
-        return Err(ReadError::InvalidParameters(
-            BuildError::InvalidGenerations {
-                got: generations,
-                max: MAX_GENERATIONS,
-            },
-        ));
+/// The frame: the header, and `m` and `g` in the parameters, fix the
+/// length.
+impl<S> Composite for AtomicWindowedBloom<S> {
+    const KIND: FilterKind = FilterKind::Windowed;
+    const HEAD_LEN: usize = FIRST_RECORD;
+
+    fn walk(bytes: &[u8], reading: FilterKind) -> Result<Walk, ReadError> {
+        let (head, placement) = v2_head(bytes, FIRST_RECORD, FilterKind::Windowed, reading)?;
+        let num_bits = u64_le(&head[16..24]);
+        check_num_bits(placement, num_bits)?;
+        let generations = u32_le(&head[V2_HEADER_LEN + 28..V2_HEADER_LEN + 32]);
+        if !(2..=MAX_GENERATIONS).contains(&generations) {
+            return Err(ReadError::InvalidParameters(
+                BuildError::InvalidGenerations {
+                    got: generations,
+                    max: MAX_GENERATIONS,
+                },
+            ));
+        }
+        Ok(Walk::Whole(file_len(num_bits, generations)))
     }
-    Ok(file_len(num_bits, generations))
 }
 
-/// Reads a windowed filter's bytes from `input`: the header and
-/// parameters, then what they say the rest is, and one byte more to tell
-/// trailing data from a clean end. Bytes are buffered only as they
-/// arrive; an input that is not a windowed frame, ends early or runs on is
-/// left for [`frame`] to name.
-fn read_framed(mut input: Source<impl Read>) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
-    input.append(&mut bytes, FIRST_RECORD as u64)?;
-    if let Ok(len) = frame(&bytes, FilterKind::Windowed) {
-        input.append(&mut bytes, len - FIRST_RECORD as u64 + 1)?;
-    }
-    Ok(bytes)
-}
-
-/// A windowed file's bytes, read at its length; an I/O error names it.
-fn read_file(path: &Path) -> Result<Vec<u8>, ReadError> {
-    Source::file(path)
-        .and_then(read_framed)
-        .map_err(|e| e.in_file(path))
-}
-
-fn invalid(why: String) -> ReadError {
-    ReadError::InvalidWindow(why)
+fn invalid(defect: WindowDefect) -> ReadError {
+    ReadError::InvalidWindow(defect)
 }
 
 /// Decodes a whole windowed file: frame, length, checksum, then meaning.
@@ -365,70 +339,53 @@ fn decode<S: BuildHasher + Clone + 'static>(
     hasher: impl FnOnce(HasherId) -> Result<S, ReadError>,
     clock: Option<Arc<dyn Clock>>,
 ) -> Result<AtomicWindowedBloom<S>, ReadError> {
-    let expected = frame(bytes, FilterKind::Windowed)?;
-    match (bytes.len() as u64).cmp(&expected) {
-        std::cmp::Ordering::Less => return Err(truncated(expected, bytes)),
-        std::cmp::Ordering::Greater => return Err(ReadError::TrailingBytes { expected }),
-        std::cmp::Ordering::Equal => {}
-    }
-    let (covered, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
-    check_sum(stored, xxh3_64(covered))?;
+    let (header, bytes) = verified_whole::<AtomicWindowedBloom<S>>(bytes)?;
     let params = &bytes[V2_HEADER_LEN..FIRST_RECORD];
-    if bytes[41..48]
+    if params[26..28]
         .iter()
-        .chain(&params[26..28])
         .chain(&params[56..64])
         .any(|&b| b != 0)
     {
         return Err(ReadError::ReservedBytes);
     }
-    let written = HasherId::decode(bytes[11], u64_le(&bytes[24..32]))?;
-    let hasher = hasher(written)?;
-    check_hasher(written, u64_le(&bytes[32..40]), &hasher)?;
-    let placement = Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
-    let sizing = Sizing::placed(placement, u64_le(&bytes[16..24]), u32_le(&bytes[12..16]))
-        .map_err(ReadError::InvalidParameters)?;
+    let hasher = hasher(header.hasher)?;
+    header.check_hasher(&hasher)?;
+    let placement = header.placement;
+    let sizing = header.sizing()?;
 
-    let keys_per_window = match usize::try_from(u64_le(&params[0..8])) {
-        Ok(0) => {
-            return Err(invalid(
-                "a window of 0 keys; writers record at least 1".into(),
-            ));
-        }
+    let recorded_keys = u64_le(&params[0..8]);
+    let keys_per_window = match usize::try_from(recorded_keys) {
+        Ok(0) => return Err(invalid(WindowDefect::NoKeys)),
         Ok(keys) => keys,
-        Err(_) => {
-            return Err(invalid(
-                "a key count past this platform's address space".into(),
-            ));
-        }
+        Err(_) => return Err(invalid(WindowDefect::KeysPastAddressSpace(recorded_keys))),
     };
     let amount = u64_le(&params[16..24]);
     let window = match params[24] {
         WINDOW_KEYS => Window::Keys(amount),
         WINDOW_DURATION => Window::Duration(Duration::from_nanos(amount)),
-        other => return Err(invalid(format!("unknown window kind {other}"))),
+        other => return Err(invalid(WindowDefect::UnknownWindowKind(other))),
     };
     let when_full = match params[25] {
         0 => WhenFull::Rotate,
         1 => WhenFull::KeepFilling,
-        other => return Err(invalid(format!("unknown when-full choice {other}"))),
+        other => return Err(invalid(WindowDefect::UnknownWhenFull(other))),
     };
     let generations = u32_le(&params[28..32]);
     let epoch = u64_le(&params[32..40]);
     if epoch > MAX_EPOCH {
-        return Err(invalid(format!(
-            "{epoch} rotations, above the {MAX_EPOCH} a file may record"
-        )));
+        return Err(invalid(WindowDefect::Rotations {
+            recorded: epoch,
+            max: MAX_EPOCH,
+        }));
     }
     let filled_early = u64_le(&params[40..48]);
     let saved_at = u64_le(&params[48..56]);
     let timed = matches!(window, Window::Duration(_));
     if !timed && (saved_at != 0 || filled_early != 0) {
-        return Err(invalid(
-            "a window of keys records no time and fills no generation early".into(),
-        ));
+        return Err(invalid(WindowDefect::TimeInKeyWindow));
     }
-    let builder = AtomicWindowedBloom::builder(keys_per_window, f64_le(&params[8..16]))
+    let builder = AtomicWindowedBloom::builder()
+        .capacity(keys_per_window, f64_le(&params[8..16]))
         .window(window)
         .generations(generations)
         .when_full(when_full)
@@ -469,21 +426,23 @@ fn decode<S: BuildHasher + Clone + 'static>(
         let body = &bytes[at + RECORD_LEN..at + RECORD_LEN + (sizing.num_bits() / 8) as usize];
         if age > epoch {
             if inserted != 0 || age_nanos != NO_AGE || body.iter().any(|&b| b != 0) {
-                return Err(invalid(format!(
-                    "generation {age} back was never made ({epoch} rotations), yet holds keys or a time"
-                )));
+                return Err(invalid(WindowDefect::NeverMade {
+                    age,
+                    rotations: epoch,
+                }));
             }
         } else {
             if !timed && age_nanos != 0 {
-                return Err(invalid("a window of keys records no time".into()));
+                return Err(invalid(WindowDefect::TimeInKeyWindow));
             }
             // As for a growable filter's sub-filters: a count is of keys
             // that set a bit, at most `m`; more is forged.
             if inserted > sizing.num_bits() {
-                return Err(invalid(format!(
-                    "generation {age} back records {inserted} keys, more than its {} bits could take",
-                    sizing.num_bits()
-                )));
+                return Err(invalid(WindowDefect::Inserted {
+                    age,
+                    inserted,
+                    bits: sizing.num_bits(),
+                }));
             }
             if age_nanos != NO_AGE {
                 oldest = oldest.max(age_now(age_nanos));

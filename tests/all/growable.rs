@@ -29,7 +29,8 @@ mod parameters {
     #[test]
     fn bad_parameters_are_typed_errors() {
         let build = |s: f64, r: f64| {
-            AtomicGrowableBloom::builder(1000, 0.01)
+            AtomicGrowableBloom::builder()
+                .capacity(1000, 0.01)
                 .growth_factor(s)
                 .tightening_ratio(r)
                 .build()
@@ -62,14 +63,16 @@ mod parameters {
                 "{p}: {err:?}"
             );
         }
-        let zero = AtomicGrowableBloom::builder(10, 0.01)
+        let zero = AtomicGrowableBloom::builder()
+            .capacity(10, 0.01)
             .max_sub_filters(0)
             .build();
         assert!(matches!(
             zero,
             Err(BuildError::InvalidMaxSubFilters { got: 0, .. })
         ));
-        let small = AtomicGrowableBloom::builder(1_000_000, 0.01)
+        let small = AtomicGrowableBloom::builder()
+            .capacity(1_000_000, 0.01)
             .memory_limit(1000)
             .build();
         assert!(matches!(
@@ -83,13 +86,15 @@ mod parameters {
         // r = 0.5 halves the rate per sub-filter while s = 2 doubles the
         // capacity, so the floor (capacity / 2^64) is met after a few
         // dozen sub-filters.
-        let f = AtomicGrowableBloom::builder(1000, 0.01)
+        let f = AtomicGrowableBloom::builder()
+            .capacity(1000, 0.01)
             .tightening_ratio(0.5)
             .build()
             .unwrap();
         let max = f.max_sub_filters();
         assert!((20..MAX_SUB_FILTERS).contains(&max), "max {max}");
-        let err = AtomicGrowableBloom::builder(1000, 0.01)
+        let err = AtomicGrowableBloom::builder()
+            .capacity(1000, 0.01)
             .tightening_ratio(0.5)
             .max_sub_filters(max + 1)
             .build()
@@ -100,7 +105,8 @@ mod parameters {
                 .contains("below what a 64-bit hash can give")
         );
         // A gentler tightening allows a deeper chain.
-        let gentle = AtomicGrowableBloom::builder(1000, 0.01)
+        let gentle = AtomicGrowableBloom::builder()
+            .capacity(1000, 0.01)
             .tightening_ratio(0.9)
             .build();
         assert!(gentle.unwrap().max_sub_filters() > max);
@@ -108,7 +114,8 @@ mod parameters {
 
     #[test]
     fn sub_filters_follow_the_growth_schedule() {
-        let f = AtomicGrowableBloom::builder(100, 0.02)
+        let f = AtomicGrowableBloom::builder()
+            .capacity(100, 0.02)
             .growth_factor(3.0)
             .tightening_ratio(0.25)
             .layout(Layout::Standard)
@@ -152,7 +159,8 @@ mod operations {
 
     #[test]
     fn a_full_filter_refuses_new_keys_and_keeps_working() {
-        let f = AtomicGrowableBloom::builder(100, 0.01)
+        let f = AtomicGrowableBloom::builder()
+            .capacity(100, 0.01)
             .memory_limit(256)
             .build()
             .unwrap();
@@ -184,7 +192,8 @@ mod operations {
 
     #[test]
     fn a_non_growing_filter_is_one_sub_filter() {
-        let f = AtomicGrowableBloom::builder(50, 0.01)
+        let f = AtomicGrowableBloom::builder()
+            .capacity(50, 0.01)
             .max_sub_filters(1)
             .build()
             .unwrap();
@@ -307,7 +316,8 @@ mod batches {
     #[test]
     fn a_batch_stops_at_its_first_failure() {
         let build = || {
-            AtomicGrowableBloom::builder(50, 1e-6)
+            AtomicGrowableBloom::builder()
+                .capacity(50, 1e-6)
                 .max_sub_filters(1)
                 .build()
                 .unwrap()
@@ -335,7 +345,8 @@ mod batches {
 
     #[test]
     fn a_parallel_batch_reports_a_failure_and_keeps_what_it_reported() {
-        let f = AtomicGrowableBloom::builder(1_000, 1e-6)
+        let f = AtomicGrowableBloom::builder()
+            .capacity(1_000, 1e-6)
             .max_sub_filters(1)
             .build()
             .unwrap();
@@ -366,7 +377,8 @@ mod rate {
         let p = 0.01;
         for layout in Layout::ALL {
             for n in [1_000u64, 1_000_000] {
-                let f = AtomicGrowableBloom::builder(1000, p)
+                let f = AtomicGrowableBloom::builder()
+                    .capacity(1000, p)
                     .layout(layout)
                     .build()
                     .unwrap();
@@ -397,7 +409,8 @@ mod rate {
         println!("pre-sized for n = {n}: {} bytes", sized.memory_bytes());
         drop(sized);
         for r in [0.5, 0.9] {
-            let f = AtomicGrowableBloom::builder(1000, p)
+            let f = AtomicGrowableBloom::builder()
+                .capacity(1000, p)
                 .tightening_ratio(r)
                 .build()
                 .unwrap();
@@ -575,7 +588,8 @@ mod threads {
     /// 50 000 keys, and the limit check fails.
     #[test]
     fn a_stalled_grower_is_overtaken_at_the_fill_limit() {
-        let f = AtomicGrowableBloom::builder(1000, 0.01)
+        let f = AtomicGrowableBloom::builder()
+            .capacity(1000, 0.01)
             .hasher(GatedHasher::default())
             .build()
             .unwrap();
@@ -630,7 +644,8 @@ mod persistence {
 
     fn sample() -> AtomicGrowableBloom {
         // The golden file's ratio, written when it was the default.
-        let f = AtomicGrowableBloom::builder(20, 0.01)
+        let f = AtomicGrowableBloom::builder()
+            .capacity(20, 0.01)
             .tightening_ratio(0.5)
             .seed(11)
             .build()
@@ -835,7 +850,8 @@ mod persistence {
     /// first new key would allocate a sub-filter of gigabytes.
     #[test]
     fn a_forged_growth_schedule_is_refused() {
-        let small = AtomicGrowableBloom::builder(1, 0.01)
+        let small = AtomicGrowableBloom::builder()
+            .capacity(1, 0.01)
             .layout(Layout::Standard)
             .build()
             .unwrap();

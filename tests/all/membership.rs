@@ -106,7 +106,8 @@ fn every_kind_answers_through_membership_as_it_does_itself() {
 #[test]
 fn a_growable_limit_is_an_error_through_membership() {
     let full = || {
-        let f = AtomicGrowableBloom::builder(100, 0.01)
+        let f = AtomicGrowableBloom::builder()
+            .capacity(100, 0.01)
             .max_sub_filters(1)
             .build()
             .unwrap();

@@ -15,7 +15,8 @@ use crate::common;
 fn a_window_of_keys_keeps_the_last_n() {
     for g in [2u32, 4, 8] {
         let n = 3_000u64;
-        let f = AtomicWindowedBloom::builder(n as usize, 1e-4)
+        let f = AtomicWindowedBloom::builder()
+            .capacity(n as usize, 1e-4)
             .generations(g)
             .build()
             .unwrap();
@@ -50,7 +51,8 @@ fn a_window_of_keys_keeps_the_last_n() {
 fn a_window_of_time_keeps_a_key_for_its_duration() {
     let clock = Arc::new(ManualClock::new());
     let window = Duration::from_secs(90);
-    let f = AtomicWindowedBloom::builder(10_000, 0.001)
+    let f = AtomicWindowedBloom::builder()
+        .capacity(10_000, 0.001)
         .window(Window::Duration(window))
         .generations(4)
         .clock(clock.clone())
@@ -91,7 +93,8 @@ fn a_window_of_time_keeps_a_key_for_its_duration() {
 fn a_time_window_that_fills_early_rotates_or_keeps_filling() {
     for (when_full, rotates) in [(WhenFull::Rotate, true), (WhenFull::KeepFilling, false)] {
         let clock = Arc::new(ManualClock::new());
-        let f = AtomicWindowedBloom::builder(3_000, 0.01)
+        let f = AtomicWindowedBloom::builder()
+            .capacity(3_000, 0.01)
             .window(Window::Duration(Duration::from_secs(60)))
             .when_full(when_full)
             .clock(clock.clone())
@@ -121,7 +124,8 @@ fn a_time_window_that_fills_early_rotates_or_keeps_filling() {
 #[test]
 fn insert_says_new_only_for_a_key_absent_from_the_whole_window() {
     let clock = Arc::new(ManualClock::new());
-    let hour = AtomicWindowedBloom::builder(1_000, 0.001)
+    let hour = AtomicWindowedBloom::builder()
+        .capacity(1_000, 0.001)
         .window(Window::Duration(Duration::from_secs(3600)))
         .clock(clock.clone())
         .build()
@@ -151,7 +155,10 @@ fn insert_says_new_only_for_a_key_absent_from_the_whole_window() {
 
     // The last 9 keys in four generations of 3: "a" comes back within 9
     // keys each time.
-    let keys = AtomicWindowedBloom::builder(9, 0.001).build().unwrap();
+    let keys = AtomicWindowedBloom::builder()
+        .capacity(9, 0.001)
+        .build()
+        .unwrap();
     let printed: Vec<&str> = "a b c d a e f a g h a"
         .split(' ')
         .filter(|k| keys.insert(*k))
@@ -162,7 +169,8 @@ fn insert_says_new_only_for_a_key_absent_from_the_whole_window() {
 
 #[test]
 fn explicit_rotations_retire_the_oldest_generation() {
-    let f = AtomicWindowedBloom::builder(1_000, 0.01)
+    let f = AtomicWindowedBloom::builder()
+        .capacity(1_000, 0.01)
         .generations(3)
         .build()
         .unwrap();
@@ -181,23 +189,29 @@ fn explicit_rotations_retire_the_oldest_generation() {
 fn bad_parameters_are_typed_errors() {
     let err = |b: atomic_bloom::WindowedBuilder| b.build().unwrap_err();
     assert!(matches!(
-        err(AtomicWindowedBloom::builder(100, 0.01).generations(65)),
+        err(AtomicWindowedBloom::builder()
+            .capacity(100, 0.01)
+            .generations(65)),
         BuildError::InvalidGenerations { got: 65, max: 64 }
     ));
     assert!(matches!(
-        err(AtomicWindowedBloom::builder(100, 1.0)),
+        err(AtomicWindowedBloom::builder().capacity(100, 1.0)),
         BuildError::InvalidFalsePositiveRate(_)
     ));
     assert_eq!(
-        err(AtomicWindowedBloom::builder(0, 0.01)),
+        err(AtomicWindowedBloom::builder().capacity(0, 0.01)),
         BuildError::ZeroItems
     );
     assert_eq!(
-        err(AtomicWindowedBloom::builder(100, 0.01).window(Window::Duration(Duration::ZERO))),
+        err(AtomicWindowedBloom::builder()
+            .capacity(100, 0.01)
+            .window(Window::Duration(Duration::ZERO))),
         BuildError::ZeroWindow
     );
     assert_eq!(
-        err(AtomicWindowedBloom::builder(100, 0.01).window(Window::Keys(0))),
+        err(AtomicWindowedBloom::builder()
+            .capacity(100, 0.01)
+            .window(Window::Keys(0))),
         BuildError::ZeroItems
     );
 }
@@ -210,7 +224,8 @@ fn no_key_lost_while_rotating(checks: u64) {
     const G: u64 = 4;
     const MIN_ROTATIONS: u64 = 40;
     let f = Arc::new(
-        AtomicWindowedBloom::builder(1 << 20, 0.01)
+        AtomicWindowedBloom::builder()
+            .capacity(1 << 20, 0.01)
             .generations(G as u32)
             .build()
             .unwrap(),
@@ -282,7 +297,10 @@ fn no_key_is_lost_while_rotating_over_ten_million_checks() {
 fn the_rate_holds_at_the_worst_point_of_the_cycle() {
     for p in [0.01, 0.001] {
         let n = 1_000_000u64;
-        let f = AtomicWindowedBloom::builder(n as usize, p).build().unwrap();
+        let f = AtomicWindowedBloom::builder()
+            .capacity(n as usize, p)
+            .build()
+            .unwrap();
         let per = f.keys_per_generation();
         let g = u64::from(f.generations());
         // Fill g - 1 generations and the current one but its last key.
@@ -333,7 +351,8 @@ mod persistence {
     /// A window of the last 1000 keys in four generations, seed 11, the
     /// keys `window-0` to `window-1499`: two rotations past the first.
     fn sample() -> AtomicWindowedBloom {
-        let f = AtomicWindowedBloom::builder(1_000, 0.01)
+        let f = AtomicWindowedBloom::builder()
+            .capacity(1_000, 0.01)
             .hasher(atomic_bloom::WyBuildHasher::with_seed(11))
             .build()
             .unwrap();
@@ -368,7 +387,8 @@ mod persistence {
     #[test]
     fn a_new_window_reads_back_too() {
         for g in [2, 3, 64] {
-            let f = AtomicWindowedBloom::builder(500, 0.01)
+            let f = AtomicWindowedBloom::builder()
+                .capacity(500, 0.01)
                 .generations(g)
                 .build()
                 .unwrap();
@@ -387,7 +407,8 @@ mod persistence {
         // in that of 20-40 s, which retires at 100 s. Saved at 30 s.
         let clock = Arc::new(ManualClock::new());
         let minute = Window::Duration(Duration::from_secs(60));
-        let f = AtomicWindowedBloom::builder(1_000, 0.01)
+        let f = AtomicWindowedBloom::builder()
+            .capacity(1_000, 0.01)
             .window(minute)
             .when_full(WhenFull::KeepFilling)
             .clock(clock.clone())
@@ -420,7 +441,8 @@ mod persistence {
     #[test]
     fn a_time_window_loaded_on_the_system_clock_keeps_its_keys() {
         let minute = Window::Duration(Duration::from_secs(60));
-        let f = AtomicWindowedBloom::builder(1_000, 0.01)
+        let f = AtomicWindowedBloom::builder()
+            .capacity(1_000, 0.01)
             .window(minute)
             .build()
             .unwrap();
@@ -544,7 +566,8 @@ mod forged_files {
     }
 
     fn time_window(window: Duration) -> AtomicWindowedBloom {
-        AtomicWindowedBloom::builder(1_000, 0.01)
+        AtomicWindowedBloom::builder()
+            .capacity(1_000, 0.01)
             .window(Window::Duration(window))
             .build()
             .unwrap()
@@ -623,7 +646,8 @@ fn insert_batches_are_the_per_key_inserts_across_rotations() {
     for per_generation in [3usize, 50, 1_000] {
         let keys_per_window = per_generation * 3;
         let build = || {
-            AtomicWindowedBloom::builder(keys_per_window, 0.01)
+            AtomicWindowedBloom::builder()
+                .capacity(keys_per_window, 0.01)
                 .build()
                 .unwrap()
         };

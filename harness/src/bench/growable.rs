@@ -115,7 +115,8 @@ const RATIOS: &[Ratio] = &[
 ];
 
 fn growable() -> AtomicGrowableBloom {
-    AtomicGrowableBloom::builder(INITIAL, FPP)
+    AtomicGrowableBloom::builder()
+        .capacity(INITIAL, FPP)
         .tightening_ratio(TIGHTENING)
         .layout(Layout::Blocked)
         .build()

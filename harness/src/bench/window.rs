@@ -106,7 +106,8 @@ const RATIOS: &[Ratio] = &[
 ];
 
 fn windowed() -> AtomicWindowedBloom {
-    AtomicWindowedBloom::builder(KEYS, FPP)
+    AtomicWindowedBloom::builder()
+        .capacity(KEYS, FPP)
         .generations(GENERATIONS)
         .build()
         .expect("valid parameters")
@@ -117,7 +118,8 @@ fn windowed() -> AtomicWindowedBloom {
 /// window of keys does (`WhenFull::Rotate`), and what differs is the
 /// clock each call reads.
 fn time_window() -> AtomicWindowedBloom {
-    AtomicWindowedBloom::builder(KEYS, FPP)
+    AtomicWindowedBloom::builder()
+        .capacity(KEYS, FPP)
         .generations(GENERATIONS)
         .window(Window::Duration(std::time::Duration::from_secs(3600)))
         .build()

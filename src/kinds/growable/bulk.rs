@@ -104,7 +104,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     ///
     /// ```
     /// use atomic_bloom::{AtomicGrowableBloom, GrowthError};
-    /// let f = AtomicGrowableBloom::builder(2, 0.01).max_sub_filters(1).build()?;
+    /// let f = AtomicGrowableBloom::builder().capacity(2, 0.01).max_sub_filters(1).build()?;
     /// assert_eq!(f.insert_hash_batch([1, 2, 1]), Ok(2));
     /// let full = f.insert_hash_batch([3, 4]);
     /// assert_eq!(full, Err(GrowthError::SubFilterLimit { max: 1 }));

@@ -132,7 +132,7 @@ pub struct SubFilterStats {
 ///
 /// ```
 /// use atomic_bloom::{AtomicGrowableBloom, Layout};
-/// let f = AtomicGrowableBloom::builder(10_000, 0.001)
+/// let f = AtomicGrowableBloom::builder().capacity(10_000, 0.001)
 ///     .growth_factor(4.0)
 ///     .tightening_ratio(0.8)
 ///     .layout(Layout::Standard)
@@ -145,8 +145,8 @@ pub struct SubFilterStats {
 #[derive(Clone, Debug)]
 #[must_use = "a builder does nothing until .build() is called"]
 pub struct GrowableBuilder<S = WyBuildHasher> {
-    initial_capacity: usize,
-    false_positive_rate: f64,
+    /// The first sub-filter's keys and the rate over all: required.
+    capacity: Option<(usize, f64)>,
     growth_factor: f64,
     tightening_ratio: f64,
     layout: Layout,
@@ -163,6 +163,24 @@ impl GrowableBuilder {
 }
 
 impl<S> GrowableBuilder<S> {
+    /// Size the first sub-filter for `initial_capacity` keys, and every
+    /// sub-filter so that the whole chain's false-positive rate stays below
+    /// `false_positive_rate` however many keys arrive. Required, as every
+    /// kind's builder requires a size.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicGrowableBloom, BuildError};
+    /// let f = AtomicGrowableBloom::builder().capacity(1_000, 0.01).build()?;
+    /// assert_eq!(f.initial_capacity(), 1_000);
+    /// let err = AtomicGrowableBloom::builder().build().unwrap_err();
+    /// assert_eq!(err, BuildError::MissingSize);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn capacity(mut self, initial_capacity: usize, false_positive_rate: f64) -> Self {
+        self.capacity = Some((initial_capacity, false_positive_rate));
+        self
+    }
+
     /// Each sub-filter holds `factor` times the keys of the one before;
     /// finite and above 1, default [`DEFAULT_GROWTH_FACTOR`]. A larger
     /// factor means fewer sub-filters to probe and more memory reserved
@@ -206,8 +224,7 @@ impl<S> GrowableBuilder<S> {
     /// Hash keys with `hasher` (see [`Builder::hasher`](crate::Builder::hasher)).
     pub fn hasher<T>(self, hasher: T) -> GrowableBuilder<T> {
         GrowableBuilder {
-            initial_capacity: self.initial_capacity,
-            false_positive_rate: self.false_positive_rate,
+            capacity: self.capacity,
             growth_factor: self.growth_factor,
             tightening_ratio: self.tightening_ratio,
             layout: self.layout,
@@ -221,11 +238,11 @@ impl<S> GrowableBuilder<S> {
 impl<S> GrowableBuilder<S> {
     /// The parameters, validated.
     pub(crate) fn config(&self) -> Result<Config, BuildError> {
-        let p = self.false_positive_rate;
+        let (initial_capacity, p) = self.capacity.ok_or(BuildError::MissingSize)?;
         if !(p > 0.0 && p < 1.0) {
             return Err(BuildError::InvalidFalsePositiveRate(p));
         }
-        if self.initial_capacity == 0 {
+        if initial_capacity == 0 {
             return Err(BuildError::ZeroInitialCapacity);
         }
         let s = self.growth_factor;
@@ -237,7 +254,7 @@ impl<S> GrowableBuilder<S> {
             return Err(BuildError::InvalidTighteningRatio(r));
         }
         let mut config = Config {
-            initial_capacity: self.initial_capacity as u64,
+            initial_capacity: initial_capacity as u64,
             false_positive_rate: p,
             growth_factor: s,
             tightening_ratio: r,
@@ -265,9 +282,9 @@ impl<S: BuildHasher + Clone> GrowableBuilder<S> {
     ///
     /// ```
     /// use atomic_bloom::{AtomicGrowableBloom, BuildError};
-    /// let err = AtomicGrowableBloom::builder(1000, 0.01).growth_factor(1.0).build().unwrap_err();
+    /// let err = AtomicGrowableBloom::builder().capacity(1000, 0.01).growth_factor(1.0).build().unwrap_err();
     /// assert_eq!(err, BuildError::InvalidGrowthFactor(1.0));
-    /// let err = AtomicGrowableBloom::builder(1000, 0.01).tightening_ratio(1.0).build().unwrap_err();
+    /// let err = AtomicGrowableBloom::builder().capacity(1000, 0.01).tightening_ratio(1.0).build().unwrap_err();
     /// assert_eq!(err, BuildError::InvalidTighteningRatio(1.0));
     /// ```
     pub fn build(self) -> Result<AtomicGrowableBloom<S>, BuildError> {
@@ -429,15 +446,17 @@ impl AtomicGrowableBloom {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(initial_capacity: usize, false_positive_rate: f64) -> Result<Self, BuildError> {
-        Self::builder(initial_capacity, false_positive_rate).build()
+        Self::builder()
+            .capacity(initial_capacity, false_positive_rate)
+            .build()
     }
 
-    /// A builder for the other parameters: growth factor, tightening ratio,
-    /// layout, hasher, limits.
-    pub fn builder(initial_capacity: usize, false_positive_rate: f64) -> GrowableBuilder {
+    /// A builder: its [`capacity`](GrowableBuilder::capacity) (first
+    /// sub-filter and rate) is required, the growth factor, tightening
+    /// ratio, layout, hasher and limits have defaults.
+    pub fn builder() -> GrowableBuilder {
         GrowableBuilder {
-            initial_capacity,
-            false_positive_rate,
+            capacity: None,
             growth_factor: DEFAULT_GROWTH_FACTOR,
             tightening_ratio: DEFAULT_TIGHTENING_RATIO,
             layout: Layout::default(),
@@ -462,7 +481,7 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     ///
     /// ```
     /// use atomic_bloom::{AtomicGrowableBloom, GrowthError};
-    /// let f = AtomicGrowableBloom::builder(10, 0.01).max_sub_filters(1).build()?;
+    /// let f = AtomicGrowableBloom::builder().capacity(10, 0.01).max_sub_filters(1).build()?;
     /// for i in 0..10u32 {
     ///     assert!(f.insert(&i)?);
     /// }

@@ -45,7 +45,7 @@ use crate::layout::Layout;
 use crate::layout::{Probe, with_sized_probe};
 use crate::sizing::Sizing;
 use crate::sync::{AtomicU64, Ordering::Relaxed};
-use ring::{Inserted, Live, NOT_STARTED, Pause, Ring, Rotation};
+use ring::{Generation, Inserted, Live, NOT_STARTED, Pause, Ring, Rotation};
 use std::fmt;
 use std::hash::BuildHasher;
 use std::marker::PhantomData;
@@ -89,7 +89,7 @@ pub enum WhenFull {
 /// use std::time::Duration;
 ///
 /// // Drop duplicate events seen within the last hour (about 1M of them).
-/// let seen = AtomicWindowedBloom::builder(1_000_000, 0.001)
+/// let seen = AtomicWindowedBloom::builder().capacity(1_000_000, 0.001)
 ///     .window(Window::Duration(Duration::from_secs(3600)))
 ///     .build()?;
 /// assert!(seen.insert("event-1"));
@@ -99,8 +99,8 @@ pub enum WhenFull {
 #[derive(Debug)]
 #[must_use]
 pub struct WindowedBuilder<S = WyBuildHasher> {
-    keys_per_window: usize,
-    false_positive_rate: f64,
+    /// Keys per window and the rate over the window: required.
+    capacity: Option<(usize, f64)>,
     window: Option<Window>,
     generations: u32,
     when_full: WhenFull,
@@ -114,7 +114,7 @@ impl WindowedBuilder {
     /// the other kinds' builders do.
     ///
     /// ```
-    /// let f = atomic_bloom::AtomicWindowedBloom::builder(100, 0.01).seed(7).build()?;
+    /// let f = atomic_bloom::AtomicWindowedBloom::builder().capacity(100, 0.01).seed(7).build()?;
     /// assert_eq!(f.hasher().seed(), 7);
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
@@ -124,6 +124,24 @@ impl WindowedBuilder {
 }
 
 impl<S: BuildHasher + Clone> WindowedBuilder<S> {
+    /// Size for `keys_per_window` keys in a window (of keys, by default;
+    /// of a duration in which about that many arrive, with
+    /// [`window`](Self::window)) at `false_positive_rate` over the whole
+    /// window. Required, as every kind's builder requires a size.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicWindowedBloom, BuildError};
+    /// let f = AtomicWindowedBloom::builder().capacity(1_000, 0.01).build()?;
+    /// assert_eq!(f.keys_per_generation(), 334); // 1000 over 3 generations
+    /// let err = AtomicWindowedBloom::builder().build().unwrap_err();
+    /// assert_eq!(err, BuildError::MissingSize);
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn capacity(mut self, keys_per_window: usize, false_positive_rate: f64) -> Self {
+        self.capacity = Some((keys_per_window, false_positive_rate));
+        self
+    }
+
     /// The window: [`Window::Keys`] of the keys per window by default.
     pub fn window(mut self, window: Window) -> Self {
         self.window = Some(window);
@@ -159,8 +177,7 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
     /// Hash keys with `hasher`.
     pub fn hasher<T>(self, hasher: T) -> WindowedBuilder<T> {
         WindowedBuilder {
-            keys_per_window: self.keys_per_window,
-            false_positive_rate: self.false_positive_rate,
+            capacity: self.capacity,
             window: self.window,
             generations: self.generations,
             when_full: self.when_full,
@@ -180,7 +197,7 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
     ///
     /// ```
     /// use atomic_bloom::{AtomicWindowedBloom, BuildError};
-    /// let err = AtomicWindowedBloom::builder(1_000, 0.01).generations(1).build().unwrap_err();
+    /// let err = AtomicWindowedBloom::builder().capacity(1_000, 0.01).generations(1).build().unwrap_err();
     /// assert!(matches!(err, BuildError::InvalidGenerations { got: 1, .. }));
     /// ```
     pub fn build(self) -> Result<AtomicWindowedBloom<S>, BuildError> {
@@ -206,13 +223,13 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
     ) -> AtomicWindowedBloom<S> {
         AtomicWindowedBloom {
             ring,
-            keys_per_window: self.keys_per_window as u64,
+            keys_per_window: plan.keys_per_window,
             window: plan.window,
             period: plan.period,
             per_generation: plan.per_generation,
             when_full: self.when_full,
             filled_early: AtomicU64::new(filled_early),
-            false_positive_rate: self.false_positive_rate,
+            false_positive_rate: plan.false_positive_rate,
             clock,
             hasher: self.hasher,
         }
@@ -242,18 +259,17 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
                 max: MAX_GENERATIONS,
             });
         }
-        let p = self.false_positive_rate;
+        let (keys_per_window, p) = self.capacity.ok_or(BuildError::MissingSize)?;
         if !(p > 0.0 && p < 1.0) {
             return Err(BuildError::InvalidFalsePositiveRate(p));
         }
-        let window = self
-            .window
-            .unwrap_or(Window::Keys(self.keys_per_window as u64));
+        let keys_per_window = keys_per_window as u64;
+        let window = self.window.unwrap_or(Window::Keys(keys_per_window));
         let (keys, period) = match window {
             Window::Keys(0) => return Err(BuildError::ZeroItems),
             Window::Keys(n) => (n, None),
             Window::Duration(d) if d.is_zero() => return Err(BuildError::ZeroWindow),
-            Window::Duration(d) => (self.keys_per_window as u64, Some(d / (g - 1))),
+            Window::Duration(d) => (keys_per_window, Some(d / (g - 1))),
         };
         if keys == 0 {
             return Err(BuildError::ZeroItems);
@@ -262,6 +278,8 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
         // 1 - (1 - p)^(1/g), kept precise for small p.
         let generation_rate = -((-p).ln_1p() / f64::from(g)).exp_m1();
         let schedule = Schedule {
+            keys_per_window,
+            false_positive_rate: p,
             window,
             period,
             per_generation,
@@ -288,6 +306,9 @@ pub(crate) fn default_clock(period: Option<Duration>, elapsed: Duration) -> Arc<
 
 /// When a window rotates, from a [`WindowedBuilder`]'s parameters.
 pub(crate) struct Schedule {
+    /// The builder's size.
+    pub(crate) keys_per_window: u64,
+    pub(crate) false_positive_rate: f64,
     pub(crate) window: Window,
     pub(crate) period: Option<Duration>,
     pub(crate) per_generation: u64,
@@ -312,7 +333,7 @@ pub(crate) struct Plan {
 /// use std::{sync::Arc, time::Duration};
 ///
 /// let clock = Arc::new(ManualClock::new());
-/// let recent = AtomicWindowedBloom::builder(10_000, 0.01)
+/// let recent = AtomicWindowedBloom::builder().capacity(10_000, 0.01)
 ///     .window(Window::Duration(Duration::from_secs(60)))
 ///     .clock(clock.clone())
 ///     .build()?;
@@ -324,7 +345,7 @@ pub(crate) struct Plan {
 /// # Ok::<(), atomic_bloom::BuildError>(())
 /// ```
 pub struct AtomicWindowedBloom<S = WyBuildHasher> {
-    pub(crate) ring: Ring<S>,
+    ring: Ring<S>,
     /// The builder's count of keys per window (for a time window, about
     /// how many arrive in it).
     pub(crate) keys_per_window: u64,
@@ -344,13 +365,12 @@ pub struct AtomicWindowedBloom<S = WyBuildHasher> {
 }
 
 impl AtomicWindowedBloom {
-    /// A builder for a window of `keys_per_window` keys (or, with
-    /// [`WindowedBuilder::window`], of a duration in which about that
-    /// many arrive) at `false_positive_rate` over the whole window.
-    pub fn builder(keys_per_window: usize, false_positive_rate: f64) -> WindowedBuilder {
+    /// A builder: its [`capacity`](WindowedBuilder::capacity) (keys per
+    /// window and rate) is required, the window, generations, layout,
+    /// clock and hasher have defaults.
+    pub fn builder() -> WindowedBuilder {
         WindowedBuilder {
-            keys_per_window,
-            false_positive_rate,
+            capacity: None,
             window: None,
             generations: DEFAULT_GENERATIONS,
             when_full: WhenFull::default(),
@@ -372,7 +392,9 @@ impl AtomicWindowedBloom {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn new(keys: usize, false_positive_rate: f64) -> Result<Self, BuildError> {
-        AtomicWindowedBloom::builder(keys, false_positive_rate).build()
+        AtomicWindowedBloom::builder()
+            .capacity(keys, false_positive_rate)
+            .build()
     }
 }
 
@@ -389,7 +411,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
     /// use atomic_bloom::{AtomicWindowedBloom, ManualClock, Window};
     /// use std::{sync::Arc, time::Duration};
     /// let clock = Arc::new(ManualClock::new());
-    /// let hour = AtomicWindowedBloom::builder(1_000, 0.01)
+    /// let hour = AtomicWindowedBloom::builder().capacity(1_000, 0.01)
     ///     .window(Window::Duration(Duration::from_secs(3600)))
     ///     .clock(clock.clone())
     ///     .build()?;
@@ -504,7 +526,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             let probe = sizing.probe::<P>(hash);
             let live = self.ring.live_at(self.ring.epoch());
             live.prefetch(&sizing, &probe, Access::READ);
-            live.slots().any(|slot| slot.filter.cells().contains(&sizing, &probe))
+            live.slots().any(|slot| slot.filter().cells().contains(&sizing, &probe))
         })
     }
 
@@ -549,7 +571,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
         if self.period.is_some() && self.when_full == WhenFull::KeepFilling {
             return BATCH_CHUNK;
         }
-        let taken = self.ring.slot(self.ring.epoch()).new_keys.sum();
+        let taken = self.ring.slot(self.ring.epoch()).new_keys();
         let room = self.per_generation.saturating_sub(taken);
         usize::try_from(room).map_or(BATCH_CHUNK, |room| room.clamp(1, BATCH_CHUNK))
     }
@@ -571,7 +593,7 @@ impl<S: BuildHasher> AtomicWindowedBloom<S> {
             (new, stage.fresh.get())
         });
         if self.ring.epoch() == epoch {
-            if let Some((before, after)) = live.current().new_keys.add(fresh) {
+            if let Some((before, after)) = live.current().count_new(fresh) {
                 self.on_count(epoch, before, after);
             }
         } else {
@@ -702,7 +724,7 @@ impl<S, P: Probe> Stage for &InsertStage<'_, S, P> {
     #[inline(always)]
     fn apply(&self, hash: u64) -> bool {
         let probe = self.sizing.probe::<P>(hash);
-        let cells = |age| self.live.at(age).filter.cells();
+        let cells = |age| self.live.at(age).filter().cells();
         if !cells(0).insert(&self.sizing, &probe) {
             return false;
         }
@@ -731,7 +753,7 @@ impl<S, P: Probe> Stage for &ContainsStage<'_, S, P> {
         let probe = self.sizing.probe::<P>(hash);
         self.live
             .slots()
-            .any(|slot| slot.filter.cells().contains(&self.sizing, &probe))
+            .any(|slot| slot.filter().cells().contains(&self.sizing, &probe))
     }
 }
 
@@ -753,7 +775,7 @@ impl<S> AtomicWindowedBloom<S> {
     /// still writing to it).
     ///
     /// ```
-    /// let f = atomic_bloom::AtomicWindowedBloom::builder(1_000, 0.01).generations(2).build()?;
+    /// let f = atomic_bloom::AtomicWindowedBloom::builder().capacity(1_000, 0.01).generations(2).build()?;
     /// f.insert("a");
     /// assert!(f.rotate());
     /// assert!(f.contains("a")); // one generation back
@@ -778,12 +800,12 @@ impl<S> AtomicWindowedBloom<S> {
 
     /// The layout of each generation's filter.
     pub fn layout(&self) -> Layout {
-        self.ring.slot(0).filter.layout()
+        self.ring.slot(0).filter().layout()
     }
 
     /// Each generation's filter's sizing.
     pub fn sizing(&self) -> Sizing {
-        self.ring.slot(0).filter.sizing()
+        self.ring.slot(0).filter().sizing()
     }
 
     /// The hasher keys are hashed with.
@@ -801,7 +823,7 @@ impl<S> AtomicWindowedBloom<S> {
     /// generations that stops at the first key's bits).
     ///
     /// ```
-    /// let f = atomic_bloom::AtomicWindowedBloom::builder(100, 0.01).generations(2).build()?;
+    /// let f = atomic_bloom::AtomicWindowedBloom::builder().capacity(100, 0.01).generations(2).build()?;
     /// assert!(f.is_empty());
     /// f.insert("a");
     /// assert!(!f.is_empty());
@@ -811,15 +833,25 @@ impl<S> AtomicWindowedBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn is_empty(&self) -> bool {
-        let epoch = self.ring.epoch();
-        self.ring
-            .live_slots(epoch)
-            .all(|slot| slot.filter.is_empty())
+        self.live_generations()
+            .all(|generation| generation.filter.is_none_or(AtomicBloom::is_empty))
     }
 
     /// Rotations so far.
     pub fn rotations(&self) -> u64 {
         self.ring.epoch()
+    }
+
+    /// The live generations now, newest first, as the ring's snapshot
+    /// reads them (`ring.rs`).
+    pub(crate) fn live_generations(&self) -> impl Iterator<Item = Generation<'_, S>> + '_ {
+        self.snapshot().1
+    }
+
+    /// The epoch, read once, and the live generations at it.
+    pub(crate) fn snapshot(&self) -> (u64, impl Iterator<Item = Generation<'_, S>> + '_) {
+        let epoch = self.ring.epoch();
+        (epoch, self.ring.snapshot(epoch))
     }
 
     /// The rate the window was built for: the most a query of an absent
@@ -847,11 +879,10 @@ impl<S> AtomicWindowedBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn estimated_false_positive_rate(&self) -> f64 {
-        let epoch = self.ring.epoch();
         let passes_none: f64 = self
-            .ring
-            .live_slots(epoch)
-            .map(|slot| 1.0 - slot.filter.estimated_false_positive_rate())
+            .live_generations()
+            .filter_map(|generation| generation.filter)
+            .map(|filter| 1.0 - filter.estimated_false_positive_rate())
             .product();
         1.0 - passes_none
     }
@@ -879,7 +910,7 @@ impl<S> AtomicWindowedBloom<S> {
     /// use atomic_bloom::{AtomicWindowedBloom, ManualClock, WhenFull, Window};
     /// use std::{sync::Arc, time::Duration};
     /// let clock = Arc::new(ManualClock::new());
-    /// let f = AtomicWindowedBloom::builder(300, 0.01)
+    /// let f = AtomicWindowedBloom::builder().capacity(300, 0.01)
     ///     .window(Window::Duration(Duration::from_secs(60)))
     ///     .when_full(WhenFull::KeepFilling)
     ///     .clock(clock.clone())
@@ -901,8 +932,7 @@ impl<S> AtomicWindowedBloom<S> {
     /// time window was built for. `None` until time has gone by in it.
     pub fn keys_per_second(&self) -> Option<f64> {
         let slot = self.ring.slot(self.ring.epoch());
-        // ORDERING: Relaxed, both: a count and a start, publishing nothing.
-        let (started, inserted) = (slot.started.load(Relaxed), slot.new_keys.sum());
+        let (started, inserted) = (slot.started(), slot.new_keys());
         let elapsed = self.clock.now_nanos().checked_sub(started)?;
         (started != NOT_STARTED && elapsed > 0).then(|| inserted as f64 * 1e9 / elapsed as f64)
     }
@@ -923,22 +953,16 @@ impl<S> AtomicWindowedBloom<S> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn estimated_len(&self) -> Option<u64> {
-        let epoch = self.ring.epoch();
-        // ORDERING: Relaxed; counts, publishing nothing (as G8).
         Some(
-            self.ring
-                .live_slots(epoch)
-                .map(|slot| slot.new_keys.sum())
+            self.live_generations()
+                .map(|generation| generation.new_keys)
                 .sum(),
         )
     }
 
     /// Bytes of memory the generations take, the spare included.
     pub fn memory_bytes(&self) -> usize {
-        let epoch = self.ring.epoch();
-        (0..=self.ring.live())
-            .map(|age| self.ring.slot(epoch + age).filter.memory_bytes())
-            .sum()
+        self.ring.filters().map(AtomicBloom::memory_bytes).sum()
     }
 
     /// Rotates a time window once for each generation length that went by
@@ -960,9 +984,9 @@ impl<S> AtomicWindowedBloom<S> {
         let period = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX);
         for round in 0..=self.ring.live() {
             let epoch = self.ring.epoch();
-            // ORDERING: Relaxed; a stale start rotates late, never early
-            // (`ring.rs`, `rotate_from`).
-            let started = self.ring.slot(epoch).started.load(Relaxed);
+            // A stale start rotates late, never early (`ring.rs`,
+            // `rotate_from`).
+            let started = self.ring.slot(epoch).started();
             if started == NOT_STARTED {
                 return;
             }
@@ -984,7 +1008,7 @@ impl<S> AtomicWindowedBloom<S> {
     /// Rotates when generation `generation`, still current, has taken the
     /// keys it was sized for.
     fn rotate_if_full(&self, generation: u64) {
-        let inserted = self.ring.slot(generation).new_keys.sum();
+        let inserted = self.ring.slot(generation).new_keys();
         if inserted >= self.per_generation && self.ring.epoch() == generation {
             self.ring.rotate_from(generation, || self.clock.now_nanos());
         }
@@ -998,10 +1022,11 @@ impl<S> AtomicWindowedBloom<S> {
 impl<S> PartialEq for AtomicWindowedBloom<S> {
     fn eq(&self, other: &Self) -> bool {
         let epoch = self.rotations();
-        // ORDERING: Relaxed; counts, publishing nothing (as G8).
-        let same_generation = |age: u64| {
-            let (a, b) = (self.ring.slot(epoch - age), other.ring.slot(epoch - age));
-            a.filter == b.filter && a.new_keys.sum() == b.new_keys.sum()
+        let same_generations = || {
+            self.ring
+                .snapshot(epoch)
+                .zip(other.ring.snapshot(epoch))
+                .all(|(a, b)| a.filter == b.filter && a.new_keys == b.new_keys)
         };
         self.keys_per_window == other.keys_per_window
             && self.window == other.window
@@ -1010,7 +1035,7 @@ impl<S> PartialEq for AtomicWindowedBloom<S> {
             && self.ring.live() == other.ring.live()
             && epoch == other.rotations()
             && self.generations_filled_early() == other.generations_filled_early()
-            && (0..self.ring.live().min(epoch + 1)).all(same_generation)
+            && same_generations()
     }
 }
 
@@ -1036,20 +1061,19 @@ impl<S: BuildHasher + Clone> AtomicWindowedBloom<S> {
         let epoch = self.ring.epoch();
         let sizing = self.sizing();
         let empty = || AtomicBloom::with_sizing(sizing, self.hasher.clone());
-        let generations = (0..self.ring.live())
-            .map(|age| match epoch.checked_sub(age) {
-                None => Ok((empty()?, 0, NOT_STARTED)),
-                Some(generation) => {
-                    let slot = self.ring.slot(generation);
-                    // ORDERING: Relaxed, both; a count and a start,
-                    // publishing nothing (as G8).
-                    let started = match slot.started.load(Relaxed) {
-                        // Its rotation has not read the clock yet.
-                        NOT_STARTED => self.clock.now_nanos(),
-                        started => started,
-                    };
-                    Ok((slot.filter.try_clone()?, slot.new_keys.sum(), started))
-                }
+        let generations = self
+            .ring
+            .snapshot(epoch)
+            .map(|generation| {
+                let Some(filter) = generation.filter else {
+                    return Ok((empty()?, 0, NOT_STARTED));
+                };
+                let started = match generation.started {
+                    // Its rotation has not read the clock yet.
+                    NOT_STARTED => self.clock.now_nanos(),
+                    started => started,
+                };
+                Ok((filter.try_clone()?, generation.new_keys, started))
             })
             .collect::<Result<Vec<_>, BuildError>>()?;
         Ok(AtomicWindowedBloom {

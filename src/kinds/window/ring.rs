@@ -84,18 +84,59 @@ pub(crate) const NOT_STARTED: u64 = u64::MAX;
 
 /// One slot of the ring.
 pub(crate) struct Slot<S> {
-    pub(crate) filter: AtomicBloom<S>,
+    filter: AtomicBloom<S>,
     /// The generation the slot was last cleared for: the spare may become
     /// generation `e` only once this is `e`. Set when the clear is done, so
     /// a slot being cleared still names the generation it held.
     ready_for: AtomicU64,
     /// Keys its inserts reported new while it was live (count rotation,
     /// estimates), striped over threads.
-    pub(crate) new_keys: StripedCount,
+    new_keys: StripedCount,
     /// When it became current, in the clock's nanoseconds;
     /// [`NOT_STARTED`] from its clear until the rotation that makes it
     /// current has read the clock.
-    pub(crate) started: AtomicU64,
+    started: AtomicU64,
+}
+
+impl<S> Slot<S> {
+    /// The generation's filter.
+    #[inline]
+    pub(crate) fn filter(&self) -> &AtomicBloom<S> {
+        &self.filter
+    }
+
+    /// Keys its inserts reported new, every stripe summed.
+    pub(crate) fn new_keys(&self) -> u64 {
+        self.new_keys.sum()
+    }
+
+    /// Counts `n` keys new to it; the total before and after, if this add
+    /// passed steps on to it (`StripedCount::add`).
+    #[inline]
+    pub(crate) fn count_new(&self, n: u64) -> Option<(u64, u64)> {
+        self.new_keys.add(n)
+    }
+
+    /// When it became current, or [`NOT_STARTED`].
+    pub(crate) fn started(&self) -> u64 {
+        // ORDERING: Relaxed; a start publishes nothing: a stale one makes a
+        // time check rotate late, never early (`rotate_from`), and a copy
+        // or a file takes whichever value it reads, as it takes a racing
+        // insert's bits (G8 of `docs::memory_ordering`). Loom: window.rs,
+        // `a_time_check_racing_a_rotation_keeps_the_new_generation`.
+        self.started.load(Relaxed)
+    }
+}
+
+/// A live generation as [`Ring::snapshot`] reads it.
+pub(crate) struct Generation<'a, S> {
+    /// Its filter; `None` for one older than generation 0, never made.
+    pub(crate) filter: Option<&'a AtomicBloom<S>>,
+    /// Keys its inserts reported new (0 for one never made).
+    pub(crate) new_keys: u64,
+    /// When it became current, or [`NOT_STARTED`] (never made, or its
+    /// rotation has not read the clock yet).
+    pub(crate) started: u64,
 }
 
 /// What [`Ring::rotate_from`] did.
@@ -277,6 +318,34 @@ impl<S> Ring<S> {
         self.live
     }
 
+    /// The `g` live generations at epoch `epoch`, newest first, each count
+    /// and start read once: the one view of the generations that copies,
+    /// files, comparisons and estimates take. A generation that rotations
+    /// retire meanwhile reads as whatever its slot holds, as a racing
+    /// insert's bits do.
+    pub(crate) fn snapshot(&self, epoch: u64) -> impl Iterator<Item = Generation<'_, S>> + '_ {
+        (0..self.live).map(move |age| match epoch.checked_sub(age) {
+            None => Generation {
+                filter: None,
+                new_keys: 0,
+                started: NOT_STARTED,
+            },
+            Some(generation) => {
+                let slot = self.slot(generation);
+                Generation {
+                    filter: Some(&slot.filter),
+                    new_keys: slot.new_keys(),
+                    started: slot.started(),
+                }
+            }
+        })
+    }
+
+    /// Every slot's filter, the spare's included.
+    pub(crate) fn filters(&self) -> impl Iterator<Item = &AtomicBloom<S>> + '_ {
+        self.slots.iter().map(|slot| &slot.filter)
+    }
+
     /// The current generation's number.
     #[inline]
     pub(crate) fn epoch(&self) -> u64 {
@@ -302,12 +371,6 @@ impl<S> Ring<S> {
     #[inline]
     pub(crate) fn slot(&self, generation: u64) -> &Slot<S> {
         &self.slots[(generation % self.slots.len() as u64) as usize]
-    }
-
-    /// The live generations' slots at epoch `epoch`, newest first.
-    #[inline]
-    pub(crate) fn live_slots(&self, epoch: u64) -> impl Iterator<Item = &Slot<S>> + '_ {
-        self.live_at(epoch).slots()
     }
 
     /// The live generations at epoch `epoch`: the newest one's slot found
