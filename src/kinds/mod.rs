@@ -5,9 +5,11 @@
 //! and removes (`counting.rs`), the growable filter, a chain of plain
 //! filters that adds one when the last fills (`growable/`), and the
 //! windowed filter, a ring of plain filters that forgets the oldest
-//! (`window/`).
+//! (`window/`); the two composites' plain filter with its count of new
+//! keys (`counted.rs`).
 
 pub(crate) mod bloom;
+pub(crate) mod counted;
 pub(crate) mod counting;
 pub(crate) mod growable;
 pub(crate) mod window;

@@ -187,7 +187,8 @@ pub enum ChainDefect {
     /// A sub-filter's capacity is not the one the growth parameters give
     /// it, or its reserved field is not zero.
     #[error(
-        "sub-filter {depth} records capacity {recorded} (reserved {reserved}); the parameters give {expected:?}"
+        "sub-filter {depth} records capacity {recorded} (reserved {reserved}); the parameters give {}",
+        .expected.map_or("none".to_string(), |c| c.to_string())
     )]
     Capacity {
         /// Its place in the chain, oldest first.

@@ -13,12 +13,10 @@ use crate::hasher::WyBuildHasher;
 use crate::hints::Access;
 use crate::key::Key;
 use crate::kinds::bloom::AtomicBloom;
+use crate::kinds::counted::{Counted, ExactCount};
 use crate::layout::{Layout, Placement};
 use crate::sizing::{MAX_BITS, Sizing, hash_floor};
 use crate::storage::bit_array::BitArray;
-#[cfg(loom)]
-use crate::sync::fault::{self, Fault};
-use crate::sync::{AtomicU64, Ordering::Relaxed};
 use chain::{Chain, Growth, Node};
 use std::fmt;
 use std::hash::BuildHasher;
@@ -83,13 +81,12 @@ pub struct AtomicGrowableBloom<S = WyBuildHasher> {
     config: Config,
 }
 
-/// One link of the chain: a filter and how many new keys it took.
+/// One link of the chain: a filter and how many new keys it took, counted
+/// exactly (`kinds/counted.rs` says why).
 pub(crate) struct SubFilter<S> {
-    filter: AtomicBloom<S>,
+    counted: Counted<S, ExactCount>,
     /// New keys after which it grows.
     capacity: u64,
-    /// Inserts into `filter` that reported the key new.
-    inserted: AtomicU64,
 }
 
 /// What the builder fixes: everything that decides a sub-filter's sizing.
@@ -363,25 +360,24 @@ impl Config {
 impl<S: Clone> SubFilter<S> {
     /// A copy of its filter and count.
     fn try_clone(&self) -> Result<Self, BuildError> {
-        Ok(SubFilter::from_parts(
-            self.filter.try_clone()?,
-            self.capacity,
-            self.inserted(),
-        ))
+        Ok(SubFilter {
+            counted: self.counted.try_clone(self.capacity)?,
+            capacity: self.capacity,
+        })
     }
 }
 
 impl<S> SubFilter<S> {
     pub(crate) fn from_parts(filter: AtomicBloom<S>, capacity: u64, inserted: u64) -> Self {
         SubFilter {
-            filter,
+            counted: Counted::new(filter, inserted, capacity),
             capacity,
-            inserted: AtomicU64::new(inserted),
         }
     }
 
+    #[inline]
     pub(crate) fn filter(&self) -> &AtomicBloom<S> {
-        &self.filter
+        self.counted.filter()
     }
 
     pub(crate) fn capacity(&self) -> u64 {
@@ -390,43 +386,17 @@ impl<S> SubFilter<S> {
 
     /// Inserts it reported new.
     pub(crate) fn inserted(&self) -> u64 {
-        // ORDERING (G10): Relaxed; a count, publishing nothing (G8's argument: it
-        // lies between the counts before and after racing inserts).
-        // `growable.rs: threads_crossing_the_threshold_add_one_sub_filter`.
-        self.inserted.load(Relaxed)
+        self.counted.new_keys()
     }
 
     /// Inserts into this sub-filter's filter and counts the key if new.
     #[inline]
     fn insert_hash(&self, hash: u64) -> bool {
-        // `AtomicBloom::insert_hash` prefetches the line again, after
-        // `prefetch_hash` asked for every sub-filter's: an insert that
-        // skipped it ran no faster, so there is one insert path.
-        let new = self.filter.insert_hash(hash);
-        if new {
-            #[cfg(loom)]
-            if fault::active(Fault::SplitInsertCount) {
-                // The negative control: a load and a separate write.
-                // ORDERING: irrelevant; `swap` rather than `store`, as in
-                // the other split faults (loom 0.7's modelling of a store
-                // racing a read-modify-write).
-                let count = self.inserted.load(Relaxed);
-                self.inserted.swap(count + 1, Relaxed);
-                return new;
-            }
-            // ORDERING (G10, G15): Relaxed; the atomicity of the add keeps
-            // every count (two racing inserts add two), and the count only
-            // decides when to grow. `growable.rs:
-            // threads_crossing_the_threshold_add_one_sub_filter`,
-            // `racing_counted_inserts_both_count`; negative control
-            // `split_insert_count_loses_a_count`.
-            self.inserted.fetch_add(1, Relaxed);
-        }
-        new
+        self.counted.insert_hash(hash)
     }
 
     fn memory_bytes(&self) -> u64 {
-        self.filter.memory_bytes() as u64
+        self.filter().memory_bytes() as u64
     }
 }
 
@@ -507,14 +477,17 @@ impl<S: BuildHasher + Clone> AtomicGrowableBloom<S> {
     pub(crate) fn insert_hash_prefetched(&self, hash: u64) -> Result<bool, GrowthError> {
         let mut newest = self.chain.newest();
         loop {
-            if newest.older().any(|n| n.value().filter.contains_hash(hash)) {
+            if newest
+                .older()
+                .any(|n| n.value().filter().contains_hash(hash))
+            {
                 return Ok(false);
             }
             let sub = newest.value();
             let inserted = sub.inserted();
             if inserted >= sub.capacity {
                 // A present key needs no room: answer it before growing.
-                if sub.filter.contains_hash(hash) {
+                if sub.filter().contains_hash(hash) {
                     return Ok(false);
                 }
                 let make = |from: &Node<SubFilter<S>>| self.next_sub_filter(from);
@@ -623,7 +596,7 @@ impl<S> AtomicGrowableBloom<S> {
     #[inline]
     pub(crate) fn prefetch_hash(&self, hash: u64) {
         for node in self.chain.newest().and_older() {
-            node.value().filter.prefetch_hash(hash, Access::READ);
+            node.value().filter().prefetch_hash(hash, Access::READ);
         }
     }
 
@@ -636,7 +609,7 @@ impl<S> AtomicGrowableBloom<S> {
         self.chain
             .newest()
             .and_older()
-            .any(|n| n.value().filter.contains_hash(hash))
+            .any(|n| n.value().filter().contains_hash(hash))
     }
 
     /// Removes every key and every sub-filter but the first, which is
@@ -652,11 +625,7 @@ impl<S> AtomicGrowableBloom<S> {
     /// ```
     pub fn clear(&mut self) {
         self.chain.retain_first();
-        let first = self.chain.newest().value();
-        first.filter.clear();
-        // ORDERING: `&mut self`, no other thread; `swap` as `clear` zeroes
-        // words (G5).
-        first.inserted.swap(0, Relaxed);
+        self.chain.newest().value().counted.clear();
     }
 
     /// How many keys were inserted: the inserts reported new, summed over
@@ -700,7 +669,7 @@ impl<S> AtomicGrowableBloom<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.chain.iter().all(|n| n.value().filter.is_empty())
+        self.chain.iter().all(|n| n.value().filter().is_empty())
     }
 
     /// The chain's false-positive rate bound at its current counts: the
@@ -721,7 +690,7 @@ impl<S> AtomicGrowableBloom<S> {
         let rates = self.chain.iter().map(|n| {
             let sub = n.value();
             let items = usize::try_from(sub.inserted()).unwrap_or(usize::MAX);
-            sub.filter.sizing().false_positive_rate(items)
+            sub.filter().sizing().false_positive_rate(items)
         });
         rates.sum::<f64>().min(1.0)
     }
@@ -741,7 +710,7 @@ impl<S> AtomicGrowableBloom<S> {
         let misses: f64 = self
             .chain
             .iter()
-            .map(|n| 1.0 - n.value().filter.estimated_false_positive_rate())
+            .map(|n| 1.0 - n.value().filter().estimated_false_positive_rate())
             .product();
         1.0 - misses
     }
@@ -828,7 +797,7 @@ impl<S> AtomicGrowableBloom<S> {
                     fill_limit: fill_limit(sub.capacity),
                     inserted: sub.inserted(),
                     false_positive_rate: self.config.rate(n.depth() as u32),
-                    sizing: sub.filter.sizing(),
+                    sizing: sub.filter().sizing(),
                 }
             })
             .collect();
@@ -888,7 +857,7 @@ impl<S> PartialEq for AtomicGrowableBloom<S> {
             && self.sub_filters() == other.sub_filters()
             && self.chain.iter().zip(other.chain.iter()).all(|(a, b)| {
                 let (a, b) = (a.value(), b.value());
-                a.capacity == b.capacity && a.inserted() == b.inserted() && a.filter == b.filter
+                a.capacity == b.capacity && a.inserted() == b.inserted() && a.filter() == b.filter()
             })
     }
 }

@@ -67,6 +67,7 @@
 use crate::core::cells::Storage;
 use crate::hints::Access;
 use crate::kinds::bloom::AtomicBloom;
+use crate::kinds::counted::Counted;
 use crate::layout::Probe;
 use crate::sizing::Sizing;
 use crate::storage::StripedCount;
@@ -82,16 +83,15 @@ use crossbeam_utils::CachePadded;
 /// never rotates on it.
 pub(crate) const NOT_STARTED: u64 = u64::MAX;
 
-/// One slot of the ring.
+/// One slot of the ring: a generation's filter and its count of new keys
+/// (count rotation, estimates), striped over threads (`kinds/counted.rs`
+/// says why), and the slot's state.
 pub(crate) struct Slot<S> {
-    filter: AtomicBloom<S>,
+    counted: Counted<S, StripedCount>,
     /// The generation the slot was last cleared for: the spare may become
     /// generation `e` only once this is `e`. Set when the clear is done, so
     /// a slot being cleared still names the generation it held.
     ready_for: AtomicU64,
-    /// Keys its inserts reported new while it was live (count rotation,
-    /// estimates), striped over threads.
-    new_keys: StripedCount,
     /// When it became current, in the clock's nanoseconds;
     /// [`NOT_STARTED`] from its clear until the rotation that makes it
     /// current has read the clock.
@@ -102,19 +102,19 @@ impl<S> Slot<S> {
     /// The generation's filter.
     #[inline]
     pub(crate) fn filter(&self) -> &AtomicBloom<S> {
-        &self.filter
+        self.counted.filter()
     }
 
     /// Keys its inserts reported new, every stripe summed.
     pub(crate) fn new_keys(&self) -> u64 {
-        self.new_keys.sum()
+        self.counted.new_keys()
     }
 
     /// Counts `n` keys new to it; the total before and after, if this add
     /// passed steps on to it (`StripedCount::add`).
     #[inline]
     pub(crate) fn count_new(&self, n: u64) -> Option<(u64, u64)> {
-        self.new_keys.add(n)
+        self.counted.count_new(n)
     }
 
     /// When it became current, or [`NOT_STARTED`].
@@ -206,7 +206,7 @@ impl<'a, S> Live<'a, S> {
     pub(crate) fn prefetch<P: Probe>(&self, sizing: &Sizing, probe: &P, current: Access) {
         for (age, slot) in self.slots().enumerate() {
             let access = if age == 0 { current } else { Access::READ };
-            slot.filter.cells().prefetch(sizing, probe, access);
+            slot.filter().cells().prefetch(sizing, probe, access);
         }
     }
 
@@ -248,14 +248,12 @@ impl<S> Ring<S> {
     /// from `now`, each counting new keys toward `full`.
     pub(crate) fn new(filters: Vec<AtomicBloom<S>>, now: u64, full: u64) -> Ring<S> {
         let live = filters.len() as u64 - 1;
-        let step = StripedCount::step_for(full);
         let slots = filters
             .into_iter()
             .enumerate()
             .map(|(i, filter)| Slot {
-                filter,
+                counted: Counted::new(filter, 0, full),
                 ready_for: AtomicU64::new(i as u64),
-                new_keys: StripedCount::new(0, step),
                 started: AtomicU64::new(if i == 0 { now } else { NOT_STARTED }),
             })
             .collect();
@@ -281,12 +279,10 @@ impl<S> Ring<S> {
     ) -> Ring<S> {
         let live = generations.len() as u64;
         let len = live + 1;
-        let step = StripedCount::step_for(full);
         let mut slots: Vec<Option<Slot<S>>> = (0..len).map(|_| None).collect();
         let fresh = |filter, generation, inserted, started| Slot {
-            filter,
+            counted: Counted::new(filter, inserted, full),
             ready_for: AtomicU64::new(generation),
-            new_keys: StripedCount::new(inserted, step),
             started: AtomicU64::new(started),
         };
         for (age, (filter, inserted, started)) in (0..).zip(generations) {
@@ -333,7 +329,7 @@ impl<S> Ring<S> {
             Some(generation) => {
                 let slot = self.slot(generation);
                 Generation {
-                    filter: Some(&slot.filter),
+                    filter: Some(slot.filter()),
                     new_keys: slot.new_keys(),
                     started: slot.started(),
                 }
@@ -343,7 +339,7 @@ impl<S> Ring<S> {
 
     /// Every slot's filter, the spare's included.
     pub(crate) fn filters(&self) -> impl Iterator<Item = &AtomicBloom<S>> + '_ {
-        self.slots.iter().map(|slot| &slot.filter)
+        self.slots.iter().map(Slot::filter)
     }
 
     /// The current generation's number.
@@ -417,7 +413,7 @@ impl<S> Ring<S> {
     ) -> Inserted {
         pause(Pause::BeforeWrite);
         let current = live.current();
-        let fresh = write(&current.filter);
+        let fresh = write(current.filter());
         pause(Pause::AfterWrite);
         #[cfg(loom)]
         let live = if fault::active(Fault::WindowAskByNewEpoch) {
@@ -427,7 +423,7 @@ impl<S> Ring<S> {
         };
         // Whether the window held the key: its generation did (the write
         // found nothing new) or an older one does.
-        let held = !fresh || (1..live.count).any(|age| holds(&live.at(age).filter));
+        let held = !fresh || (1..live.count).any(|age| holds(live.at(age).filter()));
         self.settle((live.epoch, current), fresh, held, write)
     }
 
@@ -459,10 +455,10 @@ impl<S> Ring<S> {
             }
             generation = now;
             slot = self.slot(generation);
-            fresh = write(&slot.filter);
+            fresh = write(slot.filter());
             new |= fresh && !held;
         }
-        let count = if fresh { slot.new_keys.add(1) } else { None };
+        let count = if fresh { slot.count_new(1) } else { None };
         Inserted {
             new,
             generation,
@@ -533,8 +529,7 @@ impl<S> Ring<S> {
     /// Clears `slot`, which held the retired generation `retiring`, and
     /// marks it ready for the next generation it will hold.
     fn clear(&self, slot: &Slot<S>, retiring: u64) {
-        slot.filter.clear();
-        slot.new_keys.set(0);
+        slot.counted.clear();
         // ORDERING: Relaxed; the `Release` below publishes it.
         slot.started.store(NOT_STARTED, Relaxed);
         let next = retiring + self.slots.len() as u64;
