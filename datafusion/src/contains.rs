@@ -198,6 +198,7 @@ impl BloomContains {
 
     /// Appends the bound filter's saved bytes to `buf`, if the function has
     /// one (for the codec).
+    #[cfg(feature = "proto")]
     pub(crate) fn write_bound(&self, buf: &mut Vec<u8>) -> std::io::Result<()> {
         match self.bound.as_ref() {
             Some(bound) => bound.filter.write_to(buf),
