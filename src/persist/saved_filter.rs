@@ -172,10 +172,9 @@ impl crate::membership::sealed::Sealed for SavedFilter {}
 /// Every call goes to the filter the file held, as its kind's own
 /// implementation answers it.
 impl Membership for SavedFilter {
-    // One hashing of the key, after a choice of its hasher: every kind but
-    // Parquet's hashes with wyhash, and a hash per arm would be five copies
-    // of it in a caller's per-key loop (`cd datafusion && cargo run
-    // --release --example bench`, `bloom_contains_saved`).
+    // The choice is of the hasher, not of the kind: every kind but
+    // Parquet's hashes with wyhash, so a caller's per-key loop (DataFusion's
+    // `bloom_contains`) holds one copy of the hashing code, not one per arm.
     #[inline]
     fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
         let hasher = match self {
