@@ -127,6 +127,8 @@ mod layout;
 mod membership;
 mod parquet_hasher;
 mod persist;
+#[cfg(all(target_os = "linux", not(loom)))]
+mod shared;
 mod sizing;
 mod storage;
 mod sync;
@@ -148,6 +150,8 @@ pub use persist::{
     ChainDefect, FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter, WindowDefect,
     WriteError,
 };
+#[cfg(all(target_os = "linux", not(loom)))]
+pub use shared::{SharedError, SharedOptions};
 pub use sizing::{MAX_BITS, Sizing, hash_floor};
 pub use storage::{BitArray, CounterArray};
 #[cfg(loom)]

@@ -80,4 +80,10 @@ pub(crate) trait Storage: Sized + Send + Sync {
     fn snapshot(&self) -> Option<Self>;
     /// Bytes of memory the cells take.
     fn memory_bytes(&self) -> usize;
+    /// The words the cells are kept in (where they live: `shared/`).
+    #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
+    fn bit_array(&self) -> &BitArray;
+    /// As [`bit_array`](Self::bit_array), to close a shared file.
+    #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
+    fn bit_array_mut(&mut self) -> &mut BitArray;
 }

@@ -7,16 +7,18 @@
 //! | offset | bytes | field | value |
 //! |---|---|---|---|
 //! | 0  | 8 | magic | `89 41 42 4C 4F 4F 4D 0A` (`\x89ABLOOM\n`: the high byte catches 7-bit channels, the `\n` newline mangling) |
-//! | 8  | 2 | format version | `1` or `2`, u16 LE (below) |
+//! | 8  | 2 | format version | `1`, `2` or `3`, u16 LE (below) |
 //! | 10 | 1 | placement id | where bits go: `0` Standard with each bit its own splitmix64 output (files written before double hashing; read, never written for new filters), `1` Blocked, `2` Word, `3` Sectorized, `4` SplitBlock, `5` Standard by double hashing (`4` and `5` added after 0.1.0, whose readers refuse them) |
 //! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes), `2` [`ParquetHasher`](crate::ParquetHasher) (XXH64 seed 0 of Parquet's plain encoding: a filter a Parquet writer built; added after 0.1.0, whose readers refuse it) |
 //! | 12 | 4 | `k` | u32 LE, `1..=MAX_HASHES`; `8` for SplitBlock |
 //! | 16 | 8 | `m` | u64 LE, cells (bits, or counters): `1..=MAX_BITS` (`2^40` for SplitBlock), a multiple of 64 (512 for Blocked and Sectorized, 256 for SplitBlock) |
 //! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers and Parquet's (readers refuse another) |
 //! | 32 | 8 | hasher fingerprint | u64 LE: the hasher's hash of a fixed string, to tell hashers apart |
-//! | 40 | 1 | filter kind (version 2 only) | `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)), `2` growable, `3` windowed (below); `0` is not a kind (plain filters, [`AtomicBloom`](crate::AtomicBloom), are version 1 files) |
-//! | 41 | 7 | reserved (version 2 only) | zero (readers refuse another) |
-//! | `h` = 40 or 48 | `m w / 8` | cells | word `i` as u64 LE; a cell is `w` bits: 1 for plain, 4 for counting |
+//! | 40 | 1 | filter kind (versions 2 and 3) | `1` counting ([`AtomicCountingBloom`](crate::AtomicCountingBloom)), `2` growable, `3` windowed (below); `0` is a plain filter ([`AtomicBloom`](crate::AtomicBloom)) in version 3 only (plain files are otherwise version 1) |
+//! | 41 | 7 | reserved (versions 2 and 3) | zero (readers refuse another) |
+//! | 48 | 1 | writer state (version 3 only) | `0` sealed, `1` open for writing (below) |
+//! | 49 | 15 | reserved (version 3 only) | zero |
+//! | `h` = 40, 48 or 64 | `m w / 8` | cells | word `i` as u64 LE; a cell is `w` bits: 1 for plain, 4 for counting |
 //! | `h + m w / 8` | 8 | checksum | xxh3-64 of everything before it, u64 LE |
 //!
 //! Cell `i` of a plain filter is bit `i % 64` of word `i / 64`; counter `i`
@@ -30,9 +32,13 @@
 //! A writer uses the oldest version that holds its filter
 //! ([`FilterKind::format_version`](crate::FilterKind::format_version)), so
 //! plain filters are still written as version 1, byte for byte what
-//! earlier releases wrote and read; readers take both versions. Each
-//! filter has one encoding (a version 2 header naming a plain filter is
-//! refused), so every file a reader accepts writes back byte for byte. A reader of one
+//! earlier releases wrote and read; readers take every version. Each
+//! filter has one encoding in versions 1 and 2 (a version 2 header naming
+//! a plain filter is refused), so every such file a reader accepts writes
+//! back byte for byte. Version 3 is the
+//! [shared](super::shared) file: version 2's header, a writer-state byte
+//! and reserved bytes up to 64, so that the cells start on a cache line of
+//! a page-aligned mapping; plain and counting filters only. A reader of one
 //! kind given a file of the other says so
 //! ([`ReadError::WrongKind`](crate::ReadError::WrongKind)), once the
 //! checksum has matched; [`SavedFilter`](crate::SavedFilter) reads a file
@@ -42,8 +48,29 @@
 //! number, and a reader rejects numbers it does not know. A change to the
 //! meaning of any field, or to how keys map to cells, bumps the format
 //! version; the golden files in `tests/golden/` (`v1-*` plain, `v2-counting-*`
-//! counting, `v2-growable-*` growable, `v2-windowed-*` windowed) fail CI if
+//! counting, `v2-growable-*` growable, `v2-windowed-*` windowed, `v3-shared-*`
+//! shared) fail CI if
 //! that happens by accident.
+//!
+//! ## Shared files (version 3)
+//!
+//! A file processes map and insert into together (the
+//! [`shared`](super::shared) chapter). Its checksum cannot hold while they
+//! write, so the header says whether it does. A process that opens it for
+//! writing sets the writer state to `1` (durably) before it changes a
+//! word; the last writer to close it writes the checksum over the header
+//! with the state `0` and the words, makes that durable, then sets the
+//! state to `0`. A reader of bytes (`load`, `from_bytes`, `read_from`)
+//! refuses a file marked open before its checksum
+//! ([`ReadError::OpenForWriting`](crate::ReadError::OpenForWriting)): it
+//! would not match, and the reason is not damage. Opening it shared tells
+//! a file live writers have open (they hold its writer lock) from one a
+//! writer left open by ending without closing it
+//! ([`SharedError::NotClosedCleanly`](crate::SharedError::NotClosedCleanly)).
+//! Loaded into memory, a version 3 file is the same filter as the version 1
+//! or 2 file of the same cells; `save` writes it as that, and
+//! [`to_shared`](crate::Filter::to_shared) as version 3 again, byte for
+//! byte (`tests/golden/v3-shared-*`).
 //!
 //! ## The growable filter (version 2, kind 2)
 //!

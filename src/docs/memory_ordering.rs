@@ -87,6 +87,17 @@
 //! | G14 | **Bounded overfill, one successor.** A sub-filter takes at most its fill limit (1/32 past its capacity) and one insert per other thread, however long the claimant of its growth is descheduled; however many threads build a successor, one is published and no key inserted into it is lost. | An insert that finds the sub-filter at its fill limit stops waiting and builds a successor itself; every publication is a compare-and-swap of the newest pointer from the full sub-filter, so one succeeds and the others drop their sub-filter, which no other thread has seen. | `growable.rs`: `a_stalled_grower_is_overtaken` (claimant alone and overtaken both reached); negative control `publish_by_store_is_caught`; `tests/all/growable.rs`: `a_stalled_grower_is_overtaken_at_the_fill_limit`, `racing_threads_lose_no_key_and_overfill_within_the_limit` |
 //! | G15 | **Counts of new keys.** A sub-filter's count of keys it reported new (what decides its growth, bounds its rate, and sums to `estimated_len`) is exactly the number of its inserts that returned `true`, however they race. | One `fetch_add` per such insert: atomic, so no increment is lost; `Relaxed`, as the count publishes nothing. | `growable.rs`: `racing_counted_inserts_both_count`; negative control `split_insert_count_loses_a_count`; `tests/all/growable.rs`: `racing_threads_lose_no_key_and_overfill_within_the_limit` (the counts against each thread's own tally of `true` returns) |
 //!
+//! ## Across processes: shared files
+//!
+//! A [shared](super::shared) filter's words are a file that several
+//! processes map; an atomic operation on a mapped word acts on the one
+//! physical word every process sees, so G1-G9 hold between processes as
+//! between threads. One guarantee is new:
+//!
+//! | # | guarantee | why the ordering is enough | checked by |
+//! |---|---|---|---|
+//! | G16 | **The seal holds every writer's inserts.** Of writers closing a shared file, the last seals it; the checksum it writes covers every insert of every writer that closed before it. | Every writer holds the file's writer lock shared; a closer, under the state lock, lets go of it and seals only if it can then take it exclusive. Another writer's inserts precede its release of the lock, which the kernel orders before the sealer's acquisition (a lock's release and acquisition synchronize), so the sealer's `Relaxed` loads see them (coherence, as G9). | `loom-tests/tests/shared.rs`: `seal_after_writers_close` (the locks modelled as loom's); negative control `upgrade_in_place_leaves_the_file_unsealed`; `tests/all/shared.rs`: `the_last_writer_to_close_seals_the_file`, `processes_inserting_overlapping_keys_build_the_sequential_filter_bit_for_bit` (the file `load`s, so its checksum matched) |
+//!
 //! ## The windowed filter: a ring of generations
 //!
 //! [`AtomicWindowedBloom`](crate::AtomicWindowedBloom) keeps `g` live

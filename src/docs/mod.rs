@@ -15,14 +15,17 @@
 //!   rate bound however many keys arrive, how it grows without a lock, its
 //!   limits.
 //! - [`memory_ordering`]: the concurrency contract, guarantee by guarantee
-//!   (G1-G14), why the ordering of each is enough, and the loom model that
+//!   (G1-G16, W1-W6), why the ordering of each is enough, and the loom model that
 //!   checks it.
 //! - [`format`](mod@format): the file format byte by byte, and how readers validate it
 //!   before they allocate or believe it.
+//! - [`shared`]: one filter that many processes map and insert into; what
+//!   holds across processes and what a crash leaves.
 
 pub mod format;
 pub mod growable;
 pub mod keys;
 pub mod layouts;
 pub mod memory_ordering;
+pub mod shared;
 pub mod sizing;

@@ -126,6 +126,14 @@ impl Storage for BitArray {
         BitArray::snapshot(self)
     }
 
+    fn bit_array(&self) -> &BitArray {
+        self
+    }
+
+    fn bit_array_mut(&mut self) -> &mut BitArray {
+        self
+    }
+
     fn memory_bytes(&self) -> usize {
         BitArray::memory_bytes(self)
     }

@@ -185,6 +185,14 @@ impl Storage for CounterArray {
     fn memory_bytes(&self) -> usize {
         CounterArray::memory_bytes(self)
     }
+
+    fn bit_array(&self) -> &BitArray {
+        self.array()
+    }
+
+    fn bit_array_mut(&mut self) -> &mut BitArray {
+        self.array_mut()
+    }
 }
 
 /// How a key's probe reaches its counters.

@@ -34,7 +34,29 @@ pub fn atomic_write(
     path: impl AsRef<Path>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let path = path.as_ref();
+    replace(
+        path.as_ref(),
+        |file| {
+            let mut out = BufWriter::with_capacity(CHUNK, file);
+            write(&mut out)?;
+            out.flush()
+        },
+        |_| Ok(()),
+    )
+    .map(drop)
+}
+
+/// [`atomic_write`], for a writer that fills the file itself (`fill`,
+/// given the temporary file, or the device) and may act on it once
+/// filled, before it takes `path`'s place (`before`): returns the file
+/// that is now at `path`, or `None` for a device or FIFO. A regular file
+/// that a [shared filter](crate::docs::shared) maps is not replaced: an
+/// error of kind [`io::ErrorKind::ResourceBusy`].
+pub(crate) fn replace(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+    before: impl FnOnce(&File) -> io::Result<()>,
+) -> io::Result<Option<File>> {
     // What the path names once the kernel has followed every link (the
     // magic links of `/proc` included, which cannot be followed by hand).
     let existing = match std::fs::metadata(path) {
@@ -56,11 +78,11 @@ pub fn atomic_write(
             ));
         }
         if !metadata.is_file() {
-            let device = std::fs::OpenOptions::new().write(true).open(path)?;
-            let mut out = BufWriter::with_capacity(CHUNK, device);
-            write(&mut out)?;
-            return out.flush();
+            let mut device = std::fs::OpenOptions::new().write(true).open(path)?;
+            fill(&mut device)?;
+            return Ok(None);
         }
+        refuse_if_shared(path)?;
     }
     // A regular file or nothing: replaced or created where the links lead.
     let path = follow_links(path)?;
@@ -77,16 +99,14 @@ pub fn atomic_write(
     let mut temp = tempfile::Builder::new().make_in(dir, |path| {
         let mut options = File::options();
         // A new file only (O_EXCL): a path raced into place is a clash,
-        // never opened.
-        options.write(true).create_new(true);
+        // never opened. Readable too: a shared file is locked and mapped
+        // through it (`replace`).
+        options.read(true).write(true).create_new(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         options.open(path)
     })?;
-    let mut out = BufWriter::with_capacity(CHUNK, temp.as_file_mut());
-    write(&mut out)?;
-    out.flush()?;
-    drop(out);
+    fill(temp.as_file_mut())?;
     // A temporary file is created readable by its owner only; give the
     // result the permissions of the file it replaces, or the usual ones of
     // a data file.
@@ -98,9 +118,30 @@ pub fn atomic_write(
         temp.as_file().set_permissions(permissions)?;
     }
     temp.as_file().sync_all()?;
-    temp.persist(&path).map_err(|e| e.error)?;
+    before(temp.as_file())?;
+    let file = temp.persist(&path).map_err(|e| e.error)?;
     #[cfg(unix)]
     File::open(dir)?.sync_all()?;
+    Ok(Some(file))
+}
+
+/// An error if a process maps the regular file at `path` as a shared
+/// filter: replacing it would leave that process on the old file, apart
+/// from every process that opens the new one.
+fn refuse_if_shared(path: &Path) -> io::Result<()> {
+    #[cfg(all(target_os = "linux", not(loom)))]
+    if let Ok(file) = File::open(path)
+        && crate::shared::lock::in_use(&file)?
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::ResourceBusy,
+            format!(
+                "{} is a shared filter that a process has open: close it before replacing it",
+                path.display()
+            ),
+        ));
+    }
+    let _ = path;
     Ok(())
 }
 

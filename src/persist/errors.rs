@@ -62,6 +62,18 @@ pub enum ReadError {
     /// writer produces such a header.
     #[error("the header's reserved bytes are not zero")]
     ReservedBytes,
+    /// A version 3 header's writer-state byte is neither sealed (0) nor
+    /// open for writing (1).
+    #[error("unknown writer state {0}")]
+    UnknownWriterState(u8),
+    /// A [shared](crate::docs::shared) file that a process had open for
+    /// writing when it was read, so its checksum does not cover it: read
+    /// it once its writers have closed it, or, if a writer was killed,
+    /// recover it ([`SharedOptions::recover`](crate::SharedOptions::recover)).
+    #[error(
+        "the file is a shared filter open for writing (or left open by a writer that did not close it):          its checksum does not cover it; open it shared, or recover it if its writer was killed"
+    )]
+    OpenForWriting,
     /// The layout id is not one this build knows.
     #[error("unknown layout id {0}")]
     UnknownLayout(u8),

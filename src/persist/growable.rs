@@ -81,7 +81,7 @@ fn encode_head<S: BuildHasher + 'static>(
         0,
         filter.hasher(),
     );
-    out[..V2_HEADER_LEN].copy_from_slice(&header.encode().0);
+    out[..V2_HEADER_LEN].copy_from_slice(&header.encode().0[..V2_HEADER_LEN]);
     let params = &mut out[V2_HEADER_LEN..];
     params[0..8].copy_from_slice(&config.initial_capacity.to_le_bytes());
     params[8..16].copy_from_slice(&config.false_positive_rate.to_le_bytes());

@@ -3,7 +3,10 @@
 //! interpreted only after it.
 
 use super::bytes::{read_full, truncated};
-use super::constants::{CHECKSUM_LEN, MAGIC, V1_HEADER_LEN, V2_HEADER_LEN};
+use super::constants::{
+    CHECKSUM_LEN, MAGIC, STATE_OPEN, STATE_SEALED, V1_HEADER_LEN, V2_HEADER_LEN, V3_HEADER_LEN,
+    WRITER_STATE_AT,
+};
 use super::errors::{FilterKind, HasherId, ReadError};
 use crate::core::filter::FINGERPRINT_KEY;
 use crate::error::BuildError;
@@ -40,15 +43,16 @@ impl FilterKind {
                 let id = *start
                     .get(V1_HEADER_LEN)
                     .ok_or_else(|| short_header(start, header_len))?;
-                FilterKind::from_v2_id(id).ok_or(ReadError::UnknownKind(id))
+                kind_of(id, header_len)
             }
         }
     }
 }
 
 /// The bytes of a header, as long as the longest version's; a version 1
-/// header uses the first [`V1_HEADER_LEN`].
-pub(crate) type HeaderBytes = [u8; V2_HEADER_LEN];
+/// header uses the first [`V1_HEADER_LEN`], version 2 the first
+/// [`V2_HEADER_LEN`].
+pub(crate) type HeaderBytes = [u8; V3_HEADER_LEN];
 
 /// The fixed-size header of every kind and version, as its fields say.
 pub(crate) struct Header {
@@ -63,6 +67,9 @@ pub(crate) struct Header {
     /// The hasher's hash of [`FINGERPRINT_KEY`]: tells two custom hashers
     /// (or states of one) apart.
     pub(crate) fingerprint: u64,
+    /// A shared file's (version 3) writer state: whether it was open for
+    /// writing when read. `None`: a version 1 or 2 file, always sealed.
+    pub(crate) open_for_writing: Option<bool>,
 }
 
 /// What a reader checks before the checksum: the magic and version (is
@@ -85,6 +92,7 @@ impl Frame {
         match u16::from_le_bytes([start[8], start[9]]) {
             1 => Ok(V1_HEADER_LEN),
             2 => Ok(V2_HEADER_LEN),
+            3 => Ok(V3_HEADER_LEN),
             version => Err(ReadError::UnsupportedVersion(version)),
         }
     }
@@ -101,12 +109,16 @@ impl Frame {
         let kind = if header_len == V1_HEADER_LEN {
             FilterKind::Bloom
         } else {
-            FilterKind::from_v2_id(bytes[40]).ok_or(ReadError::UnknownKind(bytes[40]))?
+            kind_of(bytes[40], header_len)?
         };
         let cell_bits = kind.cell_bits().ok_or(ReadError::WrongKind {
             written: kind,
             reading,
         })?;
+        if header_len == V3_HEADER_LEN && bytes[WRITER_STATE_AT] == STATE_OPEN {
+            // Its checksum is stale: say why rather than that it mismatches.
+            return Err(ReadError::OpenForWriting);
+        }
         let placement = Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?;
         let num_bits = u64_at(bytes, 16);
         check_num_bits(placement, num_bits)?;
@@ -155,7 +167,8 @@ pub(crate) fn v2_head(
     reading: FilterKind,
 ) -> Result<(&[u8], Placement), ReadError> {
     let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
-    if Frame::header_len(start)? == V1_HEADER_LEN {
+    let header_len = Frame::header_len(start)?;
+    if header_len == V1_HEADER_LEN {
         return Err(ReadError::WrongKind {
             written: FilterKind::Bloom,
             reading,
@@ -164,15 +177,28 @@ pub(crate) fn v2_head(
     let head = bytes
         .get(..len)
         .ok_or_else(|| truncated(len as u64, bytes))?;
-    let kind = FilterKind::from_v2_id(head[40]).ok_or(ReadError::UnknownKind(head[40]))?;
+    let kind = kind_of(head[40], header_len)?;
     if kind != expected {
         return Err(ReadError::WrongKind {
             written: kind,
             reading,
         });
     }
+    if header_len != V2_HEADER_LEN {
+        // Version 3 holds only the kinds a process can share.
+        return Err(ReadError::UnsupportedVersion(3));
+    }
     let placement = Placement::from_id(head[10]).ok_or(ReadError::UnknownLayout(head[10]))?;
     Ok((head, placement))
+}
+
+/// The kind a version 2 or 3 header's kind byte names: in version 2 a
+/// plain filter has no id (it is a version 1 file), in version 3 it is 0.
+fn kind_of(id: u8, header_len: usize) -> Result<FilterKind, ReadError> {
+    match id {
+        0 if header_len == V3_HEADER_LEN => Ok(FilterKind::Bloom),
+        _ => FilterKind::from_v2_id(id).ok_or(ReadError::UnknownKind(id)),
+    }
 }
 
 /// Checks a recorded `m`: in range, and a whole number of the layout's
@@ -216,14 +242,28 @@ impl Header {
             num_bits,
             hasher: HasherId::of(hasher),
             fingerprint: hasher.hash_one(FINGERPRINT_KEY),
+            open_for_writing: None,
         }
     }
 
-    /// The header's bytes: all of them in version 2, the first
-    /// [`V1_HEADER_LEN`] in version 1.
+    /// The header of the same filter as a shared file's (version 3), open
+    /// for writing or sealed.
+    #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
+    pub(crate) fn shared(self, open_for_writing: bool) -> Header {
+        Header {
+            open_for_writing: Some(open_for_writing),
+            ..self
+        }
+    }
+
+    /// The header's bytes and how many of them the version has: 40 in
+    /// version 1, 48 in version 2, all 64 in version 3.
     pub(crate) fn encode(&self) -> (HeaderBytes, usize) {
-        let mut out = [0u8; V2_HEADER_LEN];
-        let version = self.kind.format_version();
+        let mut out = [0u8; V3_HEADER_LEN];
+        let version = match self.open_for_writing {
+            Some(_) => 3,
+            None => self.kind.format_version(),
+        };
         out[0..8].copy_from_slice(&MAGIC);
         out[8..10].copy_from_slice(&version.to_le_bytes());
         let (hasher_id, seed) = self.hasher.encode();
@@ -233,11 +273,15 @@ impl Header {
         out[16..24].copy_from_slice(&self.num_bits.to_le_bytes());
         out[24..32].copy_from_slice(&seed.to_le_bytes());
         out[32..40].copy_from_slice(&self.fingerprint.to_le_bytes());
-        match self.kind.v2_id() {
-            None => (out, V1_HEADER_LEN),
-            Some(id) => {
-                out[40] = id;
-                (out, V2_HEADER_LEN)
+        if version == 1 {
+            return (out, V1_HEADER_LEN);
+        }
+        out[40] = self.kind.v2_id().unwrap_or(0);
+        match self.open_for_writing {
+            None => (out, V2_HEADER_LEN),
+            Some(open) => {
+                out[WRITER_STATE_AT] = if open { STATE_OPEN } else { STATE_SEALED };
+                (out, V3_HEADER_LEN)
             }
         }
     }
@@ -251,17 +295,28 @@ impl Header {
         let head = bytes
             .get(..header_len)
             .ok_or_else(|| short_header(bytes, header_len))?;
-        let mut all: HeaderBytes = [0; V2_HEADER_LEN];
+        let mut all: HeaderBytes = [0; V3_HEADER_LEN];
         all[..header_len].copy_from_slice(head);
         let bytes = &all;
         let kind = if header_len == V1_HEADER_LEN {
             FilterKind::Bloom
         } else {
-            if bytes[41..].iter().any(|&b| b != 0) {
+            let state = bytes[WRITER_STATE_AT];
+            if bytes[41..WRITER_STATE_AT].iter().any(|&b| b != 0)
+                || bytes[WRITER_STATE_AT + 1..].iter().any(|&b| b != 0)
+            {
                 return Err(ReadError::ReservedBytes);
             }
-            FilterKind::from_v2_id(bytes[40]).ok_or(ReadError::UnknownKind(bytes[40]))?
+            if state > STATE_OPEN {
+                return Err(ReadError::UnknownWriterState(state));
+            }
+            kind_of(bytes[40], header_len)?
         };
+        let open_for_writing =
+            (header_len == V3_HEADER_LEN).then_some(bytes[WRITER_STATE_AT] == STATE_OPEN);
+        if open_for_writing.is_some() && kind.cell_bits().is_none() {
+            return Err(ReadError::UnsupportedVersion(3));
+        }
         Ok(Header {
             kind,
             placement: Placement::from_id(bytes[10]).ok_or(ReadError::UnknownLayout(bytes[10]))?,
@@ -269,6 +324,7 @@ impl Header {
             num_bits: u64_at(bytes, 16),
             hasher: HasherId::decode(bytes[11], u64_at(bytes, 24))?,
             fingerprint: u64_at(bytes, 32),
+            open_for_writing,
         })
     }
 
@@ -314,7 +370,7 @@ pub(crate) fn read_header(
     mut input: impl Read,
     reading: FilterKind,
 ) -> Result<(HeaderBytes, Frame), ReadError> {
-    let mut bytes = [0u8; V2_HEADER_LEN];
+    let mut bytes = [0u8; V3_HEADER_LEN];
     let got = read_full(&mut input, &mut bytes[..V1_HEADER_LEN])?;
     let start = bytes.first_chunk().filter(|_| got == V1_HEADER_LEN);
     let header_len = Frame::header_len(start.ok_or_else(|| short_header(&bytes[..got], 0))?)?;

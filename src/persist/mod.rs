@@ -19,16 +19,16 @@
 //! - `saved_filter.rs`: a file of whichever kind its header names;
 //!   `atomic_write.rs`: the atomic save under every `save`.
 
-mod atomic_write;
+pub(crate) mod atomic_write;
 mod bytes;
 mod composite;
-mod constants;
-mod errors;
+pub(crate) mod constants;
+pub(crate) mod errors;
 mod filter;
 mod growable;
-mod header;
+pub(crate) mod header;
 mod saved_filter;
-mod stored;
+pub(crate) mod stored;
 mod window;
 
 pub use atomic_write::atomic_write;

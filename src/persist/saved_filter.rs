@@ -1,6 +1,6 @@
 //! [`SavedFilter`]: a saved filter of whichever kind its header names.
 
-use super::constants::{HASHER_PARQUET, V2_HEADER_LEN};
+use super::constants::{HASHER_PARQUET, V3_HEADER_LEN};
 use super::errors::{FilterKind, ReadError};
 use crate::error::GrowthError;
 use crate::key::Key;
@@ -145,8 +145,8 @@ fn parquet_hashed(start: &[u8]) -> bool {
 /// The kind of filter `input` holds, from its first bytes, and those bytes
 /// (the header, or all of a shorter input).
 fn read_kind(input: &mut impl Read) -> Result<(FilterKind, Vec<u8>), ReadError> {
-    let mut start = Vec::with_capacity(V2_HEADER_LEN);
-    input.take(V2_HEADER_LEN as u64).read_to_end(&mut start)?;
+    let mut start = Vec::with_capacity(V3_HEADER_LEN);
+    input.take(V3_HEADER_LEN as u64).read_to_end(&mut start)?;
     Ok((FilterKind::of_header(&start)?, start))
 }
 

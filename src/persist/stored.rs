@@ -2,7 +2,7 @@
 //! body is one array of words, written once for them all ([`Stored`]).
 
 use super::bytes::{Summed, read_full, read_growing, written_bytes};
-use super::constants::{CHECKSUM_LEN, CHUNK, V2_HEADER_LEN};
+use super::constants::{CHECKSUM_LEN, CHUNK, V3_HEADER_LEN};
 use super::errors::{FilterKind, ReadError, WriteError};
 use super::header::{Frame, Header, check_sum, read_header, short_header, verified};
 use crate::sizing::Sizing;
@@ -75,7 +75,7 @@ pub(crate) fn decode<F: Stored<S>, S: BuildHasher + 'static>(
 ) -> Result<F, ReadError> {
     let start = bytes.first_chunk().ok_or_else(|| short_header(bytes, 0))?;
     let header_len = Frame::header_len(start)?;
-    let mut header_bytes = [0u8; V2_HEADER_LEN];
+    let mut header_bytes = [0u8; V3_HEADER_LEN];
     let head = bytes
         .get(..header_len)
         .ok_or_else(|| short_header(bytes, header_len))?;

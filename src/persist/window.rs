@@ -138,7 +138,7 @@ impl<S: BuildHasher + 'static> AtomicWindowedBloom<S> {
             sizing.num_bits(),
             self.hasher(),
         );
-        out[..V2_HEADER_LEN].copy_from_slice(&header.encode().0);
+        out[..V2_HEADER_LEN].copy_from_slice(&header.encode().0[..V2_HEADER_LEN]);
         let params = &mut out[V2_HEADER_LEN..];
         params[0..8].copy_from_slice(&self.keys_per_window.to_le_bytes());
         params[8..16].copy_from_slice(&self.target_false_positive_rate().to_le_bytes());

@@ -34,7 +34,16 @@
 //! Under `cfg(loom)` the words are loom's atomics, which cannot be created by
 //! zeroing memory; the model-checking build allocates them one by one.
 //!
+//! ## Words that live in a file
+//!
+//! The words may instead be a file that several processes map
+//! (`words.rs`, `shared/`): the same `[AtomicU64]`, so every operation
+//! below, and every `// ORDERING:` argument, holds for them unchanged.
+//! Their array is never filled with plain stores (`fill`, which needs
+//! `&mut`, is only ever given a fresh heap array).
+//!
 use crate::hints::{Access, advise_huge_pages, prefetch};
+use crate::storage::words::Words;
 #[cfg(loom)]
 use crate::sync::fault::{self, Fault};
 use crate::sync::{AtomicU64, Ordering::Relaxed, set_unshared};
@@ -48,8 +57,9 @@ pub(crate) const WORDS_PER_LINE: usize = 8;
 /// It has no public methods; the filter is its interface.
 pub struct BitArray {
     /// `offset` words of padding, then `num_words` words in use starting on a
-    /// 64-byte boundary, then padding to the end of the last line.
-    words: Box<[AtomicU64]>,
+    /// 64-byte boundary, then padding to the end of the last line (a heap
+    /// array); or a file's body, at offset 0 (a mapped array).
+    words: Words,
     offset: usize,
     num_words: usize,
 }
@@ -66,10 +76,33 @@ impl BitArray {
         let misalignment = words.as_ptr() as usize % 64;
         let offset = (64 - misalignment) % 64 / std::mem::size_of::<AtomicU64>();
         Some(BitArray {
-            words,
+            words: Words::heap(words),
             offset,
             num_words,
         })
+    }
+
+    /// The array whose words are `words` (a mapped file's body, all of it
+    /// in use).
+    #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
+    pub(crate) fn over(words: Words) -> Self {
+        BitArray {
+            num_words: words.len(),
+            words,
+            offset: 0,
+        }
+    }
+
+    /// Where the words live.
+    #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
+    pub(crate) fn storage(&self) -> &Words {
+        &self.words
+    }
+
+    /// Where the words live, to close their file (`Filter::close`).
+    #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
+    pub(crate) fn storage_mut(&mut self) -> &mut Words {
+        &mut self.words
     }
 
     /// Number of 64-bit words in use.
@@ -89,12 +122,6 @@ impl BitArray {
         num_words.next_multiple_of(WORDS_PER_LINE) * std::mem::size_of::<AtomicU64>()
     }
 
-    /// The words in use, padded to whole lines.
-    #[inline]
-    fn padded_words(&self) -> &[AtomicU64] {
-        &self.words[self.offset..][..self.num_words.next_multiple_of(WORDS_PER_LINE)]
-    }
-
     // The hot-path accessors index from `offset` with one bounds check;
     // callers derive indices from the array's size, so they stay in use.
     // `counter_array.rs` updates words through it too.
@@ -111,14 +138,18 @@ impl BitArray {
 
     /// The words in use.
     fn words(&self) -> &[AtomicU64] {
-        &self.padded_words()[..self.num_words]
+        &self.words[self.offset..][..self.num_words]
     }
 
-    /// The words in use, of an array no other thread can see yet (`&mut`):
-    /// written with plain stores, no atomic instruction.
+    /// The words in use, of a heap array no other thread can see yet
+    /// (`&mut`): written with plain stores, no atomic instruction. A mapped
+    /// array has none: other processes may see it whatever we hold.
     fn words_mut(&mut self) -> impl Iterator<Item = &mut AtomicU64> {
         let (offset, len) = (self.offset, self.num_words);
-        self.words[offset..offset + len].iter_mut()
+        self.words
+            .heap_mut()
+            .into_iter()
+            .flat_map(move |words| words[offset..offset + len].iter_mut())
     }
 
     /// `0..num_words`: every word.
@@ -149,13 +180,7 @@ impl BitArray {
     /// (counts, estimates, snapshots, files, union's source) goes through
     /// here.
     pub(crate) fn load_words(&self, range: Range<usize>) -> impl Iterator<Item = u64> + '_ {
-        // ORDERING: Relaxed (docs::memory_ordering, G8 and G9). A read of
-        // the whole array promises only that each word is a value it held at
-        // some point during the read: every bit set by an insert that
-        // happened-before the read is seen (coherence), an insert running
-        // meanwhile may be seen in part. Checked by loom-tests/tests/bulk.rs:
-        // `count_racing_inserts_is_monotone` and `snapshot_racing_insert`.
-        self.words()[range].iter().map(|word| word.load(Relaxed))
+        load_each(&self.words()[range])
     }
 
     /// The number of set bits in words `range`.
@@ -425,6 +450,23 @@ impl LineReader<'_> {
     pub(crate) fn all_set(&self) -> bool {
         self.all & 1 == 1
     }
+}
+
+/// The current value of each of `words`, in order: what every read of a
+/// whole array goes through, [`BitArray::load_words`] and the seal of a
+/// shared file (`shared/file.rs`), which reads its words after the other
+/// writers have closed it.
+pub(crate) fn load_each(words: &[AtomicU64]) -> impl Iterator<Item = u64> + '_ {
+    // ORDERING: Relaxed (docs::memory_ordering, G8 and G9). A read of
+    // the whole array promises only that each word is a value it held at
+    // some point during the read: every bit set by an insert that
+    // happened-before the read is seen (coherence), an insert running
+    // meanwhile may be seen in part. A shared file's seal runs after every
+    // other writer has let go of the file's writer lock, a kernel lock
+    // whose release and acquisition order their inserts before it (G16).
+    // Checked by loom-tests/tests/bulk.rs: `count_racing_inserts_is_monotone`
+    // and `snapshot_racing_insert`; shared.rs: `seal_after_writers_close`.
+    words.iter().map(|word| word.load(Relaxed))
 }
 
 /// How many bits [`BitArray::set_bits`] keeps from its test for its sets.

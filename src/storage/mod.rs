@@ -5,11 +5,13 @@
 //! [`CounterArray`] a counting filter's 4-bit counters in the same kind of
 //! allocation; `StripedCount` is the count of new keys that many threads
 //! add to without sharing a line. Every atomic operation on a filter's memory is in the first two
-//! files, each with its `// ORDERING:` note.
+//! files, each with its `// ORDERING:` note. `words.rs` says where an
+//! array's words live: on the heap, or in a file other processes map.
 
 pub(crate) mod bit_array;
 pub(crate) mod counter_array;
 pub(crate) mod striped_count;
+pub(crate) mod words;
 
 pub use bit_array::BitArray;
 pub use counter_array::CounterArray;

@@ -1,5 +1,6 @@
 //! Golden files: small filters committed under `tests/golden/`, plain ones
-//! in format version 1 and counting ones in version 2. Reading them checks that old files stay readable
+//! in format version 1, counting ones in version 2, shared files of both in
+//! version 3. Reading them checks that old files stay readable
 //! and mean the same keys; writing the same filters today must give the
 //! same bytes. A change that breaks either fails here: it needs a new
 //! format version, not an edited golden file.
@@ -333,4 +334,57 @@ fn regenerate_golden_files() {
     build_parquet()
         .save(path("v1-split-block-parquet.abf"))
         .unwrap();
+    #[cfg(target_os = "linux")]
+    {
+        let (plain, counting) = shared_golden();
+        plain
+            .to_shared(path(SHARED_GOLDEN.0))
+            .unwrap()
+            .close()
+            .unwrap();
+        counting
+            .to_shared(path(SHARED_GOLDEN.1))
+            .unwrap()
+            .close()
+            .unwrap();
+    }
+}
+
+/// Shared files (version 3), sealed: the filters of `v1-blocked.abf` and
+/// `v2-counting-blocked.abf`, as `to_shared` writes them and their last
+/// writer's close seals them.
+const SHARED_GOLDEN: (&str, &str) = ("v3-shared-blocked.abf", "v3-shared-counting-blocked.abf");
+
+fn shared_golden() -> (AtomicBloom, AtomicCountingBloom) {
+    (build(&GOLDEN[1]), build_counting(Layout::Blocked))
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn shared_golden_files_load_open_and_are_what_a_shared_copy_seals() {
+    use atomic_bloom::SharedOptions;
+    let (plain, counting) = shared_golden();
+    let dir = tempfile::tempdir().unwrap();
+    let (golden, copy) = (path(SHARED_GOLDEN.0), dir.path().join("plain"));
+    assert_eq!(AtomicBloom::load(&golden).unwrap(), plain);
+    assert_eq!(
+        AtomicBloom::open_shared(&golden, SharedOptions::read_only()).unwrap(),
+        plain
+    );
+    plain.to_shared(&copy).unwrap().close().unwrap();
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(&golden).unwrap()
+    );
+    let (golden, copy) = (path(SHARED_GOLDEN.1), dir.path().join("counting"));
+    assert_eq!(AtomicCountingBloom::load(&golden).unwrap(), counting);
+    assert_eq!(
+        AtomicCountingBloom::open_shared(&golden, SharedOptions::read_only()).unwrap(),
+        counting
+    );
+    counting.to_shared(&copy).unwrap().close().unwrap();
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(&golden).unwrap()
+    );
 }

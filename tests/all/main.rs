@@ -27,6 +27,7 @@ mod model;
 mod parallel;
 mod persist;
 mod persist_counting;
+mod shared;
 mod split_block;
 mod stress;
 mod window;

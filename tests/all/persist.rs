@@ -138,12 +138,13 @@ fn each_kind_of_damage_has_its_own_error() {
         ReadError::FingerprintMismatch { .. }
     ));
     // Plain filters are written in version 1, the newest this build reads
-    // being 2 (counting filters: `tests/all/persist_counting.rs`).
+    // being 3 (counting filters: `tests/all/persist_counting.rs`; shared
+    // files, version 3: `tests/all/shared.rs`).
     assert_eq!(u16::from_le_bytes([good[8], good[9]]), 1);
-    assert_eq!(FORMAT_VERSION, 2);
+    assert_eq!(FORMAT_VERSION, 3);
     assert!(matches!(
-        forged(8, &[3, 0]),
-        ReadError::UnsupportedVersion(3)
+        forged(8, &[4, 0]),
+        ReadError::UnsupportedVersion(4)
     ));
 }
 
