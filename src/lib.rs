@@ -151,7 +151,7 @@ pub use persist::{
     WriteError,
 };
 #[cfg(all(target_os = "linux", not(loom)))]
-pub use shared::{SharedError, SharedOptions};
+pub use shared::{SharedError, SharedOptions, SharedState};
 pub use sizing::{MAX_BITS, Sizing, hash_floor};
 pub use storage::{BitArray, CounterArray};
 #[cfg(loom)]

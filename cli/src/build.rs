@@ -3,8 +3,11 @@
 use crate::keys::Inputs;
 use crate::stream::{self, Event};
 use crate::{keys, output};
-use anyhow::{Context, Result};
-use atomic_bloom::{AtomicGrowableBloom, Builder, Cells, Layout, WyBuildHasher};
+use anyhow::{Context, Result, bail};
+use atomic_bloom::{
+    AtomicGrowableBloom, BitArray, Builder, Cells, CounterArray, Filter, Layout, ReadError,
+    SharedError, SharedOptions, WyBuildHasher,
+};
 use atomic_bloom::{Membership, SavedFilter};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -65,6 +68,17 @@ pub struct Args {
     /// more stops with an error and writes nothing.
     #[arg(long, requires = "growable", value_parser = bytes)]
     memory_limit: Option<u64>,
+    /// Build into a shared file that other processes map and insert into
+    /// at once (the library's shared filters, Linux): a plain or counting
+    /// (--counting) filter. If --output is a shared file already, the keys
+    /// are inserted into it, as other processes insert (its size and
+    /// layout are the file's); otherwise a shared file is created (a
+    /// file another process has open for writing is never replaced). Keys
+    /// reach the file as they are inserted: a signal stops the build with
+    /// the keys inserted so far in it, the file then marked as left open
+    /// (`info` says so).
+    #[arg(long, conflicts_with = "growable")]
+    shared: bool,
 }
 
 /// Keys whose hashes the counting pass keeps (8 bytes each: 128 MiB), so
@@ -113,7 +127,92 @@ fn bytes(size: &str) -> Result<u64, String> {
     })
 }
 
+/// `build --shared`: the keys into a shared file, opened or created.
+fn run_shared(args: Args) -> Result<()> {
+    let start = Instant::now();
+    output::refuse_output_among_inputs(&args.output, "--output", &args.inputs)?;
+    if keys::is_stdio(&args.output) || std::fs::metadata(&args.output).is_ok_and(|m| !m.is_file()) {
+        bail!("--shared builds a file that processes map: give --output a file path");
+    }
+    let mut inputs = Inputs::new(&args.inputs);
+    if args.counting {
+        let filter = shared::<CounterArray>(&args, &mut inputs)?;
+        insert_shared(&args, &inputs, filter, start, "counting, ")
+    } else {
+        let filter = shared::<BitArray>(&args, &mut inputs)?;
+        insert_shared(&args, &inputs, filter, start, "")
+    }
+}
+
+/// The shared file at `--output` opened to insert into, or a new one sized
+/// as a build sizes a filter.
+fn shared<C: Cells>(args: &Args, inputs: &mut Inputs) -> Result<Filter<C>> {
+    let path = &args.output;
+    match Filter::<C>::open_shared(path, SharedOptions::read_write()) {
+        Ok(filter) => return Ok(filter),
+        // Not there, or not a shared file: a new one replaces it below.
+        Err(SharedError::File { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {}
+        Err(SharedError::NotWritable { .. }) => {}
+        Err(SharedError::Invalid {
+            source: ReadError::BadMagic,
+            ..
+        }) => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot build into {}", path.display()));
+        }
+    }
+    let expected = match args.expected {
+        Some(n) => n,
+        None => {
+            let counted = inputs.count_keys(&WyBuildHasher::with_seed(args.seed), 0)?;
+            usize::try_from(counted.keys).unwrap_or(usize::MAX).max(1)
+        }
+    };
+    Builder::<C>::default()
+        .capacity(expected, args.fpp)
+        .layout(args.layout)
+        .seed(args.seed)
+        .build_shared(path)
+        .with_context(|| format!("cannot create {}", path.display()))
+}
+
+fn insert_shared<C: Cells>(
+    args: &Args,
+    inputs: &Inputs,
+    filter: Filter<C>,
+    start: Instant,
+    kind: &str,
+) -> Result<()> {
+    let bar = keys::progress(inputs.total_bytes(), "inserting");
+    let mut new = 0;
+    let read = inputs.for_each_chunk(&bar, |chunk| {
+        new += filter.par_insert(chunk);
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    let sizing = filter.sizing();
+    let rate = filter.estimated_false_positive_rate();
+    filter
+        .close()
+        .with_context(|| format!("cannot close {}", args.output.display()))?;
+    eprintln!(
+        "built {} (shared): {} read, {new} new; {kind}{} layout, {} cells, k = {}; \
+         estimated false-positive rate now {rate:.3e}; {:.1} s",
+        args.output.display(),
+        output::counted(read, "key"),
+        sizing.layout(),
+        sizing.num_bits(),
+        sizing.num_hashes(),
+        start.elapsed().as_secs_f64(),
+    );
+    warn_if_empty(read);
+    Ok(())
+}
+
 pub fn run(args: Args) -> Result<()> {
+    if args.shared {
+        return run_shared(args);
+    }
     let start = Instant::now();
     output::refuse_output_among_inputs(&args.output, "--output", &args.inputs)?;
     let mut inputs = Inputs::new(&args.inputs);

@@ -5,7 +5,7 @@
 
 use crate::keys::{Inputs, is_stdio};
 use anyhow::{Result, bail};
-use atomic_bloom::{FilterKind, ReadError, SavedFilter};
+use atomic_bloom::{FilterKind, ReadError, SavedFilter, SharedError, SharedOptions, SharedState};
 use std::io;
 use std::path::Path;
 
@@ -43,24 +43,79 @@ pub fn load_error(path: &Path, error: ReadError) -> anyhow::Error {
     }
 }
 
-/// Loads a file of any kind (a FIFO or `<(...)` too; `-` reads stdin),
+/// Opens a file of any kind (a FIFO or `<(...)` too; `-` reads stdin),
 /// naming the file in the error. Commands use it through
 /// [`Membership`](atomic_bloom::Membership), whatever its kind, and match
 /// the kind only for what one kind alone does.
+///
+/// A regular file holding a plain or counting filter is mapped read-only
+/// rather than read (`SavedFilter::open_shared`). What a command changes
+/// stays in its private copy of the pages it touched until it saves. A
+/// shared file that a writer left open (killed, or its machine crashed)
+/// is read as it is, with a warning: it holds every key whose insert had
+/// returned.
+///
+/// The checksum is verified (every word read once, through the mapping),
+/// as `info`, `merge` and `remove` need: they report on a file or write
+/// one from it. `query` skips it ([`load_beside`]): a 1 GiB filter answers
+/// its first key having read one page of it.
 pub fn load(path: &Path) -> Result<SavedFilter> {
+    open(path, true)
+}
+
+fn open(path: &Path, verify: bool) -> Result<SavedFilter> {
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
     let saved = if is_stdio(path) {
         SavedFilter::read_from(io::stdin().lock())
+    } else if regular {
+        let options = SharedOptions::read_only().recover(true).verify(verify);
+        let saved = SavedFilter::open_shared(path, options).map_err(|e| open_error(path, e))?;
+        if shared_state(&saved) == Some(SharedState::LeftOpen) {
+            eprintln!("atomic-bloom: warning: {}", left_open(path));
+        }
+        return Ok(saved);
     } else {
         SavedFilter::load(path)
     };
     saved.map_err(|e| load_error(path, e))
 }
 
-/// [`load`] for a command that also reads keys from `inputs`: stdin can
-/// hold the filter or the keys, not both.
-pub fn load_beside(path: &Path, inputs: &Inputs) -> Result<SavedFilter> {
+/// What the CLI says of a shared file a writer left open.
+pub fn left_open(path: &Path) -> String {
+    format!(
+        "{} was left open for writing by a process that did not close it (killed, or its \
+         machine crashed); it is read as it is, and holds every key whose insert had returned \
+         there, but its checksum does not vouch for it",
+        name(path)
+    )
+}
+
+/// A shared file's writer state when it was opened, if it was mapped.
+pub fn shared_state(filter: &SavedFilter) -> Option<SharedState> {
+    match filter {
+        SavedFilter::Bloom(f) => f.shared_state(),
+        SavedFilter::Counting(f) => f.shared_state(),
+        SavedFilter::Parquet(f) => f.shared_state(),
+        _ => None,
+    }
+}
+
+/// Why the filter file at `path` could not be opened, as [`load_error`].
+fn open_error(path: &Path, error: SharedError) -> anyhow::Error {
+    let context = format!("cannot load {}", name(path));
+    match error {
+        SharedError::File { source, .. } => anyhow::Error::new(source).context(context),
+        SharedError::Invalid { source, .. } => anyhow::Error::new(source).context(context),
+        other => anyhow::Error::new(other).context(context),
+    }
+}
+
+/// [`load`] (verifying the checksum if `verify`) for a command that also
+/// reads keys from `inputs`: stdin can hold the filter or the keys, not
+/// both.
+pub fn load_beside(path: &Path, inputs: &Inputs, verify: bool) -> Result<SavedFilter> {
     if is_stdio(path) && inputs.reads_stdin() {
         bail!("the filter is read from stdin (`-`), so the keys cannot be: give them as files");
     }
-    load(path)
+    open(path, verify)
 }

@@ -4,7 +4,8 @@ use crate::filter_file::{self, name};
 use crate::output::{counted, say};
 use anyhow::{Result, bail};
 use atomic_bloom::{
-    AtomicGrowableBloom, AtomicWindowedBloom, Cells, Layout, SavedFilter, WhenFull, Window,
+    AtomicGrowableBloom, AtomicWindowedBloom, Cells, Layout, SavedFilter, SharedState, WhenFull,
+    Window,
 };
 use std::path::PathBuf;
 
@@ -28,10 +29,36 @@ pub fn fullest_at_capacity(layout: Layout) -> f64 {
     }
 }
 
+/// The file's format version, from its header: a shared file is version
+/// 3 whatever its kind's oldest version is. A stream (a FIFO, stdin) was
+/// read once already: its filter's kind says.
+fn format_version(path: &std::path::Path, filter: &SavedFilter) -> u16 {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return filter.kind().format_version();
+    }
+    let mut start = [0u8; 10];
+    let read =
+        std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut start));
+    match read {
+        Ok(()) => u16::from_le_bytes([start[8], start[9]]),
+        Err(_) => filter.kind().format_version(),
+    }
+}
+
 pub fn run(args: Args) -> Result<()> {
     let filter = filter_file::load(&args.filter)?;
     say!("file:               {}", name(&args.filter));
-    say!("format version:     {}", filter.kind().format_version());
+    say!(
+        "format version:     {}",
+        format_version(&args.filter, &filter)
+    );
+    match filter_file::shared_state(&filter) {
+        Some(SharedState::Open) => say!("writer state:       open for writing by another process"),
+        Some(SharedState::LeftOpen) => say!(
+            "writer state:       left open by a writer that did not close it (killed or crashed)"
+        ),
+        _ => {}
+    }
     let (fill, cells, layout) = match &filter {
         SavedFilter::Bloom(f) => {
             let labels = ["bits (m)", "hashes per key (k)", "bits set"];

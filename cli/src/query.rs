@@ -31,7 +31,7 @@ pub struct Args {
 /// `present<TAB>key` or `absent<TAB>key`.
 pub fn run(args: Args) -> Result<ExitCode> {
     let inputs = Inputs::new(&args.inputs);
-    let filter = filter_file::load_beside(&args.filter, &inputs)?;
+    let filter = filter_file::load_beside(&args.filter, &inputs, false)?;
     let bar = keys::progress(inputs.total_bytes(), "querying");
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut all_present = true;

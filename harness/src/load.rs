@@ -19,7 +19,8 @@ pub struct Sample {
     busy: u64,
     /// Ticks the hypervisor ran another guest instead.
     steal: u64,
-    /// Ticks this process ran (user and system).
+    /// Ticks this process and its live children ran (user and system):
+    /// `bench --shared`'s worker processes are ours.
     ours: u64,
 }
 
@@ -28,7 +29,9 @@ impl Sample {
     pub fn now() -> Option<Sample> {
         let machine = std::fs::read_to_string("/proc/stat").ok()?;
         let process = std::fs::read_to_string("/proc/self/stat").ok()?;
-        Sample::parse(&machine, &process)
+        let mut sample = Sample::parse(&machine, &process)?;
+        sample.ours += children_ticks();
+        Some(sample)
     }
 
     /// Reads the `cpu` line of `/proc/stat` and fields 14-15 (utime,
@@ -71,6 +74,30 @@ impl Sample {
         let steal = self.steal.saturating_sub(earlier.steal);
         (busy.saturating_sub(ours) + steal) as f64 / total as f64
     }
+}
+
+/// Ticks this process's live children ran: every `/proc/<pid>/stat`
+/// whose parent (field 4) is this process.
+fn children_ticks() -> u64 {
+    let me = std::process::id().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name();
+            name.to_str()?.parse::<u32>().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{}/stat", name.to_str()?)).ok()?;
+            let after_name = &stat[stat.rfind(')')? + 1..];
+            let mut fields = after_name.split_whitespace();
+            // Field 3 is the state, 4 the parent.
+            (fields.nth(1)? == me).then_some(())?;
+            let mut times = after_name.split_whitespace().skip(11);
+            let utime: u64 = times.next()?.parse().ok()?;
+            let stime: u64 = times.next()?.parse().ok()?;
+            Some(utime + stime)
+        })
+        .sum()
 }
 
 #[cfg(test)]

@@ -29,6 +29,10 @@ enum Command {
     Demo(demo::Args),
     /// The headline benchmark: this filter against locks, fastbloom and hardware limits.
     Bench(bench::Args),
+    /// A worker process of `bench --shared` (started by it).
+    #[cfg(target_os = "linux")]
+    #[command(hide = true)]
+    SharedWorker(bench::shared::WorkerArgs),
 }
 
 /// Prints a line of a report to stdout; a reader that has gone (`| head`)
@@ -47,6 +51,8 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(args),
+        #[cfg(target_os = "linux")]
+        Command::SharedWorker(args) => bench::shared::worker(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -24,6 +24,11 @@ Keys are ``str``, ``bytes``, ``bytearray``, ``memoryview`` or ``int``,
 hashed by the library's stable encoding: a filter saved here is read by the
 ``atomic-bloom`` command-line tool and by Rust, and answers the same for the
 same keys. ``atomic_bloom.spark`` builds one filter from a Spark DataFrame.
+
+Processes share one filter through a file they all map:
+``BloomFilter.create_shared(path, n)`` creates it, ``open_shared(path)``
+opens it in every other process (a pickled shared filter opens its file),
+and every process's adds land in the same bits (Linux).
 """
 
 from atomic_bloom._atomic_bloom import (
@@ -31,6 +36,7 @@ from atomic_bloom._atomic_bloom import (
     BloomFilter,
     CorruptFilterError,
     CountingBloomFilter,
+    FileLeftOpenError,
     FilterFullError,
     GrowableBloomFilter,
     IncompatibleFilterError,
@@ -47,6 +53,7 @@ __all__ = [
     "BloomFilter",
     "CorruptFilterError",
     "CountingBloomFilter",
+    "FileLeftOpenError",
     "FilterFullError",
     "GrowableBloomFilter",
     "IncompatibleFilterError",
@@ -55,3 +62,8 @@ __all__ = [
     "key_hash",
     "load",
 ]
+
+
+def _open_shared(cls, path, read_only):
+    """How a pickled shared filter opens its file again (``__reduce__``)."""
+    return cls.open_shared(path, read_only=read_only)

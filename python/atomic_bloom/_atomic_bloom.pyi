@@ -1,6 +1,7 @@
 """Type stubs of the extension module (Rust, PyO3)."""
 
 import datetime
+import pathlib
 import os
 from typing import Dict, Iterable, List, Literal, Optional, Protocol, SupportsIndex, Union, final
 
@@ -33,6 +34,7 @@ __all__ = [
     "WindowedBloomFilter",
     "ParquetBloomFilter",
     "CorruptFilterError",
+    "FileLeftOpenError",
     "FilterFullError",
     "IncompatibleFilterError",
     "key_hash",
@@ -48,6 +50,10 @@ __version__: str
 
 class CorruptFilterError(ValueError):
     """The bytes or file are not a valid saved filter of the class reading them."""
+
+class FileLeftOpenError(OSError):
+    """A shared filter file a process opened for writing and never closed (killed, or its
+    machine crashed); ``open_shared(..., recover=True)`` opens it."""
 
 class FilterFullError(Exception):
     """A growable filter may not grow to take a new key (a limit); the key was not added."""
@@ -148,6 +154,32 @@ class BloomFilter:
     @classmethod
     def from_bytes(cls, data: BytesLike) -> BloomFilter:
         """Reads ``to_bytes``'s output; raises ``CorruptFilterError``."""
+    @classmethod
+    def create_shared(
+        cls,
+        path: StrOrBytesPath,
+        expected_items: int,
+        false_positive_rate: float = 0.01,
+        *,
+        layout: Optional[Layout] = None,
+        seed: int = 0,
+    ) -> BloomFilter:
+        """Creates the filter in a shared file that processes map and add to at once (Linux)."""
+    @classmethod
+    def open_shared(
+        cls, path: StrOrBytesPath, *, read_only: bool = False, recover: bool = False
+    ) -> BloomFilter:
+        """Opens a shared filter file, mapping it; raises ``FileLeftOpenError`` for a file a
+        writer left open, unless ``recover``."""
+    @property
+    def shared_path(self) -> Optional[pathlib.Path]:
+        """The shared file this filter maps, or None for a filter in memory."""
+    def flush(self) -> None:
+        """Writes a shared filter's added keys to its file (msync)."""
+    def close(self) -> None:
+        """Closes this object's hold on its shared file; the last writer seals it."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> bool: ...
     def __reduce__(self) -> tuple: ...
 
 @final
@@ -222,6 +254,32 @@ class CountingBloomFilter:
     def to_bytes(self) -> bytes: ...
     @classmethod
     def from_bytes(cls, data: BytesLike) -> CountingBloomFilter: ...
+    @classmethod
+    def create_shared(
+        cls,
+        path: StrOrBytesPath,
+        expected_items: int,
+        false_positive_rate: float = 0.01,
+        *,
+        layout: Optional[Layout] = None,
+        seed: int = 0,
+    ) -> CountingBloomFilter:
+        """Creates the filter in a shared file that processes map and add to at once (Linux)."""
+    @classmethod
+    def open_shared(
+        cls, path: StrOrBytesPath, *, read_only: bool = False, recover: bool = False
+    ) -> CountingBloomFilter:
+        """Opens a shared filter file, mapping it; raises ``FileLeftOpenError`` for a file a
+        writer left open, unless ``recover``."""
+    @property
+    def shared_path(self) -> Optional[pathlib.Path]:
+        """The shared file this filter maps, or None for a filter in memory."""
+    def flush(self) -> None:
+        """Writes a shared filter's added keys to its file (msync)."""
+    def close(self) -> None:
+        """Closes this object's hold on its shared file; the last writer seals it."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> bool: ...
     def __reduce__(self) -> tuple: ...
 
 @final

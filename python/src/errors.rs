@@ -11,10 +11,17 @@
 //! | `IncompatibleError` | `IncompatibleFilterError`, a `ValueError` |
 //! | `GrowthError` (a limit reached) | `FilterFullError` |
 //! | `GrowthError::SubFilter` from `BuildError::AllocationFailed` | `MemoryError` |
+//! | `SharedError::File` | `OSError`, as for a read |
+//! | `SharedError::Invalid` | as the `ReadError` it holds |
+//! | `SharedError::NotClosedCleanly` | `FileLeftOpenError`, an `OSError` |
+//! | `SharedError::NotWritable`, `SharedError::InUse` | `OSError` with the library's message |
+//! | `SharedError::Build` | as the `BuildError` |
 //!
 //! Each keeps the library's message, which says what to change.
 
-use atomic_bloom::{BuildError, FilterKind, GrowthError, IncompatibleError, ReadError, WriteError};
+use atomic_bloom::{
+    BuildError, FilterKind, GrowthError, IncompatibleError, ReadError, SharedError, WriteError,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -35,6 +42,15 @@ create_exception!(
     IncompatibleFilterError,
     PyValueError,
     "Two filters cannot be combined: their sizes, numbers of hashes, layouts or seeds differ."
+);
+
+create_exception!(
+    atomic_bloom,
+    FileLeftOpenError,
+    PyOSError,
+    "A shared filter file that a process opened for writing and never closed (it was killed, \
+     or its machine crashed): it holds every key whose add had returned, but its checksum no \
+     longer vouches for it. Open it with recover=True to use it."
 );
 
 create_exception!(
@@ -131,5 +147,17 @@ pub fn growth_error(err: GrowthError) -> PyErr {
             ..
         } => PyMemoryError::new_err(err.to_string()),
         err => FilterFullError::new_err(err.to_string()),
+    }
+}
+
+/// A shared file that could not be opened or created, as the table above
+/// says.
+pub fn shared_error(py: Python<'_>, err: SharedError) -> PyErr {
+    match err {
+        SharedError::File { source, path } => file_error(py, source, &path),
+        SharedError::Invalid { source, path } => read_file_error(py, source, &path),
+        SharedError::Build(err) => build_error(err),
+        err @ SharedError::NotClosedCleanly { .. } => FileLeftOpenError::new_err(err.to_string()),
+        err => PyOSError::new_err(err.to_string()),
     }
 }

@@ -88,6 +88,10 @@ fn _atomic_bloom(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("FilterFullError", py.get_type::<errors::FilterFullError>())?;
     m.add(
+        "FileLeftOpenError",
+        py.get_type::<errors::FileLeftOpenError>(),
+    )?;
+    m.add(
         "IncompatibleFilterError",
         py.get_type::<errors::IncompatibleFilterError>(),
     )?;

@@ -137,6 +137,96 @@ macro_rules! filter_methods {
                 self.inner.clear();
             }
 
+            #[doc = concat!("Creates ", $what, " in a shared file at `path` that other \
+                processes open with `open_shared` and add to at once, sized as the \
+                constructor sizes one (a sparse file: no page is written until a key lands \
+                there); opened to add to. A file another process has open for writing is \
+                never replaced. Linux only. The file is sealed (its checksum written) when \
+                the last filter object open for writing on it is freed.")]
+            #[classmethod]
+            #[pyo3(signature = (path, expected_items, false_positive_rate = 0.01, *, layout = None, seed = 0))]
+            fn create_shared(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                py: Python<'_>,
+                path: std::path::PathBuf,
+                expected_items: i128,
+                false_positive_rate: f64,
+                layout: Option<&str>,
+                seed: i128,
+            ) -> PyResult<Self> {
+                let builder = $crate::params::builder(expected_items, false_positive_rate, layout, seed)?;
+                py.detach(|| builder.build_shared(&path))
+                    .map(Self::wrap)
+                    .map_err(|e| $crate::errors::shared_error(py, e))
+            }
+
+            #[doc = concat!("Opens ", $what, " in the shared file at `path`, mapping it \
+                rather than reading it, so that this process adds to and queries the same \
+                filter as every process that has it open. `read_only` opens any saved \
+                file for queries (keys added through it stay in this process). A file a \
+                writer left open by ending without closing it raises `FileLeftOpenError` \
+                unless `recover`. Pickles as its path, so a `multiprocessing` pool's \
+                workers open the same file.")]
+            #[classmethod]
+            #[pyo3(signature = (path, *, read_only = false, recover = false))]
+            fn open_shared(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                py: Python<'_>,
+                path: std::path::PathBuf,
+                read_only: bool,
+                recover: bool,
+            ) -> PyResult<Self> {
+                let options = if read_only {
+                    atomic_bloom::SharedOptions::read_only()
+                } else {
+                    atomic_bloom::SharedOptions::read_write()
+                }
+                .recover(recover);
+                py.detach(|| <$inner>::open_shared(&path, options))
+                    .map(Self::wrap)
+                    .map_err(|e| $crate::errors::shared_error(py, e))
+            }
+
+            /// The shared file this filter maps, or None for a filter in memory.
+            #[getter]
+            fn shared_path(&self) -> Option<std::path::PathBuf> {
+                self.inner.shared_path().map(std::path::Path::to_path_buf)
+            }
+
+            /// Writes a shared filter's added keys to its file (msync), so
+            /// that a crash of the machine loses none of them; a crash of
+            /// the process loses nothing in any case. In memory: nothing.
+            fn flush(&self, py: Python<'_>) -> PyResult<()> {
+                py.detach(|| self.inner.flush()).map_err(pyo3::PyErr::from)
+            }
+
+            /// Closes this object's hold on its shared file: flushes it and,
+            /// if no other process has it open for writing, seals it (writes
+            /// its checksum), as freeing the object does. The filter goes on
+            /// answering from what the file held; keys added afterwards stay
+            /// in this process. Closing again, a read-only or in-memory
+            /// filter: nothing to do. `with` closes the filter at the end of
+            /// its block.
+            fn close(&self, py: Python<'_>) -> PyResult<()> {
+                py.detach(|| self.inner.close())
+                    .map_err(|e| $crate::errors::shared_error(py, e))
+            }
+
+            fn __enter__(slf: Py<Self>) -> Py<Self> {
+                slf
+            }
+
+            fn __exit__(
+                &self,
+                py: Python<'_>,
+                _exc_type: &Bound<'_, PyAny>,
+                _exc_value: &Bound<'_, PyAny>,
+                _traceback: &Bound<'_, PyAny>,
+            ) -> PyResult<bool> {
+                self.close(py)?;
+                Ok(false)
+            }
+
             /// About how many distinct keys are in the filter, from its cells
             /// above zero (Swamidass and Baldi's estimate); `None` once every
             /// cell is.
@@ -296,12 +386,20 @@ macro_rules! filter_methods {
 
             $($readers)*
 
-            /// Pickles as `from_bytes(to_bytes())`: the validated format.
-            fn __reduce__<'py>(
-                slf: &Bound<'py, Self>,
-            ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, pyo3::types::PyBytes>,))> {
+            /// Pickles as `from_bytes(to_bytes())`, the validated format; a
+            /// shared filter as its path and mode, so that it unpickles as
+            /// the same file, not a copy.
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+                use pyo3::types::PyTuple;
+                let py = slf.py();
+                if let Some((path, writable)) = $crate::saved::Saved::shared(&slf.get().inner) {
+                    let open = py.import("atomic_bloom")?.getattr("_open_shared")?;
+                    let args = (slf.get_type(), path.to_path_buf(), !writable).into_pyobject(py)?;
+                    return PyTuple::new(py, [open, args.into_any()]);
+                }
                 let from_bytes = slf.get_type().getattr("from_bytes")?;
-                Ok((from_bytes, (slf.get().to_bytes(slf.py())?,)))
+                let args = (slf.get().to_bytes(py)?,).into_pyobject(py)?;
+                PyTuple::new(py, [from_bytes, args.into_any()])
             }
         }
     };

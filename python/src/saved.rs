@@ -11,14 +11,15 @@
 use crate::errors::{file_error, read_error, read_file_error, write_error};
 use crate::keys::Buffer;
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, ParquetHasher,
-    ReadError, SavedFilter, WriteError,
+    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Cells, Filter,
+    ParquetHasher, ReadError, SavedFilter, WriteError,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString, PyType};
+use std::hash::BuildHasher;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -122,6 +123,9 @@ pub trait Saved: Sized + Send + Sync {
     fn to_bytes(&self) -> Result<Vec<u8>, WriteError>;
     fn save(&self, path: &Path) -> io::Result<()>;
     fn write_to(&self, out: &mut dyn io::Write) -> io::Result<()>;
+    /// A shared filter's file and whether this handle writes to it (what
+    /// it pickles as); `None` for a filter in memory.
+    fn shared(&self) -> Option<(&Path, bool)>;
 }
 
 /// What reads a saved filter: a filter type, or `SavedFilter` for any kind.
@@ -133,7 +137,7 @@ pub trait Readable: Sized + Send {
 }
 
 macro_rules! saved {
-    ($($filter:ty),*) => {$(
+    ($($filter:ty => $shared:path),*) => {$(
         impl Saved for $filter {
             fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
                 <$filter>::to_bytes(self)
@@ -144,16 +148,29 @@ macro_rules! saved {
             fn write_to(&self, out: &mut dyn io::Write) -> io::Result<()> {
                 <$filter>::write_to(self, out)
             }
+            fn shared(&self) -> Option<(&Path, bool)> {
+                $shared(self)
+            }
         }
     )*};
 }
 
+/// A fixed-size filter's shared file, if it maps one.
+fn shared_file<C: Cells, S: BuildHasher + 'static>(filter: &Filter<C, S>) -> Option<(&Path, bool)> {
+    Some((filter.shared_path()?, filter.shared_writable()?))
+}
+
+/// A kind that is never shared.
+fn never<T>(_: &T) -> Option<(&Path, bool)> {
+    None
+}
+
 saved!(
-    AtomicBloom,
-    AtomicBloom<ParquetHasher>,
-    AtomicCountingBloom,
-    AtomicGrowableBloom,
-    AtomicWindowedBloom
+    AtomicBloom => shared_file,
+    AtomicBloom<ParquetHasher> => shared_file,
+    AtomicCountingBloom => shared_file,
+    AtomicGrowableBloom => never,
+    AtomicWindowedBloom => never
 );
 
 macro_rules! readable {

@@ -221,7 +221,7 @@ impl<C, S: BuildHasher> Builder<C, S> {
     }
 
     /// The hasher the filter will have.
-    #[cfg(feature = "rayon")]
+    #[cfg(any(feature = "rayon", all(target_os = "linux", not(loom))))]
     pub(crate) fn hasher_ref(&self) -> &S {
         &self.hasher
     }

@@ -83,7 +83,4 @@ pub(crate) trait Storage: Sized + Send + Sync {
     /// The words the cells are kept in (where they live: `shared/`).
     #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
     fn bit_array(&self) -> &BitArray;
-    /// As [`bit_array`](Self::bit_array), to close a shared file.
-    #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
-    fn bit_array_mut(&mut self) -> &mut BitArray;
 }

@@ -27,7 +27,7 @@
 //!   builder's size (a sparse file: no page is written until a key lands
 //!   there) and [`to_shared`](crate::Filter::to_shared) a file holding a
 //!   filter's cells; both replace the file at the path only if no process
-//!   has it open, and open the result read-write.
+//!   has it open for writing, and open the result read-write.
 //! - [`open_shared`](crate::Filter::open_shared) with
 //!   [`SharedOptions::read_write`](crate::SharedOptions::read_write) opens
 //!   a shared (version 3) file to insert into it;
@@ -59,7 +59,7 @@
 //!
 //! The file's writer state is the one thing that needs more (G16): the
 //! last writer to close seals the file, and its seal must hold every other
-//! writer's inserts. Three advisory locks of the file do that
+//! writer's inserts. Two advisory locks of the file do that
 //! (`src/shared/lock.rs`): every writer holds the writer lock shared while
 //! it has the file; a closing writer, holding the state lock, lets go of
 //! the writer lock and seals only if it can then take it exclusive, so
@@ -86,14 +86,22 @@
 //!   sealed only after its words are durable, so after a crash it is
 //!   either marked open, or sealed with the checksum of what it holds.
 //! - **Close** ([`close`](crate::Filter::close), or a drop) flushes, and
-//!   the last writer seals; `close` reports an error a drop cannot.
+//!   the last writer seals; `close` reports an error a drop cannot. After
+//!   `close` the filter goes on answering from what the file held, and its
+//!   inserts stay in the process: its mapping turns copy-on-write, so no
+//!   write can reach a file that another writer may be sealing.
+//! - **Processes that share a handle by `fork`** share its descriptor and
+//!   locks: only the process that opened it closes it (a child's copy
+//!   does nothing when the child ends). A `multiprocessing` pool's workers
+//!   that receive a pickled shared filter open the file themselves.
 //!
 //! ## The file under other programs
 //!
 //! The locks are advisory: the library's own writers ask before replacing
 //! a file (`build_shared`, `to_shared`, and `save`, which the CLI's
-//! commands use, refuse one a process has open), but a program that does
-//! not ask may still truncate it. A process that then touches a word past
+//! commands use, refuse one a process has open for writing; a reader keeps
+//! the file it mapped, which lives on unlinked), and never truncate one,
+//! but a program that does not ask may still truncate it. A process that then touches a word past
 //! the new end is killed by SIGBUS (mmap(2)): do not truncate or rewrite a
 //! shared file with other tools while processes have it open. Another
 //! program's writes to the words must be atomic 64-bit operations, as

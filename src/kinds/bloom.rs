@@ -130,10 +130,6 @@ impl Storage for BitArray {
         self
     }
 
-    fn bit_array_mut(&mut self) -> &mut BitArray {
-        self
-    }
-
     fn memory_bytes(&self) -> usize {
         BitArray::memory_bytes(self)
     }

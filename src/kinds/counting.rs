@@ -189,10 +189,6 @@ impl Storage for CounterArray {
     fn bit_array(&self) -> &BitArray {
         self.array()
     }
-
-    fn bit_array_mut(&mut self) -> &mut BitArray {
-        self.array_mut()
-    }
 }
 
 /// How a key's probe reaches its counters.

@@ -50,8 +50,8 @@ pub fn atomic_write(
 /// given the temporary file, or the device) and may act on it once
 /// filled, before it takes `path`'s place (`before`): returns the file
 /// that is now at `path`, or `None` for a device or FIFO. A regular file
-/// that a [shared filter](crate::docs::shared) maps is not replaced: an
-/// error of kind [`io::ErrorKind::ResourceBusy`].
+/// that processes have open for writing as a [shared filter](crate::docs::shared)
+/// is not replaced: an error of kind [`io::ErrorKind::ResourceBusy`].
 pub(crate) fn replace(
     path: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
@@ -125,18 +125,18 @@ pub(crate) fn replace(
     Ok(Some(file))
 }
 
-/// An error if a process maps the regular file at `path` as a shared
-/// filter: replacing it would leave that process on the old file, apart
-/// from every process that opens the new one.
+/// An error if a process has the regular file at `path` open for writing
+/// as a shared filter: replacing it would leave that process on the old
+/// file, apart from every process that opens the new one.
 fn refuse_if_shared(path: &Path) -> io::Result<()> {
     #[cfg(all(target_os = "linux", not(loom)))]
     if let Ok(file) = File::open(path)
-        && crate::shared::lock::in_use(&file)?
+        && crate::shared::lock::has_writers(&file)?
     {
         return Err(io::Error::new(
             io::ErrorKind::ResourceBusy,
             format!(
-                "{} is a shared filter that a process has open: close it before replacing it",
+                "{} is a shared filter that a process has open for writing: close it before replacing it",
                 path.display()
             ),
         ));

@@ -71,7 +71,8 @@ pub enum ReadError {
     /// it once its writers have closed it, or, if a writer was killed,
     /// recover it ([`SharedOptions::recover`](crate::SharedOptions::recover)).
     #[error(
-        "the file is a shared filter open for writing (or left open by a writer that did not close it):          its checksum does not cover it; open it shared, or recover it if its writer was killed"
+        "the file is a shared filter open for writing (or left open by a writer that did not close it): \
+         its checksum does not cover it; open it shared, or recover it if its writer was killed"
     )]
     OpenForWriting,
     /// The layout id is not one this build knows.

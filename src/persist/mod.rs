@@ -27,7 +27,7 @@ pub(crate) mod errors;
 mod filter;
 mod growable;
 pub(crate) mod header;
-mod saved_filter;
+pub(crate) mod saved_filter;
 pub(crate) mod stored;
 mod window;
 

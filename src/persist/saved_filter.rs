@@ -138,13 +138,13 @@ impl SavedFilter {
 
 /// Whether a header (or the start of one) records [`ParquetHasher`]: its
 /// hasher id, byte 11, is Parquet's. The kind's reader checks the rest.
-fn parquet_hashed(start: &[u8]) -> bool {
+pub(crate) fn parquet_hashed(start: &[u8]) -> bool {
     start.get(11) == Some(&HASHER_PARQUET)
 }
 
 /// The kind of filter `input` holds, from its first bytes, and those bytes
 /// (the header, or all of a shorter input).
-fn read_kind(input: &mut impl Read) -> Result<(FilterKind, Vec<u8>), ReadError> {
+pub(crate) fn read_kind(input: &mut impl Read) -> Result<(FilterKind, Vec<u8>), ReadError> {
     let mut start = Vec::with_capacity(V3_HEADER_LEN);
     input.take(V3_HEADER_LEN as u64).read_to_end(&mut start)?;
     Ok((FilterKind::of_header(&start)?, start))

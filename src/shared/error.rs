@@ -71,9 +71,10 @@ pub enum SharedError {
     /// ([`build_shared`](crate::Builder::build_shared)).
     #[error(transparent)]
     Build(#[from] BuildError),
-    /// A process has the file open shared: it is not replaced, since that
-    /// process would go on with the old file, apart from the others.
-    #[error("{} is a shared filter that a process has open: close it before replacing it", path.display())]
+    /// A process has the file open for writing as a shared filter: it is
+    /// not replaced, since that process would go on with the old file,
+    /// apart from the others.
+    #[error("{} is a shared filter that a process has open for writing: close it before replacing it", path.display())]
     InUse {
         /// The file.
         path: PathBuf,

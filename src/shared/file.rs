@@ -3,8 +3,8 @@
 //! The steps, in the order the [`shared`](crate::docs::shared) chapter
 //! gives them:
 //!
-//! 1. **Lock** ([`lock`](super::lock)): the in-use lock, and a writer's
-//!    writer lock, which waits while a closing writer seals the file.
+//! 1. **Lock** ([`lock`](super::lock)): the state lock while the state is
+//!    read, and a writer's writer lock.
 //! 2. **Validate before mapping**: the header is read with `pread` and
 //!    checked as every reader checks it (magic, version, kind, layout,
 //!    `m`, `k`, hasher), and the file's length must be exactly what the
@@ -20,28 +20,32 @@
 //!    read-only ones `MAP_PRIVATE`, whose inserts copy the page they touch
 //!    and stay in this process, so that no method can fault on a page
 //!    mapped read-only.
-//! 5. **Seal**, when the last writer closes: the words are made durable
-//!    (`msync`), the checksum over the header (marked sealed) and the words
-//!    is written, then the state byte, each made durable before the next,
-//!    so that a crash at any point leaves the file either marked open or
-//!    sealed with its right checksum.
+//! 5. **Close and seal**: a writer's close makes its words durable
+//!    (`msync`) and turns its mapping private, so that nothing it does
+//!    afterwards reaches the file; the last writer to close then writes the
+//!    checksum over the header (marked sealed) and the words, read through
+//!    the descriptor, then the state byte, each made durable before the
+//!    next, so that a crash at any point leaves the file either marked
+//!    open or sealed with its right checksum.
 
+use super::SharedState;
 use super::error::SharedError;
-use super::lock::{self, IN_USE, STATE, WRITING};
+use super::lock::{self, STATE, WRITING};
 use crate::persist::constants::{
-    CHECKSUM_LEN, STATE_OPEN, STATE_SEALED, V1_HEADER_LEN, V3_HEADER_LEN, WRITER_STATE_AT,
+    CHECKSUM_LEN, CHUNK, STATE_OPEN, STATE_SEALED, V1_HEADER_LEN, V3_HEADER_LEN, WRITER_STATE_AT,
 };
 use crate::persist::errors::{FilterKind, ReadError};
-use crate::persist::header::{Frame, Header, HeaderBytes, short_header};
-use crate::storage::bit_array::load_each;
+use crate::persist::header::{Frame, Header, HeaderBytes, check_sum, short_header};
 use crate::storage::words::{Mapping, Words};
 use crate::sync::AtomicU64;
 use memmap2::{MmapOptions, MmapRaw};
 use std::fs::File;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
+use std::sync::Once;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Whether a handle writes to the file, and what to do with one a writer
@@ -50,6 +54,8 @@ use xxhash_rust::xxh3::Xxh3;
 pub(crate) struct Mode {
     pub(crate) write: bool,
     pub(crate) recover: bool,
+    /// Read-only: verify a sealed file's checksum.
+    pub(crate) verify: bool,
 }
 
 /// A file's validated header, before mapping.
@@ -74,7 +80,6 @@ pub(crate) fn open(path: &Path, kind: FilterKind, mode: Mode) -> Result<Opened, 
         .write(mode.write)
         .open(path)
         .map_err(in_file)?;
-    lock::lock(&file, IN_USE, false, true).map_err(in_file)?;
     // Released once the state is read (and marked), or with the file on
     // an error. A reader only reads the state: shared (and a read-only
     // descriptor can take no other).
@@ -102,6 +107,13 @@ pub(crate) fn open(path: &Path, kind: FilterKind, mode: Mode) -> Result<Opened, 
             reading: kind,
         }));
     }
+    let found = match state {
+        Some(STATE_OPEN) if lock::held_by_others(&file, WRITING).map_err(in_file)? => {
+            SharedState::Open
+        }
+        Some(STATE_OPEN) => SharedState::LeftOpen,
+        _ => SharedState::Sealed,
+    };
     match state {
         None if mode.write => {
             return Err(SharedError::NotWritable {
@@ -119,15 +131,48 @@ pub(crate) fn open(path: &Path, kind: FilterKind, mode: Mode) -> Result<Opened, 
         Some(STATE_SEALED) if mode.write => mark(&file, STATE_OPEN).map_err(in_file)?,
         _ => {}
     }
-    lock::unlock(&file, STATE).map_err(in_file)?;
     let body = usize::try_from(frame.body_len()).map_err(|_| {
         invalid(ReadError::InvalidParameters(crate::BuildError::TooLarge {
             requested_bits: u128::from(frame.num_bits * frame.cell_bits),
             max_bits: usize::MAX as u64,
         }))
     })?;
-    let words = map(file, path, header_len, body / 8, mode.write).map_err(in_file)?;
+    if mode.verify && !mode.write && found == SharedState::Sealed {
+        // Under the state lock, shared: no writer can open it meanwhile.
+        let stored = read_checksum(&file, header_len as u64 + body as u64).map_err(in_file)?;
+        let computed = checksum(&file, header_len, body as u64).map_err(in_file)?;
+        check_sum(&stored, computed).map_err(invalid)?;
+    }
+    lock::unlock(&file, STATE).map_err(in_file)?;
+    let words = map(file, path, header_len, body / 8, mode.write, found).map_err(in_file)?;
     Ok(Opened { header, words })
+}
+
+/// The checksum stored at `at`.
+fn read_checksum(file: &File, at: u64) -> io::Result<[u8; CHECKSUM_LEN]> {
+    let mut stored = [0u8; CHECKSUM_LEN];
+    file.read_exact_at(&mut stored, at)?;
+    Ok(stored)
+}
+
+/// The format's checksum of `file`, whose header is `header_len` bytes
+/// and whose body `body_len`, as it is when sealed (a version 3 header's
+/// state byte read as sealed). Read through the descriptor, not the
+/// mapping: it sees what the page cache holds, every process's writes.
+fn checksum(file: &File, header_len: usize, body_len: u64) -> io::Result<u64> {
+    let mut header: HeaderBytes = [0; V3_HEADER_LEN];
+    file.read_exact_at(&mut header[..header_len], 0)?;
+    let mut digest = Xxh3::new();
+    digest.update(&sealed(header, header_len)[..header_len]);
+    let mut chunk = vec![0u8; CHUNK.min(body_len as usize)];
+    let mut at = 0;
+    while at < body_len {
+        let n = chunk.len().min((body_len - at) as usize);
+        file.read_exact_at(&mut chunk[..n], header_len as u64 + at)?;
+        digest.update(&chunk[..n]);
+        at += n as u64;
+    }
+    Ok(digest.digest())
 }
 
 /// Creates the shared file `path` (replacing a file no process maps) with
@@ -165,7 +210,6 @@ pub(crate) fn create(
         |file| {
             // Locked before it takes `path`'s place: no process can find
             // it there marked open with no writer.
-            lock::lock(file, IN_USE, false, true)?;
             lock::lock(file, WRITING, false, true).map(drop)
         },
     )
@@ -176,7 +220,7 @@ pub(crate) fn create(
             "a shared filter needs a regular file, not a device or FIFO",
         ))
     })?;
-    map(file, path, header_len, num_words, true).map_err(in_file)
+    map(file, path, header_len, num_words, true, SharedState::Sealed).map_err(in_file)
 }
 
 /// The header's bytes as they are when the file is sealed: the state byte
@@ -195,6 +239,7 @@ fn map(
     words_at: usize,
     num_words: usize,
     write: bool,
+    found: SharedState,
 ) -> io::Result<Words> {
     let map = if write {
         MmapOptions::new().map_raw(&file)?
@@ -224,7 +269,11 @@ fn map(
         map,
         path: path.to_path_buf(),
         write,
-        words_at: words_at as u64,
+        words_at,
+        body_len: num_words as u64 * 8,
+        found,
+        opener: std::process::id(),
+        closed: Once::new(),
     };
     // SAFETY: `start` is 8-byte aligned (checked), and its `num_words * 8`
     // bytes end within the mapping (checked against `map.len()`), which is
@@ -243,14 +292,64 @@ struct SharedFile {
     map: MmapRaw,
     path: PathBuf,
     write: bool,
-    /// Where the words start: the header's length.
-    words_at: u64,
+    /// Where the words start (the header's length) and how long they are.
+    words_at: usize,
+    body_len: u64,
+    found: SharedState,
+    /// The process that opened the file. A child made by `fork` shares
+    /// its descriptor, and so its locks: the child's copy of this handle
+    /// must not let go of them (nor seal) when the child ends.
+    opener: u32,
+    /// Run once, by `close` or the drop.
+    closed: Once,
 }
 
 impl SharedFile {
+    /// Closes this handle's hold on the file: flushes it, turns the
+    /// mapping private (copy-on-write, as a read-only handle's), so that
+    /// nothing this process does reaches the file any more, and seals it
+    /// if this handle was its last writer.
+    fn close_now(&self) -> io::Result<()> {
+        if !self.write || std::process::id() != self.opener {
+            return Ok(());
+        }
+        self.map.flush()?;
+        self.make_private()?;
+        self.seal_if_last()
+    }
+
+    /// Replaces the mapping, in place, by a private copy-on-write mapping
+    /// of the same file: the words keep their addresses and what the file
+    /// holds, and a later write stays in this process.
+    fn make_private(&self) -> io::Result<()> {
+        let (start, len) = (self.map.as_mut_ptr(), self.map.len());
+        // SAFETY: `start..start + len` is this handle's own mapping
+        // (`self.map`, which unmaps it when dropped); MAP_FIXED replaces it
+        // at the same address with a mapping of the same file, offset and
+        // length, readable and writable as before, so every reference into
+        // it (the filter's `&AtomicU64`s) stays valid and reads what the
+        // file holds. The descriptor is open for reading, which a private
+        // mapping needs (mmap(2)).
+        #[allow(unsafe_code)]
+        let mapped = unsafe {
+            libc::mmap(
+                start.cast(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_FIXED,
+                self.file.as_raw_fd(),
+                0,
+            )
+        };
+        if mapped == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
     /// Step 5, if this handle is the last writer; otherwise another
     /// writer will (the last to close).
-    fn seal_if_last(&self, words: &[AtomicU64]) -> io::Result<()> {
+    fn seal_if_last(&self) -> io::Result<()> {
         // One handle at a time opens or closes (`lock.rs`, `STATE`).
         lock::lock(&self.file, STATE, true, true)?;
         lock::unlock(&self.file, WRITING)?;
@@ -258,7 +357,7 @@ impl SharedFile {
         // other writer has the file, and none can open it until `STATE`
         // is let go.
         let sealed = if lock::lock(&self.file, WRITING, true, false)? {
-            self.seal(words)
+            self.seal()
         } else {
             Ok(())
         };
@@ -267,40 +366,27 @@ impl SharedFile {
         sealed
     }
 
-    fn seal(&self, words: &[AtomicU64]) -> io::Result<()> {
-        let mut header = [0u8; V3_HEADER_LEN];
-        self.file.read_exact_at(&mut header, 0)?;
-        header[WRITER_STATE_AT] = STATE_SEALED;
-        let mut digest = Xxh3::new();
-        digest.update(&header);
-        let mut chunk = Vec::with_capacity(crate::persist::constants::CHUNK);
-        for part in words.chunks(crate::persist::constants::CHUNK / 8) {
-            chunk.clear();
-            load_each(part).for_each(|word| chunk.extend_from_slice(&word.to_le_bytes()));
-            digest.update(&chunk);
-        }
-        let checksum_at = self.words_at + words.len() as u64 * 8;
-        self.file
-            .write_all_at(&digest.digest().to_le_bytes(), checksum_at)?;
+    fn seal(&self) -> io::Result<()> {
+        let sum = checksum(&self.file, self.words_at, self.body_len)?;
+        let checksum_at = self.words_at as u64 + self.body_len;
+        self.file.write_all_at(&sum.to_le_bytes(), checksum_at)?;
         self.file.sync_data()?;
         mark(&self.file, STATE_SEALED)
     }
 }
 
 impl Mapping for SharedFile {
-    fn flush(&self, _: &[AtomicU64]) -> io::Result<()> {
+    fn flush(&self) -> io::Result<()> {
         if self.write {
             self.map.flush()?;
         }
         Ok(())
     }
 
-    fn close(&self, words: &[AtomicU64]) -> io::Result<()> {
-        if self.write {
-            self.map.flush()?;
-            self.seal_if_last(words)?;
-        }
-        Ok(())
+    fn close(&self) -> io::Result<()> {
+        let mut closed = Ok(());
+        self.closed.call_once(|| closed = self.close_now());
+        closed
     }
 
     fn path(&self) -> &Path {
@@ -309,6 +395,10 @@ impl Mapping for SharedFile {
 
     fn writable(&self) -> bool {
         self.write
+    }
+
+    fn found(&self) -> SharedState {
+        self.found
     }
 }
 

@@ -1,20 +1,21 @@
 //! # The two locks of a shared file
 //!
-//! A shared file carries three advisory locks, each one byte of the file's
+//! A shared file carries two advisory locks, each one byte of the file's
 //! lock space, taken with Linux's open-file-description locks
 //! (`F_OFD_SETLK`, fcntl(2)): they belong to the open file, not to the
 //! process, so two handles in one process are two holders, and the kernel
 //! releases them when the file is closed, however the process ends
 //! (SIGKILL included).
 //!
-//! - [`IN_USE`]: every handle holds it shared while the file is mapped.
-//!   The library's own writers ask before replacing a file
-//!   ([`in_use`]), so that no process it maps loses it: replacing is
-//!   refused while anyone holds it.
 //! - [`WRITING`]: every read-write handle holds it shared. The handle that
 //!   closes last among the writers gets it exclusive and seals the file;
 //!   a handle that finds the file marked open with no writer holding it
-//!   knows the writer ended without closing (`shared/file.rs`).
+//!   knows the writer ended without closing (`shared/file.rs`). The
+//!   library's own writers ask it before replacing a file ([`has_writers`]):
+//!   a file writers share is not replaced, since they would go on with
+//!   the old one, apart from every process that opens the new one. (A
+//!   reader keeps what it mapped when the file is replaced: the old file
+//!   lives on, unlinked, while it is mapped.)
 //! - [`STATE`]: held exclusive by a writer while it opens the file or
 //!   closes it, the two moments that change the writer state, and shared
 //!   by a reader while it opens the file and reads the state. A
@@ -23,8 +24,9 @@
 //!   other's [`WRITING`] and neither seal, and a writer opening between
 //!   those two steps could see the file marked open with no writer.
 //!
-//! Advisory locks bind only programs that ask: a program that truncates
-//! the file without asking makes every process that maps it take SIGBUS
+//! Advisory locks bind only programs that ask; the library never
+//! truncates a file (it replaces one by renaming a new one over it), but a
+//! program that truncates the file makes every process that maps it take SIGBUS
 //! on its next access past the new end (mmap(2)); the
 //! [`shared`](crate::docs::shared) chapter says so.
 
@@ -32,8 +34,6 @@ use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 
-/// The byte every mapped handle locks shared.
-pub(crate) const IN_USE: i64 = 0;
 /// The byte every read-write handle locks shared.
 pub(crate) const WRITING: i64 = 1;
 /// The byte a handle locks exclusive while it opens or closes the file.
@@ -84,9 +84,9 @@ pub(crate) fn held_by_others(file: &File, byte: i64) -> io::Result<bool> {
     Ok(i32::from(request.l_type) != libc::F_UNLCK)
 }
 
-/// Whether a process maps the file at `file` ([`IN_USE`] is held).
-pub(crate) fn in_use(file: &File) -> io::Result<bool> {
-    held_by_others(file, IN_USE)
+/// Whether a process has `file` open for writing ([`WRITING`] is held).
+pub(crate) fn has_writers(file: &File) -> io::Result<bool> {
+    held_by_others(file, WRITING)
 }
 
 fn request(byte: i64, kind: i32) -> libc::flock {

@@ -24,13 +24,32 @@ use crate::core::builder::Builder;
 use crate::core::cells::Cells;
 use crate::core::filter::Filter;
 use crate::hasher::WyBuildHasher;
+use crate::parquet_hasher::ParquetHasher;
+use crate::persist::errors::{FilterKind, ReadError};
 use crate::persist::header::Header;
+use crate::persist::saved_filter::{SavedFilter, parquet_hashed, read_kind};
 use crate::persist::stored::Stored;
 use crate::storage::BitArray;
 use file::Mode;
 use std::hash::BuildHasher;
 use std::io::{self, Write};
 use std::path::Path;
+
+/// A shared file's writer state when a handle opened it
+/// ([`Filter::shared_state`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SharedState {
+    /// No process had it open for writing: its checksum vouches for it (a
+    /// file of format version 1 or 2, which has no writer state, always).
+    /// A file this handle created counts as sealed.
+    Sealed,
+    /// Processes had it open for writing.
+    Open,
+    /// A writer had left it open, ending without closing it (killed, or
+    /// its machine crashed); opened with [`SharedOptions::recover`].
+    LeftOpen,
+}
 
 /// How to open a shared filter file:
 /// [`read_write`](Self::read_write) to insert into it with other
@@ -61,6 +80,7 @@ impl SharedOptions {
             mode: Mode {
                 write: true,
                 recover: false,
+                verify: false,
             },
         }
     }
@@ -73,6 +93,7 @@ impl SharedOptions {
             mode: Mode {
                 write: false,
                 recover: false,
+                verify: false,
             },
         }
     }
@@ -84,6 +105,32 @@ impl SharedOptions {
     /// next writer to close it seals it again.
     pub fn recover(mut self, recover: bool) -> Self {
         self.mode.recover = recover;
+        self
+    }
+
+    /// Whether a read-only open verifies a sealed file's checksum, reading
+    /// every word once through the mapping (no copy), as `load` would: for
+    /// a tool that reports on a file or copies it, rather than one that
+    /// answers queries at once. A file writers have open has no checksum
+    /// to verify, nor does a read-write open check one.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, ReadError, SharedError, SharedOptions};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.bloom");
+    /// AtomicBloom::new(100, 0.01)?.save(&path)?;
+    /// let mut bytes = std::fs::read(&path)?;
+    /// bytes[45] ^= 1; // a damaged word
+    /// std::fs::write(&path, &bytes)?;
+    /// assert!(AtomicBloom::open_shared(&path, SharedOptions::read_only()).is_ok());
+    /// assert!(matches!(
+    ///     AtomicBloom::open_shared(&path, SharedOptions::read_only().verify(true)),
+    ///     Err(SharedError::Invalid { source: ReadError::ChecksumMismatch { .. }, .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn verify(mut self, verify: bool) -> Self {
+        self.mode.verify = verify;
         self
     }
 }
@@ -155,33 +202,66 @@ impl<C: Cells, S: BuildHasher + 'static> Filter<C, S> {
     /// marked open while a writer has it; [`close`](Self::close) seals it.
     /// A filter in memory, or opened read-only: nothing to do.
     pub fn flush(&self) -> io::Result<()> {
-        let array = self.cells().bit_array();
-        match array.storage().mapping() {
-            Some(mapping) => mapping.flush(&array.storage()[..]),
+        match self.cells().bit_array().storage().mapping() {
+            Some(mapping) => mapping.flush(),
             None => Ok(()),
         }
     }
 
-    /// Closes a shared filter: flushes it and, if this is the last handle
-    /// open for writing, seals the file (records its checksum and marks it
-    /// closed), reporting what a drop, which does the same, cannot. A
-    /// filter in memory: nothing to do.
-    pub fn close(mut self) -> Result<(), SharedError> {
-        let path = self.shared_path().map(Path::to_path_buf);
-        self.cells_mut_ref()
-            .bit_array_mut()
-            .storage_mut()
-            .close()
-            .map_err(|source| SharedError::File {
-                path: path.unwrap_or_default(),
-                source,
-            })
+    /// Closes this handle's hold on its shared file, reporting what a
+    /// drop, which does the same, cannot: flushes it and, if this is the
+    /// last handle open for writing, seals the file (records its checksum
+    /// and marks it closed). The filter goes on answering from what the
+    /// file held; keys inserted into it afterwards stay in this process
+    /// (its mapping turns copy-on-write). Closing again, or a read-only
+    /// handle or a filter in memory: nothing to do.
+    ///
+    /// ```
+    /// use atomic_bloom::AtomicBloom;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.bloom");
+    /// let f = AtomicBloom::builder().capacity(100, 0.01).build_shared(&path)?;
+    /// f.insert("in the file");
+    /// f.close()?;
+    /// f.insert("only here");
+    /// let sealed = AtomicBloom::load(&path)?; // sealed: its checksum matches
+    /// assert!(sealed.contains("in the file") && !sealed.contains("only here"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn close(&self) -> Result<(), SharedError> {
+        let Some(mapping) = self.cells().bit_array().storage().mapping() else {
+            return Ok(());
+        };
+        mapping.close().map_err(|source| SharedError::File {
+            path: mapping.path().to_path_buf(),
+            source,
+        })
     }
 
     /// The file a shared filter maps (as it was opened), or `None` for a
     /// filter in memory.
     pub fn shared_path(&self) -> Option<&Path> {
         Some(self.cells().bit_array().storage().mapping()?.path())
+    }
+
+    /// The shared file's writer state when this handle opened it, or
+    /// `None` for a filter in memory.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, SharedOptions, SharedState};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.bloom");
+    /// let writer = AtomicBloom::builder().capacity(100, 0.01).build_shared(&path)?;
+    /// let reader = AtomicBloom::open_shared(&path, SharedOptions::read_only())?;
+    /// assert_eq!(reader.shared_state(), Some(SharedState::Open));
+    /// writer.close()?;
+    /// let reader = AtomicBloom::open_shared(&path, SharedOptions::read_only())?;
+    /// assert_eq!(reader.shared_state(), Some(SharedState::Sealed));
+    /// assert_eq!(AtomicBloom::new(100, 0.01)?.shared_state(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn shared_state(&self) -> Option<SharedState> {
+        Some(self.cells().bit_array().storage().mapping()?.found())
     }
 
     /// Whether inserts reach a shared file: `Some(true)` read-write,
@@ -268,5 +348,70 @@ impl<C: Cells, S: BuildHasher + Clone + 'static> Builder<C, S> {
             sizing,
             hasher,
         ))
+    }
+}
+
+impl SavedFilter {
+    /// Opens the filter file at `path` for queries, of the kind its header
+    /// names, without reading it: a plain or counting filter (any format
+    /// version) is mapped read-only, as
+    /// [`open_shared`](Filter::open_shared) with `options` maps it, so a
+    /// large file answers its first query having read one page; a growable
+    /// or windowed filter, which cannot be mapped, is
+    /// [`load`](SavedFilter::load)ed. `options` must be read-only (with or
+    /// without [`recover`](SharedOptions::recover)): a saved filter of any
+    /// kind is for reading.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, SavedFilter, SharedOptions};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.bloom");
+    /// let f = AtomicBloom::new(100, 0.01)?;
+    /// f.insert("k");
+    /// f.save(&path)?;
+    /// let SavedFilter::Bloom(mapped) = SavedFilter::open_shared(&path, SharedOptions::read_only())? else {
+    ///     unreachable!()
+    /// };
+    /// assert!(mapped.contains("k") && mapped.shared_path().is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_shared(
+        path: impl AsRef<Path>,
+        options: SharedOptions,
+    ) -> Result<Self, SharedError> {
+        let path = path.as_ref();
+        let invalid = |source: ReadError| match source {
+            ReadError::Io(source) => SharedError::File {
+                path: path.to_path_buf(),
+                source,
+            },
+            source => SharedError::Invalid {
+                path: path.to_path_buf(),
+                source,
+            },
+        };
+        if options.mode.write {
+            return Err(SharedError::File {
+                path: path.to_path_buf(),
+                source: io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "SavedFilter opens files read-only",
+                ),
+            });
+        }
+        let mut file = std::fs::File::open(path).map_err(|e| invalid(e.into()))?;
+        let (kind, start) = read_kind(&mut file).map_err(invalid)?;
+        if parquet_hashed(&start) {
+            return Filter::open_shared_with_hasher(path, options, ParquetHasher)
+                .map(Self::Parquet);
+        }
+        Ok(match kind {
+            FilterKind::Bloom => SavedFilter::Bloom(Filter::open_shared(path, options)?),
+            FilterKind::Counting => SavedFilter::Counting(Filter::open_shared(path, options)?),
+            _ => SavedFilter::load(path).map_err(|e| match e {
+                ReadError::File { source, .. } => invalid(ReadError::Io(source)),
+                e => invalid(e),
+            })?,
+        })
     }
 }

@@ -99,12 +99,6 @@ impl BitArray {
         &self.words
     }
 
-    /// Where the words live, to close their file (`Filter::close`).
-    #[cfg_attr(any(loom, not(target_os = "linux")), allow(dead_code))] // Used by `shared/`.
-    pub(crate) fn storage_mut(&mut self) -> &mut Words {
-        &mut self.words
-    }
-
     /// Number of 64-bit words in use.
     pub(crate) fn num_words(&self) -> usize {
         self.num_words
@@ -180,7 +174,13 @@ impl BitArray {
     /// (counts, estimates, snapshots, files, union's source) goes through
     /// here.
     pub(crate) fn load_words(&self, range: Range<usize>) -> impl Iterator<Item = u64> + '_ {
-        load_each(&self.words()[range])
+        // ORDERING: Relaxed (docs::memory_ordering, G8 and G9). A read of
+        // the whole array promises only that each word is a value it held at
+        // some point during the read: every bit set by an insert that
+        // happened-before the read is seen (coherence), an insert running
+        // meanwhile may be seen in part. Checked by loom-tests/tests/bulk.rs:
+        // `count_racing_inserts_is_monotone` and `snapshot_racing_insert`.
+        self.words()[range].iter().map(|word| word.load(Relaxed))
     }
 
     /// The number of set bits in words `range`.
@@ -450,23 +450,6 @@ impl LineReader<'_> {
     pub(crate) fn all_set(&self) -> bool {
         self.all & 1 == 1
     }
-}
-
-/// The current value of each of `words`, in order: what every read of a
-/// whole array goes through, [`BitArray::load_words`] and the seal of a
-/// shared file (`shared/file.rs`), which reads its words after the other
-/// writers have closed it.
-pub(crate) fn load_each(words: &[AtomicU64]) -> impl Iterator<Item = u64> + '_ {
-    // ORDERING: Relaxed (docs::memory_ordering, G8 and G9). A read of
-    // the whole array promises only that each word is a value it held at
-    // some point during the read: every bit set by an insert that
-    // happened-before the read is seen (coherence), an insert running
-    // meanwhile may be seen in part. A shared file's seal runs after every
-    // other writer has let go of the file's writer lock, a kernel lock
-    // whose release and acquisition order their inserts before it (G16).
-    // Checked by loom-tests/tests/bulk.rs: `count_racing_inserts_is_monotone`
-    // and `snapshot_racing_insert`; shared.rs: `seal_after_writers_close`.
-    words.iter().map(|word| word.load(Relaxed))
 }
 
 /// How many bits [`BitArray::set_bits`] keeps from its test for its sets.

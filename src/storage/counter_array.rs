@@ -114,11 +114,6 @@ impl CounterArray {
         &self.words
     }
 
-    /// As [`array`](Self::array), to close a shared file.
-    pub(crate) fn array_mut(&mut self) -> &mut BitArray {
-        &mut self.words
-    }
-
     /// Bytes of the words in use, rounded up to whole cache lines.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.words.memory_bytes()

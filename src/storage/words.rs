@@ -36,17 +36,20 @@ use std::ptr::NonNull;
 /// What keeps a mapped array's memory mapped, and what closing it does
 /// (`shared/`): the storage layer knows it only as this.
 pub(crate) trait Mapping: Send + Sync + 'static {
-    /// Makes the words durable and, if this handle may, seals the file
-    /// (`Filter::flush`). `words` are the mapped words.
-    fn flush(&self, words: &[AtomicU64]) -> std::io::Result<()>;
-    /// Flushes and, if this handle wrote and is the last writer, seals the
-    /// file (`Filter::close`, and a drop, which cannot report an error).
-    fn close(&self, words: &[AtomicU64]) -> std::io::Result<()>;
+    /// Makes the words durable (`Filter::flush`).
+    fn flush(&self) -> std::io::Result<()>;
+    /// Closes this handle's hold on the file, once (`Filter::close`, and a
+    /// drop, which cannot report an error): flushes and, if this handle
+    /// wrote and is the last writer, seals it.
+    fn close(&self) -> std::io::Result<()>;
     /// The file's path, as it was opened.
     fn path(&self) -> &std::path::Path;
     /// Whether inserts reach the file (read-write) or stay in this
     /// process's private copy of the pages they touch (read-only).
     fn writable(&self) -> bool;
+    /// The file's writer state when this handle opened it.
+    #[cfg(all(target_os = "linux", not(loom)))]
+    fn found(&self) -> crate::SharedState;
 }
 
 /// The owner of a bit array's words.
@@ -65,8 +68,6 @@ pub(crate) struct Words {
     start: NonNull<AtomicU64>,
     len: usize,
     owner: Owner,
-    /// Whether a mapped array's file was closed already (`close`).
-    closed: bool,
 }
 
 // SAFETY: `Words` is a `Box<[AtomicU64]>` in raw parts, or a
@@ -92,7 +93,6 @@ impl Words {
             start,
             len,
             owner: Owner::Heap,
-            closed: false,
         }
     }
 
@@ -115,7 +115,6 @@ impl Words {
             start,
             len,
             owner: Owner::Mapped(mapping),
-            closed: false,
         }
     }
 
@@ -130,18 +129,6 @@ impl Words {
                 Some(unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) })
             }
             Owner::Mapped(_) => None,
-        }
-    }
-
-    /// Closes a mapped array's file now, reporting what a drop could not
-    /// (once: the drop then does nothing). A heap array: nothing to do.
-    pub(crate) fn close(&mut self) -> std::io::Result<()> {
-        match &self.owner {
-            Owner::Mapped(mapping) if !self.closed => {
-                self.closed = true;
-                mapping.close(self)
-            }
-            _ => Ok(()),
         }
     }
 
@@ -181,12 +168,11 @@ impl Drop for Words {
                 #[allow(unsafe_code)]
                 drop(unsafe { Box::from_raw(words) });
             }
-            Owner::Mapped(mapping) if !self.closed => {
+            Owner::Mapped(mapping) => {
                 // A drop cannot report an error: the file stays marked
                 // open, and its next opener is told.
-                let _ = mapping.close(self);
+                let _ = mapping.close();
             }
-            Owner::Mapped(_) => {}
         }
     }
 }

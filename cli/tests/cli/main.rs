@@ -13,6 +13,11 @@ mod trust;
 /// `dedup`: windows of time and of keys, state across runs, signals.
 mod dedup;
 
+/// `build --shared`: processes building into one file; `info`, `query`
+/// and `merge` on shared files (Linux).
+#[cfg(target_os = "linux")]
+mod shared;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_atomic-bloom"))
 }

@@ -83,10 +83,18 @@ pub struct Args {
     /// contains, per key, 1 and 2 threads.
     #[arg(long, conflicts_with_all = ["counting", "growable", "string_keys"])]
     window: bool,
+    /// Compare a shared filter (a file processes map) with the same filter
+    /// in memory, per key, and one worker process with two inserting into
+    /// one file; then time opening a 1 GiB saved filter against loading it
+    /// (Linux; 1 GiB of temporary disk).
+    #[arg(long, conflicts_with_all = ["counting", "growable", "string_keys", "window"])]
+    shared: bool,
 }
 
 mod counting;
 mod growable;
+#[cfg(target_os = "linux")]
+pub(crate) mod shared;
 mod strings;
 mod window;
 
@@ -897,6 +905,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.window {
         return window::run();
+    }
+    if args.shared {
+        #[cfg(target_os = "linux")]
+        return shared::run();
+        #[cfg(not(target_os = "linux"))]
+        anyhow::bail!("shared filters are Linux-only");
     }
     let mut session = Session::start();
     let mut sizing = SizingTimes::new();
