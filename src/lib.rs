@@ -67,6 +67,7 @@
 //! | size | `num_bits`, `num_hashes`, `layout`, `sizing`, `memory_bytes` | the same (a counter per bit) | `layout`, `memory_bytes`, `sub_filters` | `layout`, `sizing` (each generation's), `generations`, `memory_bytes` |
 //! | copy | `try_clone`, `Clone` | the same, and `to_bloom` | `try_clone`, `Clone` | `try_clone`, `Clone` |
 //! | files | `save`, `load`, `to_bytes`, `from_bytes`, `write_to`, `read_from`, the `_with_hasher` readers | the same | the same | the same, and `_with_clock` readers (a replay's clock) |
+//! | shared by processes (Linux) | `builder().build_shared`, `open_shared`, `to_shared`, `flush`, `close`, `shared_state` | the same | no (saved and loaded) | no (saved and loaded) |
 //!
 //! [`SavedFilter`] reads a file of any kind.
 //!
@@ -110,6 +111,8 @@
 //!   the limits: [`docs::sizing`].
 //! - What each operation promises while other threads run, and the model
 //!   check behind each promise: [`docs::memory_ordering`].
+//! - One filter that several processes map and insert into, and what a
+//!   crash leaves: [`docs::shared`].
 //! - Many keys at once: [`insert_batch`](AtomicBloom::insert_batch) and,
 //!   with the default `rayon` feature, `par_insert` and friends; `collect`
 //!   sizes a filter for the keys it is given.

@@ -131,7 +131,7 @@ pub(crate) fn replace(
 fn refuse_if_shared(path: &Path) -> io::Result<()> {
     #[cfg(all(target_os = "linux", not(loom)))]
     if let Ok(file) = File::open(path)
-        && crate::shared::lock::has_writers(&file)?
+        && super::lock::has_writers(&file)?
     {
         return Err(io::Error::new(
             io::ErrorKind::ResourceBusy,

@@ -17,7 +17,9 @@
 //! - the kinds' own parameters and records: `filter.rs` (plain and
 //!   counting filters, once for both), `growable.rs`, `window.rs`;
 //! - `saved_filter.rs`: a file of whichever kind its header names;
-//!   `atomic_write.rs`: the atomic save under every `save`.
+//!   `atomic_write.rs`: the atomic save under every `save`;
+//! - `lock.rs`: the advisory locks of a [shared](crate::docs::shared)
+//!   file, which `atomic_write` asks before replacing one.
 
 pub(crate) mod atomic_write;
 mod bytes;
@@ -27,6 +29,8 @@ pub(crate) mod errors;
 mod filter;
 mod growable;
 pub(crate) mod header;
+#[cfg(all(target_os = "linux", not(loom)))]
+pub(crate) mod lock;
 pub(crate) mod saved_filter;
 pub(crate) mod stored;
 mod window;

@@ -3,7 +3,7 @@
 //! The steps, in the order the [`shared`](crate::docs::shared) chapter
 //! gives them:
 //!
-//! 1. **Lock** ([`lock`](super::lock)): the state lock while the state is
+//! 1. **Lock** (`persist/lock.rs`): the state lock while the state is
 //!    read, and a writer's writer lock.
 //! 2. **Validate before mapping**: the header is read with `pread` and
 //!    checked as every reader checks it (magic, version, kind, layout,
@@ -30,12 +30,12 @@
 
 use super::SharedState;
 use super::error::SharedError;
-use super::lock::{self, STATE, WRITING};
 use crate::persist::constants::{
     CHECKSUM_LEN, CHUNK, STATE_OPEN, STATE_SEALED, V1_HEADER_LEN, V3_HEADER_LEN, WRITER_STATE_AT,
 };
 use crate::persist::errors::{FilterKind, ReadError};
 use crate::persist::header::{Frame, Header, HeaderBytes, check_sum, short_header};
+use crate::persist::lock::{self, STATE, WRITING};
 use crate::storage::words::{Mapping, Words};
 use crate::sync::AtomicU64;
 use memmap2::{MmapOptions, MmapRaw};
@@ -132,10 +132,12 @@ pub(crate) fn open(path: &Path, kind: FilterKind, mode: Mode) -> Result<Opened, 
         _ => {}
     }
     let body = usize::try_from(frame.body_len()).map_err(|_| {
-        invalid(ReadError::InvalidParameters(crate::BuildError::TooLarge {
-            requested_bits: u128::from(frame.num_bits * frame.cell_bits),
-            max_bits: usize::MAX as u64,
-        }))
+        invalid(ReadError::InvalidParameters(
+            crate::error::BuildError::TooLarge {
+                requested_bits: u128::from(frame.num_bits * frame.cell_bits),
+                max_bits: usize::MAX as u64,
+            },
+        ))
     })?;
     if mode.verify && !mode.write && found == SharedState::Sealed {
         // Under the state lock, shared: no writer can open it meanwhile.

@@ -8,7 +8,6 @@
 //! (what holds across processes, what a crash leaves); here, from the
 //! bottom up:
 //!
-//! - `lock.rs`: the two advisory locks a shared file carries;
 //! - `file.rs`: opening (validated before mapping), creating, mapping and
 //!   sealing a file;
 //! - `error.rs`: [`SharedError`];
@@ -16,8 +15,8 @@
 
 mod error;
 mod file;
-pub(crate) mod lock;
 
+pub use crate::storage::words::SharedState;
 pub use error::SharedError;
 
 use crate::core::builder::Builder;
@@ -34,22 +33,6 @@ use file::Mode;
 use std::hash::BuildHasher;
 use std::io::{self, Write};
 use std::path::Path;
-
-/// A shared file's writer state when a handle opened it
-/// ([`Filter::shared_state`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SharedState {
-    /// No process had it open for writing: its checksum vouches for it (a
-    /// file of format version 1 or 2, which has no writer state, always).
-    /// A file this handle created counts as sealed.
-    Sealed,
-    /// Processes had it open for writing.
-    Open,
-    /// A writer had left it open, ending without closing it (killed, or
-    /// its machine crashed); opened with [`SharedOptions::recover`].
-    LeftOpen,
-}
 
 /// How to open a shared filter file:
 /// [`read_write`](Self::read_write) to insert into it with other
@@ -337,7 +320,7 @@ impl<C: Cells, S: BuildHasher + Clone + 'static> Builder<C, S> {
         )
         .shared(true);
         let num_words = usize::try_from(sizing.num_bits() / 64 * C::CELL_BITS).map_err(|_| {
-            crate::BuildError::TooLarge {
+            crate::error::BuildError::TooLarge {
                 requested_bits: u128::from(sizing.num_bits()),
                 max_bits: usize::MAX as u64,
             }

@@ -33,6 +33,22 @@
 use crate::sync::AtomicU64;
 use std::ptr::NonNull;
 
+/// A shared file's writer state when a handle opened it
+/// ([`Filter::shared_state`](crate::Filter::shared_state)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SharedState {
+    /// No process had it open for writing: its checksum vouches for it (a
+    /// file of format version 1 or 2, which has no writer state, always).
+    /// A file this handle created counts as sealed.
+    Sealed,
+    /// Processes had it open for writing.
+    Open,
+    /// A writer had left it open, ending without closing it (killed, or
+    /// its machine crashed); opened with [`SharedOptions::recover`](crate::SharedOptions::recover).
+    LeftOpen,
+}
+
 /// What keeps a mapped array's memory mapped, and what closing it does
 /// (`shared/`): the storage layer knows it only as this.
 pub(crate) trait Mapping: Send + Sync + 'static {
@@ -48,8 +64,7 @@ pub(crate) trait Mapping: Send + Sync + 'static {
     /// process's private copy of the pages they touch (read-only).
     fn writable(&self) -> bool;
     /// The file's writer state when this handle opened it.
-    #[cfg(all(target_os = "linux", not(loom)))]
-    fn found(&self) -> crate::SharedState;
+    fn found(&self) -> SharedState;
 }
 
 /// The owner of a bit array's words.

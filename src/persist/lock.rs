@@ -10,7 +10,7 @@
 //! - [`WRITING`]: every read-write handle holds it shared. The handle that
 //!   closes last among the writers gets it exclusive and seals the file;
 //!   a handle that finds the file marked open with no writer holding it
-//!   knows the writer ended without closing (`shared/file.rs`). The
+//!   knows the writer ended without closing (`src/shared/file.rs`). The
 //!   library's own writers ask it before replacing a file ([`has_writers`]):
 //!   a file writers share is not replaced, since they would go on with
 //!   the old one, apart from every process that opens the new one. (A
