@@ -113,6 +113,9 @@
 //!   check behind each promise: [`docs::memory_ordering`].
 //! - One filter that several processes map and insert into, and what a
 //!   crash leaves: [`docs::shared`].
+//! - Filters the JVM built: Spark's ([`Layout::Spark`], [`SparkHasher`],
+//!   [`Filter::from_spark_bytes`]) and Guava's ([`GuavaBloom`]), read and
+//!   written bit for bit.
 //! - Many keys at once: [`insert_batch`](AtomicBloom::insert_batch) and,
 //!   with the default `rayon` feature, `par_insert` and friends; `collect`
 //!   sizes a filter for the keys it is given.
@@ -133,6 +136,7 @@ mod persist;
 #[cfg(all(target_os = "linux", not(loom)))]
 mod shared;
 mod sizing;
+mod spark_hasher;
 mod storage;
 mod sync;
 
@@ -143,8 +147,8 @@ pub use key::{Bytes, Hashed, Key};
 pub use kinds::{
     AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Clock,
     DEFAULT_GENERATIONS, DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, GrowableBuilder,
-    MAX_GENERATIONS, MAX_SUB_FILTERS, ManualClock, MonotonicClock, SubFilterStats, WhenFull,
-    Window, WindowedBuilder,
+    GuavaBloom, GuavaKey, GuavaStrategy, MAX_GENERATIONS, MAX_SUB_FILTERS, ManualClock,
+    MonotonicClock, SubFilterStats, WhenFull, Window, WindowedBuilder,
 };
 pub use layout::{Layout, MAX_HASHES, ParseLayoutError};
 pub use membership::Membership;
@@ -156,6 +160,7 @@ pub use persist::{
 #[cfg(all(target_os = "linux", not(loom)))]
 pub use shared::{SharedError, SharedOptions, SharedState};
 pub use sizing::{MAX_BITS, Sizing, hash_floor};
+pub use spark_hasher::{SparkHasher, SparkKeyHasher};
 pub use storage::{BitArray, CounterArray};
 #[cfg(loom)]
 #[doc(hidden)]

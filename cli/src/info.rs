@@ -45,13 +45,31 @@ fn format_version(path: &std::path::Path, filter: &SavedFilter) -> u16 {
     }
 }
 
+/// The version of a file in Spark's own format (`BloomFilter.writeTo`):
+/// its first four bytes, big-endian.
+fn spark_version(path: &std::path::Path) -> Option<u8> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut start = [0u8; 4];
+    let mut file = std::fs::File::open(path).ok()?;
+    std::io::Read::read_exact(&mut file, &mut start).ok()?;
+    match start {
+        [0, 0, 0, version @ (1 | 2)] => Some(version),
+        _ => None,
+    }
+}
+
 pub fn run(args: Args) -> Result<()> {
     let filter = filter_file::load(&args.filter)?;
     say!("file:               {}", name(&args.filter));
-    say!(
-        "format version:     {}",
-        format_version(&args.filter, &filter)
-    );
+    match spark_version(&args.filter) {
+        Some(version) => say!("format:             Spark's BloomFilter.writeTo, V{version}"),
+        None => say!(
+            "format version:     {}",
+            format_version(&args.filter, &filter)
+        ),
+    }
     match filter_file::shared_state(&filter) {
         Some(SharedState::Open) => say!("writer state:       open for writing by another process"),
         Some(SharedState::LeftOpen) => say!(
@@ -72,6 +90,14 @@ pub fn run(args: Args) -> Result<()> {
             let labels = ["bits (m)", "hashes per key (k)", "bits set"];
             (
                 describe_fixed(f, "plain, from Parquet", labels, f.par_count_ones()),
+                "bits",
+                f.layout(),
+            )
+        }
+        SavedFilter::Spark(f) => {
+            let labels = ["bits (m)", "hashes per key (k)", "bits set"];
+            (
+                describe_fixed(f, "plain, Spark's", labels, f.par_count_ones()),
                 "bits",
                 f.layout(),
             )
@@ -146,9 +172,16 @@ fn describe_fixed<C: Cells, S: std::hash::BuildHasher + 'static>(
     fill
 }
 
-/// The hasher as `info` names it: wyhash and its seed, or Parquet's.
+/// The hasher as `info` names it: wyhash and its seed, Parquet's or
+/// Spark's.
 fn hasher_name<S: 'static>(hasher: &S) -> String {
     let hasher = hasher as &dyn std::any::Any;
+    if let Some(spark) = hasher.downcast_ref::<atomic_bloom::SparkHasher>() {
+        return format!(
+            "Spark's (two Murmur3 hashes, seed {}): a line is a string (putString)",
+            spark.seed()
+        );
+    }
     match hasher.downcast_ref::<atomic_bloom::WyBuildHasher>() {
         Some(wyhash) => format!("wyhash, seed {}", wyhash.seed()),
         None if hasher.is::<atomic_bloom::ParquetHasher>() => {

@@ -31,7 +31,10 @@ const RATE_SLACK: f64 = 1.1;
 fn load(path: &Path) -> Result<SavedFilter> {
     let filter = filter_file::load(path)?;
     match filter {
-        SavedFilter::Bloom(_) | SavedFilter::Parquet(_) | SavedFilter::Counting(_) => Ok(filter),
+        SavedFilter::Bloom(_)
+        | SavedFilter::Parquet(_)
+        | SavedFilter::Spark(_)
+        | SavedFilter::Counting(_) => Ok(filter),
         other => bail!(
             "{} holds a {} filter; merge takes plain or counting filters",
             name(path),
@@ -46,6 +49,7 @@ fn summary(filter: &SavedFilter) -> String {
     let set = match filter {
         SavedFilter::Bloom(f) => format!("{} bits set", f.par_count_ones()),
         SavedFilter::Parquet(f) => format!("{} bits set", f.par_count_ones()),
+        SavedFilter::Spark(f) => format!("{} bits set", f.par_count_ones()),
         SavedFilter::Counting(f) => counted(f.nonzero_counters(), "counter") + " above 0",
         other => unreachable!("merge loads no {} filter", other.kind()),
     };
@@ -69,6 +73,7 @@ pub fn run(args: Args) -> Result<()> {
         let combined = match (&merged, &other) {
             (SavedFilter::Bloom(into), SavedFilter::Bloom(from)) => into.par_union(from),
             (SavedFilter::Parquet(into), SavedFilter::Parquet(from)) => into.par_union(from),
+            (SavedFilter::Spark(into), SavedFilter::Spark(from)) => into.par_union(from),
             (SavedFilter::Counting(into), SavedFilter::Counting(from)) => into.par_union(from),
             (SavedFilter::Parquet(_), SavedFilter::Bloom(_))
             | (SavedFilter::Bloom(_), SavedFilter::Parquet(_)) => bail!(

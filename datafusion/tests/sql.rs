@@ -571,3 +571,44 @@ async fn bloom_contains_answers_for_every_kind() {
         );
     }
 }
+
+/// A filter Spark wrote (`df.stat.bloomFilter`'s bytes: the library's
+/// `tests/golden/spark-*`, with Spark's answers) answers in `bloom_contains`
+/// exactly as Spark's `mightContain`: every string Spark put, and Spark's
+/// false positives among the absent ones, and longs as Spark's `putLong`.
+#[tokio::test]
+async fn a_filter_spark_wrote_answers_as_spark() {
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+    let bytes = std::fs::read(golden.join("spark-v2-1000-p03.bin")).unwrap();
+    let answers = std::fs::read_to_string(golden.join("spark-v2-1000-p03.answers")).unwrap();
+    let positives = |kind: &str| {
+        let line = answers.lines().find(|l| l.starts_with(kind)).unwrap();
+        line.split(' ').count() as i64 - 1
+    };
+    let names: Vec<String> = (0..1000)
+        .map(|i| format!("spark-{i}"))
+        .chain((0..100_000).map(|i| format!("absent-{i}")))
+        .collect();
+    let longs: Vec<i64> = (0..1000)
+        .map(|i| i * 7919)
+        .chain((0..100_000).map(|i| 1_000_000_000_000 + i))
+        .collect();
+    let ctx = context();
+    let batch = RecordBatch::try_from_iter([
+        ("name", Arc::new(StringArray::from(names)) as _),
+        ("n", Arc::new(Int64Array::from(longs)) as _),
+    ])
+    .unwrap();
+    ctx.register_batch("rows", batch).unwrap();
+    let rows = ctx.table("rows").await.unwrap();
+    for (column, kind) in [("name", "strings"), ("n", "longs")] {
+        let kept = rows
+            .clone()
+            .filter(bloom_contains_saved(&bytes, col(column)).unwrap())
+            .unwrap()
+            .count()
+            .await
+            .unwrap() as i64;
+        assert_eq!(kept, 1000 + positives(kind), "{column}");
+    }
+}

@@ -33,6 +33,7 @@ __all__ = [
     "GrowableBloomFilter",
     "WindowedBloomFilter",
     "ParquetBloomFilter",
+    "SparkBloomFilter",
     "CorruptFilterError",
     "FileLeftOpenError",
     "FilterFullError",
@@ -67,7 +68,12 @@ def key_hash(key: Key, seed: int = 0) -> int:
 def load(
     path: Union[StrOrBytesPath, BinaryReader],
 ) -> Union[
-    BloomFilter, CountingBloomFilter, GrowableBloomFilter, WindowedBloomFilter, ParquetBloomFilter
+    BloomFilter,
+    CountingBloomFilter,
+    GrowableBloomFilter,
+    WindowedBloomFilter,
+    ParquetBloomFilter,
+    SparkBloomFilter,
 ]:
     """Reads a filter of any kind, as its header says, from a path or a binary file object."""
 
@@ -480,5 +486,65 @@ class ParquetBloomFilter:
         """The filter in the library's format (recording Parquet's hasher)."""
     @classmethod
     def from_bytes(cls, data: BytesLike) -> ParquetBloomFilter:
+        """Reads ``to_bytes``'s output; raises ``CorruptFilterError``."""
+    def __reduce__(self) -> tuple: ...
+
+@final
+class SparkBloomFilter:
+    """A Bloom filter Apache Spark built: keys are hashed and placed as Spark does.
+
+    ``str`` as ``putString``, ``bytes`` as ``putBinary``, ``int`` as ``putLong``.
+    ``from_spark`` reads what Spark's ``BloomFilter.writeTo`` wrote (V1 or V2), ``to_spark``
+    writes it back; ``atomic_bloom.load`` returns one for such a file. No constructor.
+    """
+
+    @classmethod
+    def from_spark(cls, data: BytesLike) -> SparkBloomFilter:
+        """Reads Spark's format; raises ``CorruptFilterError``."""
+    def to_spark(self) -> bytes:
+        """The filter in Spark's format, for ``BloomFilter.readFrom``."""
+    @property
+    def version(self) -> int: ...
+
+    def add(self, key: Key) -> bool:
+        """Adds ``key`` as Spark's ``put`` does; returns whether it was new."""
+    def __contains__(self, key: Key, /) -> bool: ...
+    def add_many(self, keys: Iterable[Key]) -> int:
+        """Adds every key, with the GIL released while inserting; returns how many were new."""
+    def update(self, *iterables: Iterable[Key]) -> None: ...
+    def contains_many(self, keys: Iterable[Key]) -> List[bool]:
+        """Whether each key may be in the filter, in order."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __bool__(self) -> bool:
+        """False while the filter is empty, as an empty set is false."""
+    def copy(self) -> SparkBloomFilter: ...
+    def __copy__(self) -> SparkBloomFilter: ...
+    def __deepcopy__(self, memo: object) -> SparkBloomFilter: ...
+    def clear(self) -> None:
+        """Removes every key."""
+    def estimated_len(self) -> Optional[int]:
+        """About how many distinct keys are in the filter; None once every bit is set."""
+    def estimated_false_positive_rate(self) -> float:
+        """The false-positive rate now, from the bits set."""
+    @property
+    def num_bits(self) -> int: ...
+    @property
+    def num_hashes(self) -> int: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def __sizeof__(self) -> int: ...
+    def save(self, path: Union[StrOrBytesPath, BinaryWriter]) -> None:
+        """Writes the filter to ``path`` (atomically) or to a binary file object."""
+    @classmethod
+    def load(cls, path: Union[StrOrBytesPath, BinaryReader]) -> SparkBloomFilter:
+        """Reads a Spark filter's file (Spark's format or the library's) from a path or a binary file object."""
+    def to_bytes(self) -> bytes:
+        """The filter in the library's format (recording Spark's hasher and seed)."""
+    @classmethod
+    def from_bytes(cls, data: BytesLike) -> SparkBloomFilter:
         """Reads ``to_bytes``'s output; raises ``CorruptFilterError``."""
     def __reduce__(self) -> tuple: ...

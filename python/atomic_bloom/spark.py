@@ -46,14 +46,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
 
-from atomic_bloom import BloomFilter, CountingBloomFilter
+from atomic_bloom import BloomFilter, CountingBloomFilter, SparkBloomFilter
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import Column, DataFrame
 
     from atomic_bloom._atomic_bloom import Layout
 
-__all__ = ["build_counting_filter", "build_filter", "contains_udf", "prefilter"]
+__all__ = [
+    "build_counting_filter",
+    "build_filter",
+    "contains_udf",
+    "from_java",
+    "prefilter",
+    "spark_bloom_filter",
+]
 
 
 def build_filter(
@@ -265,3 +272,34 @@ def prefilter(df: "DataFrame", column: "str | Column", bloom: BloomFilter) -> "D
     key = F.col(column) if isinstance(column, str) else column
     _keys(df.select(key))
     return df.where(contains_udf(bloom, df.sparkSession)(key))
+
+
+def from_java(bloom_filter: Any) -> SparkBloomFilter:
+    """Spark's own Bloom filter, a JVM object
+    (``org.apache.spark.util.sketch.BloomFilter`` through py4j), as a
+    ``SparkBloomFilter``: its bytes (``writeTo``) read here, so it answers
+    every key as Spark's ``mightContain`` does, in this process, without
+    the JVM, from any number of threads.
+    """
+    from pyspark import SparkContext
+
+    context = SparkContext._active_spark_context
+    jvm = context._jvm if context is not None else None
+    if jvm is None:
+        raise RuntimeError("no active SparkContext: a JVM filter needs its gateway")
+    out = jvm.java.io.ByteArrayOutputStream()
+    bloom_filter.writeTo(out)
+    return SparkBloomFilter.from_spark(bytes(out.toByteArray()))
+
+
+def spark_bloom_filter(
+    df: "DataFrame", column: str, expected_items: int, false_positive_rate: float = 0.03
+) -> SparkBloomFilter:
+    """Spark's own build, ``df.stat.bloomFilter(column, expected_items,
+    false_positive_rate)`` on the JVM (no key crosses into Python), as a
+    ``SparkBloomFilter``: Spark's filter, asked from Python without the GIL
+    or the JVM. Keys as Spark put them: a string column's values are
+    ``str`` keys, an integral column's ``int`` keys.
+    """
+    java = df._jdf.stat().bloomFilter(column, int(expected_items), float(false_positive_rate))
+    return from_java(java)

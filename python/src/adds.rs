@@ -31,7 +31,7 @@ use crate::keys::{
 };
 use atomic_bloom::{
     AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Membership,
-    ParquetHasher, WyBuildHasher,
+    ParquetHasher, SparkHasher, WyBuildHasher,
 };
 use pyo3::prelude::*;
 use std::hash::BuildHasher;
@@ -155,6 +155,7 @@ macro_rules! adds {
 adds! {
     AtomicCountingBloom => WyBuildHasher;
     AtomicBloom<ParquetHasher> => ParquetHasher;
+    AtomicBloom<SparkHasher> => SparkHasher;
     AtomicWindowedBloom => WyBuildHasher;
     AtomicGrowableBloom => WyBuildHasher, spreads: false;
 }

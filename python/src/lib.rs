@@ -29,6 +29,7 @@ mod keys;
 mod params;
 mod parquet;
 mod saved;
+mod spark_filter;
 mod windowed;
 
 use atomic_bloom::{SavedFilter, WyBuildHasher};
@@ -64,6 +65,9 @@ fn load(py: Python<'_>, path: saved::File<'_>) -> PyResult<Py<PyAny>> {
         SavedFilter::Parquet(filter) => parquet::ParquetBloomFilter::wrap(filter)
             .into_pyobject(py)?
             .into_any(),
+        SavedFilter::Spark(filter) => spark_filter::SparkBloomFilter::wrap(filter)
+            .into_pyobject(py)?
+            .into_any(),
         other => {
             return Err(errors::CorruptFilterError::new_err(format!(
                 "the file holds a {} filter, which this build cannot read",
@@ -82,6 +86,7 @@ fn _atomic_bloom(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<growable::GrowableBloomFilter>()?;
     m.add_class::<windowed::WindowedBloomFilter>()?;
     m.add_class::<parquet::ParquetBloomFilter>()?;
+    m.add_class::<spark_filter::SparkBloomFilter>()?;
     m.add(
         "CorruptFilterError",
         py.get_type::<errors::CorruptFilterError>(),

@@ -27,7 +27,7 @@ pub(crate) fn repr(
     class: &str,
     own: &[(&str, String)],
     layout: atomic_bloom::Layout,
-    seed: u64,
+    seed: impl std::fmt::Display,
 ) -> String {
     let own: String = own
         .iter()
@@ -366,8 +366,8 @@ macro_rules! filter_methods {
 
             /// The hash seed; filters combine only if their seeds are equal.
             #[getter]
-            fn seed(&self) -> u64 {
-                self.inner.hasher().seed()
+            fn seed(&self) -> i128 {
+                i128::from(self.inner.hasher().seed())
             }
 
             /// Writes the filter in the library's format to `path` (a path,

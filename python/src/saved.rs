@@ -12,7 +12,7 @@ use crate::errors::{file_error, read_error, read_file_error, write_error};
 use crate::keys::Buffer;
 use atomic_bloom::{
     AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Cells, Filter,
-    ParquetHasher, ReadError, SavedFilter, WriteError,
+    ParquetHasher, ReadError, SavedFilter, SparkHasher, WriteError,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
@@ -168,6 +168,7 @@ fn never<T>(_: &T) -> Option<(&Path, bool)> {
 saved!(
     AtomicBloom => shared_file,
     AtomicBloom<ParquetHasher> => shared_file,
+    AtomicBloom<SparkHasher> => shared_file,
     AtomicCountingBloom => shared_file,
     AtomicGrowableBloom => never,
     AtomicWindowedBloom => never
@@ -184,6 +185,29 @@ macro_rules! readable {
             }
         }
     )*};
+}
+
+/// A Spark filter: Spark's own format, or this crate's with Spark's
+/// hasher (whose seed the reader takes from the file).
+impl Readable for AtomicBloom<SparkHasher> {
+    fn load(path: &Path) -> Result<Self, ReadError> {
+        spark_of(SavedFilter::load(path)?)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+        spark_of(SavedFilter::from_bytes(bytes)?)
+    }
+}
+
+/// The Spark filter a file held, or the error a reader of Spark's filters
+/// gives for a file of another kind.
+fn spark_of(saved: SavedFilter) -> Result<AtomicBloom<SparkHasher>, ReadError> {
+    match saved {
+        SavedFilter::Spark(filter) => Ok(filter),
+        other => Err(ReadError::WrongKind {
+            written: other.kind(),
+            reading: atomic_bloom::FilterKind::Bloom,
+        }),
+    }
 }
 
 /// A Parquet filter's file records Parquet's hasher, which its readers

@@ -208,3 +208,24 @@ def test_a_column_of_another_type_fails_on_the_driver(spark, users):
     seen = build_filter(users, "email", expected_items=KEYS)
     with pytest.raises(TypeError, match="not double"):
         prefilter(prices, "price", seen)
+
+
+def test_spark_builds_and_python_asks(users, spark):
+    """Spark's own build (df.stat.bloomFilter, on the JVM) read here answers
+    as Spark's mightContain does; a filter written here reads in Spark."""
+    from atomic_bloom.spark import from_java, spark_bloom_filter
+
+    ours = spark_bloom_filter(users, "email", expected_items=KEYS, false_positive_rate=RATE)
+    emails = [f"user-{i}@example.com" for i in range(KEYS)]
+    assert all(ours.contains_many(emails))
+    java = users._jdf.stat().bloomFilter("email", KEYS, RATE)
+    absent = [f"nobody-{i}@example.com" for i in range(2000)]
+    assert [java.mightContainString(k) for k in absent] == ours.contains_many(absent)
+    assert from_java(java) == ours
+    # Back to the JVM: Spark's readFrom of our bytes answers the same.
+    ours.add("added in python")
+    back = spark.sparkContext._jvm.org.apache.spark.util.sketch.BloomFilter.readFrom(
+        bytearray(ours.to_spark())
+    )
+    assert back.mightContainString("added in python")
+    assert [back.mightContainString(k) for k in absent] == ours.contains_many(absent)

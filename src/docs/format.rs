@@ -8,8 +8,8 @@
 //! |---|---|---|---|
 //! | 0  | 8 | magic | `89 41 42 4C 4F 4F 4D 0A` (`\x89ABLOOM\n`: the high byte catches 7-bit channels, the `\n` newline mangling) |
 //! | 8  | 2 | format version | `1`, `2` or `3`, u16 LE (below) |
-//! | 10 | 1 | placement id | where bits go: `0` Standard with each bit its own splitmix64 output (files written before double hashing; read, never written for new filters), `1` Blocked, `2` Word, `3` Sectorized, `4` SplitBlock, `5` Standard by double hashing (`4` and `5` added after 0.1.0, whose readers refuse them) |
-//! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes), `2` [`ParquetHasher`](crate::ParquetHasher) (XXH64 seed 0 of Parquet's plain encoding: a filter a Parquet writer built; added after 0.1.0, whose readers refuse it) |
+//! | 10 | 1 | placement id | where bits go: `0` Standard with each bit its own splitmix64 output (files written before double hashing; read, never written for new filters), `1` Blocked, `2` Word, `3` Sectorized, `4` SplitBlock, `5` Standard by double hashing, `6` Spark V1, `7` Spark V2 (`4` to `7` added after 0.1.0, whose readers refuse them) |
+//! | 11 | 1 | hasher id | `0` custom, `1` [`WyBuildHasher`](crate::WyBuildHasher) (wyhash v1, integers as little-endian bytes), `2` [`ParquetHasher`](crate::ParquetHasher) (XXH64 seed 0 of Parquet's plain encoding: a filter a Parquet writer built), `3` [`SparkHasher`](crate::SparkHasher) (Spark's two Murmur3 hashes; its 32-bit seed in the seed field) (`2` and `3` added after 0.1.0, whose readers refuse them) |
 //! | 12 | 4 | `k` | u32 LE, `1..=MAX_HASHES`; `8` for SplitBlock |
 //! | 16 | 8 | `m` | u64 LE, cells (bits, or counters): `1..=MAX_BITS` (`2^40` for SplitBlock), a multiple of 64 (512 for Blocked and Sectorized, 256 for SplitBlock) |
 //! | 24 | 8 | seed | u64 LE: the `WyBuildHasher` seed; 0 for custom hashers and Parquet's (readers refuse another) |
@@ -71,6 +71,19 @@
 //! or 2 file of the same cells; `save` writes it as that, and
 //! [`to_shared`](crate::Filter::to_shared) as version 3 again, byte for
 //! byte (`tests/golden/v3-shared-*`).
+//!
+//! ## Spark's own format
+//!
+//! [`SavedFilter`](crate::SavedFilter)'s readers, and so the CLI's and
+//! Python's `load`, also take a file in Apache Spark's format (what
+//! `BloomFilter.writeTo` writes: a big-endian version, 1 or 2, where this
+//! format's magic begins with `0x89`), through
+//! [`from_spark_bytes`](crate::Filter::from_spark_bytes), whose docs give
+//! its layout; [`to_spark_bytes`](crate::Filter::to_spark_bytes) writes one.
+//! It has no checksum; its words are big-endian, so it is read, not mapped.
+//! Google Guava's format (`BloomFilter.writeTo`: a strategy byte, `k`, a
+//! big-endian word count and words) is read and written by
+//! [`GuavaBloom`](crate::GuavaBloom), whose module docs give it.
 //!
 //! ## The growable filter (version 2, kind 2)
 //!

@@ -52,6 +52,33 @@
 //! So `insert(&7u64.to_le_bytes())` (bytes, with the length) and
 //! `insert(&7u64)` (without) are different keys: pick one per filter.
 //!
+//! ## Other systems' hashers
+//!
+//! A filter another system built answers only for keys hashed as that
+//! system hashes them, so its hasher comes with it:
+//! [`ParquetHasher`](crate::ParquetHasher) (a Parquet column's filter) and
+//! [`SparkHasher`](crate::SparkHasher) (Apache Spark's
+//! `org.apache.spark.util.sketch.BloomFilter`). Both take the byte keys
+//! without the byte encoding's length. Spark's, key by key:
+//!
+//! | Spark | Rust | Python | CLI |
+//! |---|---|---|---|
+//! | `putString(s)`: the UTF-8 bytes | `&str`, `String` | `str` | a line |
+//! | `putBinary(b)` | `&[u8]`, `Vec<u8>`, `[u8; N]`, `Bytes` | `bytes`, `bytearray`, `memoryview` | |
+//! | `putLong(v)`, and `put` of a `Byte`, `Short`, `Integer`, `Long` | `i64`, `i32`, `i16`, `i8`; `u64` (its bits), `u32`, `u16`, `u8` | `int` | |
+//!
+//! Guava's filter, [`GuavaBloom`](crate::GuavaBloom), hashes 128 bits of
+//! a key where the hashers above give 64, so it takes its keys through
+//! [`GuavaKey`](crate::GuavaKey): a `str` as `Funnels.stringFunnel(UTF_8)`
+//! feeds it (its UTF-8 bytes), bytes as `byteArrayFunnel`, an `i64` or
+//! `u64` as `longFunnel` (8 little-endian bytes), an `i32` or `u32` as
+//! `integerFunnel` (4); a key type with no funnel does not compile.
+//!
+//! Spark has no key for a `bool`, `char` or 128-bit integer; such a key
+//! hashes as the integer of its value, which Spark never asks (Python's
+//! `bool` is an `int` there, as in Python). `tests/golden/spark-*` pin the
+//! mapping: files Spark wrote, with Spark's answers for absent keys.
+//!
 //! ## Files written before strings were byte keys
 //!
 //! `insert(&str)` used to hash what `str`'s `Hash` writes (its bytes and a

@@ -16,6 +16,9 @@
 //! - [`Layout::SplitBlock`] (`split_block.rs`) is Apache Parquet's split
 //!   block filter: one bit in each 32-bit lane of a 256-bit block, `k` = 8,
 //!   tested and set without a loop or a branch.
+//! - [`Layout::Spark`] and [`Layout::SparkV1`] (`spark.rs`) are Apache
+//!   Spark's positions, `Standard`'s probe fed Spark's double hashing: for
+//!   filters that Spark reads or wrote ([`COMPATIBLE`](Layout::COMPATIBLE)).
 //!
 //! They share the position math of `positions.rs` and the exact block
 //! model of `block_model.rs`. This file is the one `match` from a
@@ -46,6 +49,7 @@ mod blocked;
 mod positions;
 mod probe;
 mod sectorized;
+mod spark;
 mod split_block;
 mod standard;
 mod word;
@@ -54,6 +58,7 @@ pub(crate) use block_model::BlockModel;
 pub(crate) use blocked::{BlockedProbe, DEFAULT_RATE_KS};
 pub(crate) use probe::Probe;
 pub(crate) use sectorized::SectorizedProbe;
+pub(crate) use spark::{SparkProbe, SparkV1Probe};
 pub(crate) use split_block::SplitBlockProbe;
 pub(crate) use standard::{StandardProbe, StandardStreamProbe, standard_bits};
 pub(crate) use word::WordProbe;
@@ -131,6 +136,14 @@ pub enum Layout {
     /// per key at 1% against 10.1, 16.9 at 0.1% against 15.7). At most
     /// 2^32 blocks (128 GiB).
     SplitBlock = 4,
+    /// Apache Spark's positions, format V2 (Spark 4.1 and later): `k` bits
+    /// anywhere, by Spark's double hashing of the two 32-bit hashes of
+    /// [`SparkHasher`](crate::SparkHasher). With that hasher a filter sets
+    /// and tests exactly Spark's bits ([`Filter::from_spark_bytes`](crate::Filter::from_spark_bytes)).
+    Spark = 5,
+    /// Apache Spark's positions, format V1 (Spark 4.0 and older), which
+    /// reach only the first 2^31 bits of a larger filter.
+    SparkV1 = 6,
 }
 
 impl Layout {
@@ -148,6 +161,19 @@ impl Layout {
         Layout::Sectorized,
         Layout::SplitBlock,
     ];
+
+    /// The layouts of other systems' filters, kept so that their files
+    /// answer here as they do there: Spark's two. Built with their own
+    /// hasher ([`SparkHasher`](crate::SparkHasher)); their rate is
+    /// `Standard`'s at best (V1's double hashing without a remix repeats
+    /// positions for some keys).
+    ///
+    /// ```
+    /// use atomic_bloom::Layout;
+    /// assert_eq!("spark".parse::<Layout>(), Ok(Layout::Spark));
+    /// assert_eq!(Layout::COMPATIBLE, [Layout::Spark, Layout::SparkV1]);
+    /// ```
+    pub const COMPATIBLE: [Layout; 2] = [Layout::Spark, Layout::SparkV1];
 
     /// The layout's name, as [`Display`](fmt::Display) prints it and
     /// [`FromStr`] reads it (and the CLI's `--layout` takes it).
@@ -170,6 +196,8 @@ impl Layout {
             Layout::Word => Placement::Word,
             Layout::Sectorized => Placement::Sectorized,
             Layout::SplitBlock => Placement::SplitBlock,
+            Layout::Spark => Placement::Spark,
+            Layout::SparkV1 => Placement::SparkV1,
         }
     }
 
@@ -273,6 +301,7 @@ impl FromStr for Layout {
     fn from_str(name: &str) -> Result<Layout, ParseLayoutError> {
         Layout::ALL
             .into_iter()
+            .chain(Layout::COMPATIBLE)
             .find(|layout| layout.name() == name)
             .ok_or_else(|| ParseLayoutError {
                 name: name.to_string(),
@@ -289,7 +318,11 @@ pub struct ParseLayoutError {
 impl fmt::Display for ParseLayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown layout {:?}: expected one of ", self.name)?;
-        for (i, layout) in Layout::ALL.into_iter().enumerate() {
+        for (i, layout) in Layout::ALL
+            .into_iter()
+            .chain(Layout::COMPATIBLE)
+            .enumerate()
+        {
             let sep = if i == 0 { "" } else { ", " };
             write!(f, "{sep}{layout}")?;
         }
@@ -316,18 +349,24 @@ pub(crate) enum Placement {
     SplitBlock = 4,
     /// `Standard` by double hashing (`standard.rs`).
     Standard = 5,
+    /// Spark's V1 positions (`spark.rs`).
+    SparkV1 = 6,
+    /// Spark's V2 positions (`spark.rs`).
+    Spark = 7,
 }
 
 impl Placement {
     /// Every placement, in the order of their ids.
     #[cfg(test)]
-    pub(crate) const ALL: [Placement; 6] = [
+    pub(crate) const ALL: [Placement; 8] = [
         Placement::StandardStream,
         Placement::Blocked,
         Placement::Word,
         Placement::Sectorized,
         Placement::SplitBlock,
         Placement::Standard,
+        Placement::SparkV1,
+        Placement::Spark,
     ];
 
     /// The layout it places bits of.
@@ -338,6 +377,8 @@ impl Placement {
             Placement::Word => Layout::Word,
             Placement::Sectorized => Layout::Sectorized,
             Placement::SplitBlock => Layout::SplitBlock,
+            Placement::Spark => Layout::Spark,
+            Placement::SparkV1 => Layout::SparkV1,
         }
     }
 
@@ -355,6 +396,8 @@ impl Placement {
             3 => Placement::Sectorized,
             4 => Placement::SplitBlock,
             5 => Placement::Standard,
+            6 => Placement::SparkV1,
+            7 => Placement::Spark,
             _ => return None,
         })
     }
@@ -376,11 +419,17 @@ macro_rules! with_probe {
         let placement: $crate::layout::Placement = $placement;
         let id = placement.id();
         // Ids: Standard (stream) 0, Blocked 1, Word 2, Sectorized 3,
-        // SplitBlock 4, Standard 5.
+        // SplitBlock 4, Standard 5, SparkV1 6, Spark 7. Spark's two cost a
+        // test on the Word and Sectorized paths only.
         if id & 1 == 1 {
             if id & 2 == 2 {
-                type $P = $crate::layout::SectorizedProbe;
-                $body
+                if id & 4 == 0 {
+                    type $P = $crate::layout::SectorizedProbe;
+                    $body
+                } else {
+                    type $P = $crate::layout::SparkProbe;
+                    $body
+                }
             } else if id & 4 == 0 {
                 type $P = $crate::layout::BlockedProbe;
                 $body
@@ -396,8 +445,11 @@ macro_rules! with_probe {
                 type $P = $crate::layout::SplitBlockProbe;
                 $body
             }
-        } else {
+        } else if id & 4 == 0 {
             type $P = $crate::layout::WordProbe;
+            $body
+        } else {
+            type $P = $crate::layout::SparkV1Probe;
             $body
         }
     }};
@@ -446,7 +498,7 @@ mod tests {
     /// bits.
     #[test]
     fn names_read_back_and_placements_match() {
-        for layout in Layout::ALL {
+        for layout in Layout::ALL.into_iter().chain(Layout::COMPATIBLE) {
             assert_eq!(layout.to_string().parse(), Ok(layout));
             assert_eq!(layout.placement().layout(), layout);
         }
@@ -460,6 +512,6 @@ mod tests {
             assert_eq!(usize::from(placement.id()), i);
             assert_eq!(Placement::from_id(placement.id()), Some(placement));
         }
-        assert!((6..=u8::MAX).all(|id| Placement::from_id(id).is_none()));
+        assert!((8..=u8::MAX).all(|id| Placement::from_id(id).is_none()));
     }
 }

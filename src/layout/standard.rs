@@ -22,6 +22,8 @@ use std::marker::PhantomData;
 /// How a key's `k` positions are derived from its hash: the one
 /// difference between the two `Standard` placements.
 pub(crate) trait Positions: Copy {
+    /// The layout's name (`Probe::NAME`).
+    const NAME: &'static str = "standard";
     /// The placement whose positions these are.
     #[cfg(test)]
     const PLACEMENT: Placement;
@@ -97,7 +99,7 @@ impl<D: Positions> StandardProbe<D> {
 }
 
 impl<D: Positions> Probe for StandardProbe<D> {
-    const NAME: &'static str = "standard";
+    const NAME: &'static str = D::NAME;
     const BLOCK_BITS: Option<u64> = None;
     const GRANULE_BITS: u64 = 64;
     const UNREACHABLE_HINT: &'static str = "use fewer items or a higher rate";

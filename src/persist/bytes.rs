@@ -188,3 +188,30 @@ pub(crate) fn truncated(expected: u64, bytes: &[u8]) -> ReadError {
         actual: bytes.len() as u64,
     }
 }
+
+/// Writes `words` big-endian, as Java's `DataOutputStream.writeLong` does,
+/// in pieces of [`CHUNK`](super::constants::CHUNK) bytes: the body of the
+/// JVM's formats (Spark's, Guava's).
+pub(crate) fn write_be_words(
+    mut output: impl io::Write,
+    words: impl Iterator<Item = u64>,
+) -> io::Result<()> {
+    let mut chunk = Vec::with_capacity(super::constants::CHUNK);
+    let mut words = words.peekable();
+    while words.peek().is_some() {
+        chunk.clear();
+        for word in words.by_ref().take(super::constants::CHUNK / 8) {
+            chunk.extend_from_slice(&word.to_be_bytes());
+        }
+        output.write_all(&chunk)?;
+    }
+    Ok(())
+}
+
+/// The big-endian words of `bytes` (a whole number of them): what
+/// [`write_be_words`] wrote.
+pub(crate) fn be_words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    bytes
+        .chunks_exact(8)
+        .map(|word| u64::from_be_bytes(word.try_into().unwrap_or_default()))
+}

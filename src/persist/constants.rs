@@ -36,3 +36,4 @@ pub(crate) const CHUNK: usize = 1 << 20;
 pub(crate) const HASHER_CUSTOM: u8 = 0;
 pub(crate) const HASHER_WYHASH: u8 = 1;
 pub(crate) const HASHER_PARQUET: u8 = 2;
+pub(crate) const HASHER_SPARK: u8 = 3;

@@ -2,11 +2,14 @@
 //! holds ([`FilterKind`]), the hasher it records ([`HasherId`]), and
 //! [`ReadError`], whose variants name both.
 
-use super::constants::{FORMAT_VERSION, HASHER_CUSTOM, HASHER_PARQUET, HASHER_WYHASH};
+use super::constants::{
+    FORMAT_VERSION, HASHER_CUSTOM, HASHER_PARQUET, HASHER_SPARK, HASHER_WYHASH,
+};
 use crate::error::BuildError;
 use crate::hasher::WyBuildHasher;
 use crate::layout::Layout;
 use crate::parquet_hasher::ParquetHasher;
+use crate::spark_hasher::SparkHasher;
 use std::any::Any;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -75,6 +78,14 @@ pub enum ReadError {
          its checksum does not cover it; open it shared, or recover it if its writer was killed"
     )]
     OpenForWriting,
+    /// Guava's strategy ordinal (its first byte) is neither 0 nor 1
+    /// ([`GuavaBloom::from_guava_bytes`](crate::GuavaBloom::from_guava_bytes)).
+    #[error("not a Guava Bloom filter this build reads: strategy {0}, where Guava writes 0 or 1")]
+    UnknownGuavaStrategy(u8),
+    /// Spark's format version (its first four bytes) is neither 1 nor 2
+    /// ([`from_spark_bytes`](crate::Filter::from_spark_bytes)).
+    #[error("not a Spark Bloom filter this build reads: version {0}, where Spark writes 1 or 2")]
+    UnsupportedSparkVersion(i32),
     /// The layout id is not one this build knows.
     #[error("unknown layout id {0}")]
     UnknownLayout(u8),
@@ -322,6 +333,19 @@ pub enum WriteError {
         /// Bytes the buffer needed.
         bytes: u64,
     },
+    /// Spark's format holds a filter of [`Layout::Spark`](crate::Layout::Spark),
+    /// or of [`Layout::SparkV1`](crate::Layout::SparkV1) with seed 0, of
+    /// fewer than 2^31 words ([`to_spark_bytes`](crate::Filter::to_spark_bytes)).
+    #[error(
+        "Spark's format holds the spark layout, or spark-v1 with seed 0, under 2^31 words; \
+         this filter has the {layout} layout and seed {seed}"
+    )]
+    NotSpark {
+        /// The filter's layout.
+        layout: Layout,
+        /// Its [`SparkHasher`](crate::SparkHasher)'s seed.
+        seed: i32,
+    },
 }
 
 /// What a filter file holds: which filter type reads it.
@@ -448,6 +472,12 @@ pub enum HasherId {
     /// hasher of a filter whose bits a Parquet writer set (its seed field
     /// is 0).
     Parquet,
+    /// [`SparkHasher`] with this seed: Spark's two Murmur3 hashes (the
+    /// seed field holds the seed's 32 bits).
+    Spark {
+        /// The seed of `h1`.
+        seed: i32,
+    },
 }
 
 impl std::fmt::Display for HasherId {
@@ -456,6 +486,7 @@ impl std::fmt::Display for HasherId {
             HasherId::Default { seed } => write!(f, "the default hasher (wyhash, seed {seed})"),
             HasherId::Custom => f.write_str("a custom hasher"),
             HasherId::Parquet => f.write_str("Parquet's hasher (XXH64 of the plain encoding)"),
+            HasherId::Spark { seed } => write!(f, "Spark's hasher (Murmur3, seed {seed})"),
         }
     }
 }
@@ -474,6 +505,8 @@ impl HasherId {
             }
         } else if hasher.is::<ParquetHasher>() {
             HasherId::Parquet
+        } else if let Some(spark) = hasher.downcast_ref::<SparkHasher>() {
+            HasherId::Spark { seed: spark.seed() }
         } else {
             HasherId::Custom
         }
@@ -487,6 +520,10 @@ impl HasherId {
             (HASHER_CUSTOM, seed) => Err(ReadError::CustomHasherSeed(seed)),
             (HASHER_PARQUET, 0) => Ok(HasherId::Parquet),
             (HASHER_PARQUET, seed) => Err(ReadError::CustomHasherSeed(seed)),
+            (HASHER_SPARK, seed) => match u32::try_from(seed) {
+                Ok(seed) => Ok(HasherId::Spark { seed: seed as i32 }),
+                Err(_) => Err(ReadError::CustomHasherSeed(seed)),
+            },
             (id, _) => Err(ReadError::UnknownHasher(id)),
         }
     }
@@ -496,10 +533,12 @@ impl HasherId {
     pub(crate) fn wyhash(self) -> Result<WyBuildHasher, ReadError> {
         match self {
             HasherId::Default { seed } => Ok(WyBuildHasher::with_seed(seed)),
-            written @ (HasherId::Custom | HasherId::Parquet) => Err(ReadError::HasherMismatch {
-                written,
-                reading: HasherId::Default { seed: 0 },
-            }),
+            written @ (HasherId::Custom | HasherId::Parquet | HasherId::Spark { .. }) => {
+                Err(ReadError::HasherMismatch {
+                    written,
+                    reading: HasherId::Default { seed: 0 },
+                })
+            }
         }
     }
 
@@ -508,6 +547,7 @@ impl HasherId {
             HasherId::Default { seed } => (HASHER_WYHASH, seed),
             HasherId::Custom => (HASHER_CUSTOM, 0),
             HasherId::Parquet => (HASHER_PARQUET, 0),
+            HasherId::Spark { seed } => (HASHER_SPARK, u64::from(seed as u32)),
         }
     }
 }
@@ -524,5 +564,9 @@ pub(crate) fn reread_hint(written: &HasherId) -> &'static str {
              or as a SavedFilter"
         }
         HasherId::Default { .. } => "; read it with from_bytes, read_from or load",
+        HasherId::Spark { .. } => {
+            "; read it with the *_with_hasher functions and atomic_bloom::SparkHasher with its seed, \
+             or as a SavedFilter"
+        }
     }
 }

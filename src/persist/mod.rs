@@ -18,6 +18,10 @@
 //!   counting filters, once for both), `growable.rs`, `window.rs`;
 //! - `saved_filter.rs`: a file of whichever kind its header names;
 //!   `atomic_write.rs`: the atomic save under every `save`;
+//! - `guava.rs`: Google Guava's own format (`BloomFilter.writeTo`), for
+//!   [`GuavaBloom`](crate::GuavaBloom);
+//! - `spark.rs`: Apache Spark's own format (`BloomFilter.writeTo`), read
+//!   into a filter and written from one;
 //! - `lock.rs`: the advisory locks of a [shared](crate::docs::shared)
 //!   file, which `atomic_write` asks before replacing one.
 
@@ -28,10 +32,12 @@ pub(crate) mod constants;
 pub(crate) mod errors;
 mod filter;
 mod growable;
+mod guava;
 pub(crate) mod header;
 #[cfg(all(target_os = "linux", not(loom)))]
 pub(crate) mod lock;
 pub(crate) mod saved_filter;
+mod spark;
 pub(crate) mod stored;
 mod window;
 

@@ -1,6 +1,6 @@
 //! [`SavedFilter`]: a saved filter of whichever kind its header names.
 
-use super::constants::{HASHER_PARQUET, V3_HEADER_LEN};
+use super::constants::{HASHER_PARQUET, HASHER_SPARK, V3_HEADER_LEN};
 use super::errors::{FilterKind, ReadError};
 use crate::error::GrowthError;
 use crate::key::Key;
@@ -10,6 +10,7 @@ use crate::kinds::growable::AtomicGrowableBloom;
 use crate::kinds::window::AtomicWindowedBloom;
 use crate::membership::Membership;
 use crate::parquet_hasher::ParquetHasher;
+use crate::spark_hasher::SparkHasher;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -46,11 +47,25 @@ pub enum SavedFilter {
     /// A plain filter whose keys are hashed as Apache Parquet hashes them
     /// ([`ParquetHasher`]): a filter a Parquet writer built.
     Parquet(AtomicBloom<ParquetHasher>),
+    /// A plain filter whose keys are hashed and placed as Apache Spark's
+    /// ([`SparkHasher`], [`Layout::Spark`](crate::Layout::Spark) or
+    /// [`Layout::SparkV1`](crate::Layout::SparkV1)): a file Spark's
+    /// `BloomFilter.writeTo` wrote, which the readers here take as they take
+    /// this crate's files, or one of this crate's files of such a filter.
+    Spark(AtomicBloom<SparkHasher>),
 }
 
 impl SavedFilter {
-    /// The filter in `bytes`, of the kind its header names.
+    /// The filter in `bytes`, of the kind its header names (or Spark's
+    /// format, which begins with its version, 1 or 2, as a big-endian
+    /// 32-bit integer, where this crate's files begin with [`MAGIC`](crate::MAGIC)).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
+        if spark_format(bytes) {
+            return AtomicBloom::from_spark_bytes(bytes).map(Self::Spark);
+        }
+        if let Some(hasher) = spark_hashed(bytes) {
+            return AtomicBloom::from_bytes_with_hasher(bytes, hasher).map(Self::Spark);
+        }
         if parquet_hashed(bytes) {
             return AtomicBloom::from_bytes_with_hasher(bytes, ParquetHasher).map(Self::Parquet);
         }
@@ -67,9 +82,17 @@ impl SavedFilter {
     /// Reads the one filter a stream holds, of the kind its header names.
     /// The header is read once: the kind's reader continues from it.
     pub fn read_from(mut input: impl Read) -> Result<Self, ReadError> {
-        let (kind, start) = read_kind(&mut input)?;
+        let start = read_start(&mut input)?;
+        if spark_format(&start) {
+            return AtomicBloom::read_spark(start.as_slice().chain(input)).map(Self::Spark);
+        }
+        let kind = FilterKind::of_header(&start)?;
         let parquet = parquet_hashed(&start);
+        let spark = spark_hashed(&start);
         let input = start.as_slice().chain(input);
+        if let Some(hasher) = spark {
+            return AtomicBloom::read_from_with_hasher(input, hasher).map(Self::Spark);
+        }
         if parquet {
             return AtomicBloom::read_from_with_hasher(input, ParquetHasher).map(Self::Parquet);
         }
@@ -99,7 +122,14 @@ impl SavedFilter {
         if !file.metadata()?.is_file() {
             return Self::read_from(file);
         }
-        let (kind, start) = read_kind(&mut file)?;
+        let start = read_start(&mut file)?;
+        if spark_format(&start) {
+            return AtomicBloom::read_spark(start.as_slice().chain(file)).map(Self::Spark);
+        }
+        let kind = FilterKind::of_header(&start)?;
+        if let Some(hasher) = spark_hashed(&start) {
+            return AtomicBloom::load_with_hasher(path, hasher).map(Self::Spark);
+        }
         if parquet_hashed(&start) {
             return AtomicBloom::load_with_hasher(path, ParquetHasher).map(Self::Parquet);
         }
@@ -120,7 +150,7 @@ impl SavedFilter {
             SavedFilter::Counting(_) => FilterKind::Counting,
             SavedFilter::Growable(_) => FilterKind::Growable,
             SavedFilter::Windowed(_) => FilterKind::Windowed,
-            SavedFilter::Parquet(_) => FilterKind::Bloom,
+            SavedFilter::Parquet(_) | SavedFilter::Spark(_) => FilterKind::Bloom,
         }
     }
 
@@ -132,6 +162,7 @@ impl SavedFilter {
             SavedFilter::Growable(filter) => filter.write_to(output),
             SavedFilter::Windowed(filter) => filter.write_to(output),
             SavedFilter::Parquet(filter) => filter.write_to(output),
+            SavedFilter::Spark(filter) => filter.write_to(output),
         }
     }
 }
@@ -142,12 +173,30 @@ pub(crate) fn parquet_hashed(start: &[u8]) -> bool {
     start.get(11) == Some(&HASHER_PARQUET)
 }
 
-/// The kind of filter `input` holds, from its first bytes, and those bytes
-/// (the header, or all of a shorter input).
-pub(crate) fn read_kind(input: &mut impl Read) -> Result<(FilterKind, Vec<u8>), ReadError> {
+/// The first bytes of `input`: a header's worth, or all of a shorter input.
+fn read_start(input: &mut impl Read) -> Result<Vec<u8>, ReadError> {
     let mut start = Vec::with_capacity(V3_HEADER_LEN);
     input.take(V3_HEADER_LEN as u64).read_to_end(&mut start)?;
-    Ok((FilterKind::of_header(&start)?, start))
+    Ok(start)
+}
+
+/// Whether `start` begins as a file in Spark's format does: version 1 or 2
+/// as a big-endian 32-bit integer (a file of this crate's begins with
+/// `0x89`).
+pub(crate) fn spark_format(start: &[u8]) -> bool {
+    matches!(start.get(..4), Some([0, 0, 0, 1 | 2]))
+}
+
+/// The [`SparkHasher`] a header of this crate's format records, if it
+/// records Spark's (its id, byte 11; its seed, bytes 24 to 27).
+pub(crate) fn spark_hashed(start: &[u8]) -> Option<SparkHasher> {
+    if start.get(11) != Some(&HASHER_SPARK) {
+        return None;
+    }
+    let seed = start.get(24..28)?;
+    Some(SparkHasher::with_seed(i32::from_le_bytes(
+        seed.try_into().ok()?,
+    )))
 }
 
 /// `$call` on the filter inside `$saved`, whichever kind it is: the one
@@ -163,6 +212,7 @@ macro_rules! on_kind {
                 $call
             }
             SavedFilter::Parquet($filter) => $call,
+            SavedFilter::Spark($filter) => $call,
         }
     };
 }
@@ -183,6 +233,7 @@ impl Membership for SavedFilter {
             SavedFilter::Growable(f) => f.hasher(),
             SavedFilter::Windowed(f) => f.hasher(),
             SavedFilter::Parquet(f) => return f.hash(key),
+            SavedFilter::Spark(f) => return f.hash(key),
         };
         key.hash_with(hasher)
     }

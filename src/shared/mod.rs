@@ -26,7 +26,7 @@ use crate::hasher::WyBuildHasher;
 use crate::parquet_hasher::ParquetHasher;
 use crate::persist::errors::{FilterKind, ReadError};
 use crate::persist::header::Header;
-use crate::persist::saved_filter::{SavedFilter, parquet_hashed, read_kind};
+use crate::persist::saved_filter::{SavedFilter, parquet_hashed, spark_format, spark_hashed};
 use crate::persist::stored::Stored;
 use crate::storage::BitArray;
 use file::Mode;
@@ -382,19 +382,32 @@ impl SavedFilter {
                 ),
             });
         }
-        let mut file = std::fs::File::open(path).map_err(|e| invalid(e.into()))?;
-        let (kind, start) = read_kind(&mut file).map_err(invalid)?;
+        let mut start = Vec::new();
+        let file = std::fs::File::open(path).map_err(|e| invalid(e.into()))?;
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, 64), &mut start)
+            .map_err(|e| invalid(e.into()))?;
+        let load = || {
+            SavedFilter::load(path).map_err(|e| match e {
+                ReadError::File { source, .. } => invalid(ReadError::Io(source)),
+                e => invalid(e),
+            })
+        };
+        if spark_format(&start) {
+            // Big-endian words: read, not mapped.
+            return load();
+        }
+        if let Some(hasher) = spark_hashed(&start) {
+            return Filter::open_shared_with_hasher(path, options, hasher).map(Self::Spark);
+        }
         if parquet_hashed(&start) {
             return Filter::open_shared_with_hasher(path, options, ParquetHasher)
                 .map(Self::Parquet);
         }
+        let kind = FilterKind::of_header(&start).map_err(invalid)?;
         Ok(match kind {
             FilterKind::Bloom => SavedFilter::Bloom(Filter::open_shared(path, options)?),
             FilterKind::Counting => SavedFilter::Counting(Filter::open_shared(path, options)?),
-            _ => SavedFilter::load(path).map_err(|e| match e {
-                ReadError::File { source, .. } => invalid(ReadError::Io(source)),
-                e => invalid(e),
-            })?,
+            _ => load()?,
         })
     }
 }

@@ -74,8 +74,8 @@ fn each_kind_of_damage_has_its_own_error() {
         forged(8, &[9, 0]),
         ReadError::UnsupportedVersion(9)
     ));
-    // Ids 0 to 5 are placements (`docs::format`): the first one past them.
-    let unknown = 6;
+    // Ids 0 to 7 are placements (`docs::format`): the first one past them.
+    let unknown = 8;
     assert!(matches!(forged(10, &[unknown]), ReadError::UnknownLayout(id) if id == unknown));
     assert!(matches!(forged(11, &[200]), ReadError::UnknownHasher(200)));
     // k of 0 and above the maximum.

@@ -1,0 +1,172 @@
+//! Guava's own filters, bit for bit: files Guava wrote (`tests/golden/guava-*`,
+//! written by `tests/jvm/GuavaFilters.java` with Debian's libguava-java)
+//! read here answer every key as Guava's `mightContain` did and write back
+//! byte for byte; a filter written here reads in Guava with the same
+//! answers (`written_here_reads_in_guava_with_the_same_answers`, which runs
+//! Java: CI runs it by name).
+
+use atomic_bloom::{GuavaBloom, GuavaStrategy, ReadError};
+use std::path::PathBuf;
+
+fn golden(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+/// The keys `GuavaFilters.java` puts into its filter of `funnel`, for `i`.
+fn insert(f: &GuavaBloom, funnel: &str, i: u64) -> bool {
+    match funnel {
+        "strings" => f.insert(format!("guava-{i}").as_str()),
+        "longs" => f.insert(&(i as i64 * 7919)),
+        _ => f.insert(i.to_string().as_bytes()),
+    }
+}
+
+/// Which absent keys `f` reports present, as `GuavaFilters.java` prints them.
+fn answers(f: &GuavaBloom, funnel: &str) -> String {
+    let hits: String = (0..100_000u64)
+        .filter(|i| {
+            let n = 1_000_000_000_000 + i;
+            match funnel {
+                "strings" => f.contains(format!("absent-{i}").as_str()),
+                "longs" => f.contains(&(n as i64)),
+                _ => f.contains(n.to_string().as_bytes()),
+            }
+        })
+        .map(|i| format!(" {i}"))
+        .collect();
+    format!("{funnel}{hits}\n")
+}
+
+#[test]
+fn filters_guava_wrote_answer_as_guava_and_write_back_byte_for_byte() {
+    for funnel in ["strings", "longs", "bytes"] {
+        for (count, percent) in [(1000u64, 3), (20_000, 1)] {
+            let name = format!("guava-{funnel}-{count}-p{percent}");
+            let bytes = std::fs::read(golden(&format!("{name}.bin"))).unwrap();
+            let f = GuavaBloom::from_guava_bytes(&bytes).unwrap();
+            assert_eq!(f.strategy(), GuavaStrategy::Murmur128Mitz64, "{name}");
+            // Every key Guava put is present: inserting it again sets nothing.
+            let copy = f.try_clone().unwrap();
+            assert!(
+                (0..count).all(|i| !insert(&copy, funnel, i)),
+                "{name}: a key is missing"
+            );
+            assert_eq!(copy, f, "{name}");
+            let guava = std::fs::read_to_string(golden(&format!("{name}.answers"))).unwrap();
+            assert_eq!(answers(&f, funnel), guava, "{name}");
+            assert_eq!(f.to_guava_bytes().unwrap(), bytes, "{name}");
+            // Guava's sizing: the same filter built here from the same keys.
+            let built = GuavaBloom::new(count, f64::from(percent) / 100.0).unwrap();
+            (0..count).for_each(|i| _ = insert(&built, funnel, i));
+            assert_eq!(built, f, "{name}");
+        }
+    }
+}
+
+#[test]
+fn forged_and_truncated_guava_files_are_refused() {
+    let bytes = std::fs::read(golden("guava-strings-1000-p3.bin")).unwrap();
+    let read = |b: &[u8]| GuavaBloom::from_guava_bytes(b).unwrap_err();
+    assert!(matches!(
+        read(&bytes[..bytes.len() - 1]),
+        ReadError::Truncated { .. }
+    ));
+    assert!(matches!(read(&bytes[..3]), ReadError::Truncated { .. }));
+    let mut long = bytes.clone();
+    long.push(0);
+    assert!(matches!(read(&long), ReadError::TrailingBytes { .. }));
+    let with = |at: usize, value: &[u8]| {
+        let mut forged = bytes.clone();
+        forged[at..at + value.len()].copy_from_slice(value);
+        read(&forged)
+    };
+    assert!(matches!(with(0, &[2]), ReadError::UnknownGuavaStrategy(2)));
+    assert!(matches!(with(1, &[0]), ReadError::InvalidParameters(_)));
+    assert!(matches!(
+        with(2, &0i32.to_be_bytes()),
+        ReadError::InvalidParameters(_)
+    ));
+    assert!(matches!(
+        with(2, &(-1i32).to_be_bytes()),
+        ReadError::InvalidParameters(_)
+    ));
+    // 2^31 - 1 words declared: refused for the input's length, nothing
+    // allocated for it.
+    assert!(matches!(
+        with(2, &i32::MAX.to_be_bytes()),
+        ReadError::Truncated { .. }
+    ));
+    assert_eq!(
+        GuavaBloom::read_guava(&bytes[..])
+            .unwrap()
+            .to_guava_bytes()
+            .unwrap(),
+        bytes
+    );
+}
+
+/// Threads inserting overlapping keys at once build the filter one thread
+/// builds, bit for bit.
+#[test]
+fn racing_threads_lose_no_key() {
+    let f = GuavaBloom::new(100_000, 0.01).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4i64 {
+            let f = &f;
+            s.spawn(move || (t * 20_000..t * 20_000 + 40_000).for_each(|k| _ = f.insert(&k)));
+        }
+    });
+    let sequential = GuavaBloom::new(100_000, 0.01).unwrap();
+    (0..100_000i64).for_each(|k| _ = sequential.insert(&k));
+    assert_eq!(f, sequential);
+}
+
+/// Runs Java: `GUAVA_JAR` names Guava's jar (Debian's libguava-java:
+/// `/usr/share/java/guava.jar`, the default); `.ci/run` installs it.
+#[test]
+#[ignore = "runs Java with Guava's jar (GUAVA_JAR); CI runs it by name"]
+fn written_here_reads_in_guava_with_the_same_answers() {
+    let jar = std::env::var("GUAVA_JAR").unwrap_or_else(|_| "/usr/share/java/guava.jar".into());
+    let dir = tempfile::tempdir().unwrap();
+    let classes = dir.path().join("classes");
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/jvm/GuavaFilters.java");
+    let javac = std::process::Command::new("javac")
+        .args(["-cp", &jar, "-d"])
+        .arg(&classes)
+        .arg(&source)
+        .status()
+        .expect("javac runs");
+    assert!(javac.success());
+    for funnel in ["strings", "longs", "bytes"] {
+        for strategy in [
+            GuavaStrategy::Murmur128Mitz64,
+            GuavaStrategy::Murmur128Mitz32,
+        ] {
+            let f = GuavaBloom::with_bits(30_000, 6, strategy).unwrap();
+            (0..2000).for_each(|i| _ = insert(&f, funnel, i));
+            let file = dir.path().join("ours.bin");
+            std::fs::write(&file, f.to_guava_bytes().unwrap()).unwrap();
+            let out = std::process::Command::new("java")
+                .arg("-cp")
+                .arg(format!("{jar}:{}", classes.display()))
+                .args(["GuavaFilters", "answer", funnel])
+                .arg(&file)
+                .arg("2000")
+                .output()
+                .expect("java runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let guava = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(
+                guava,
+                format!("missing 0\n{}", answers(&f, funnel)),
+                "{funnel} {strategy:?}"
+            );
+        }
+    }
+}
