@@ -34,6 +34,7 @@ __all__ = [
     "WindowedBloomFilter",
     "ParquetBloomFilter",
     "SparkBloomFilter",
+    "GuavaBloomFilter",
     "CorruptFilterError",
     "FileLeftOpenError",
     "FilterFullError",
@@ -547,4 +548,37 @@ class SparkBloomFilter:
     @classmethod
     def from_bytes(cls, data: BytesLike) -> SparkBloomFilter:
         """Reads ``to_bytes``'s output; raises ``CorruptFilterError``."""
+    def __reduce__(self) -> tuple: ...
+
+@final
+class GuavaBloomFilter:
+    """Google Guava's Bloom filter, bit for bit, shared by threads without a lock.
+
+    Sized as ``BloomFilter.create(funnel, expected_insertions, fpp)``; keys as Guava's
+    funnels feed them: ``str`` (stringFunnel UTF-8), bytes-like (byteArrayFunnel), ``int``
+    (longFunnel). ``from_guava`` reads ``writeTo``'s bytes, ``to_guava`` writes them.
+    """
+
+    def __new__(cls, expected_insertions: int, false_positive_rate: float = 0.03) -> Self: ...
+    @classmethod
+    def from_guava(cls, data: BytesLike) -> GuavaBloomFilter:
+        """Reads Guava's format; raises ``CorruptFilterError``."""
+    def to_guava(self) -> bytes:
+        """The filter in Guava's format, for ``BloomFilter.readFrom``."""
+    def add(self, key: Key) -> bool:
+        """Adds ``key`` as Guava's ``put`` does; returns whether it was new."""
+    def __contains__(self, key: Key, /) -> bool: ...
+    def add_many(self, keys: Iterable[Key]) -> int:
+        """Adds every key, the GIL released while inserting; returns how many were new."""
+    def contains_many(self, keys: Iterable[Key]) -> List[bool]:
+        """Whether each key may be in the filter, in order."""
+    @property
+    def num_bits(self) -> int: ...
+    @property
+    def num_hashes(self) -> int: ...
+    @property
+    def strategy(self) -> Literal["MURMUR128_MITZ_64", "MURMUR128_MITZ_32"]: ...
+    def estimated_false_positive_rate(self) -> float:
+        """The false-positive rate now, from the bits set."""
+    def __eq__(self, other: object, /) -> bool: ...
     def __reduce__(self) -> tuple: ...

@@ -25,6 +25,7 @@ mod bloom;
 mod counting;
 mod errors;
 mod growable;
+mod guava;
 mod keys;
 mod params;
 mod parquet;
@@ -87,6 +88,7 @@ fn _atomic_bloom(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<windowed::WindowedBloomFilter>()?;
     m.add_class::<parquet::ParquetBloomFilter>()?;
     m.add_class::<spark_filter::SparkBloomFilter>()?;
+    m.add_class::<guava::GuavaBloomFilter>()?;
     m.add(
         "CorruptFilterError",
         py.get_type::<errors::CorruptFilterError>(),
