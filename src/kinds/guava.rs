@@ -182,11 +182,10 @@ impl GuavaBloom {
                 max_bits: max_words * 64,
             });
         }
-        let too_large = || BuildError::AllocationFailed { bytes: words * 8 };
         let bits = usize::try_from(words)
             .ok()
             .and_then(BitArray::zeroed)
-            .ok_or_else(too_large)?;
+            .ok_or(BuildError::AllocationFailed { bytes: words * 8 })?;
         Ok(GuavaBloom {
             bits,
             num_bits: words * 64,

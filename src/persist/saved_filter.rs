@@ -174,7 +174,7 @@ pub(crate) fn parquet_hashed(start: &[u8]) -> bool {
 }
 
 /// The first bytes of `input`: a header's worth, or all of a shorter input.
-fn read_start(input: &mut impl Read) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_start(input: &mut impl Read) -> Result<Vec<u8>, ReadError> {
     let mut start = Vec::with_capacity(V3_HEADER_LEN);
     input.take(V3_HEADER_LEN as u64).read_to_end(&mut start)?;
     Ok(start)

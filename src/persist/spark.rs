@@ -54,11 +54,8 @@ impl Filter<BitArray, SparkHasher> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_spark_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
-        let (placement, k, seed, head) = spark_head(bytes)?;
+        let (placement, k, seed, head, declared) = spark_head(bytes)?;
         let words = &bytes[head..];
-        let declared = u64::from(u32::from_be_bytes(
-            bytes[head - 4..head].try_into().unwrap_or_default(),
-        ));
         let expected = head as u64 + declared * 8;
         super::header::check_len(bytes.len() as u64, expected)?;
         let num_bits = declared * 64;
@@ -105,9 +102,7 @@ impl Filter<BitArray, SparkHasher> {
     /// reads it.
     pub fn to_spark_bytes(&self) -> Result<Vec<u8>, WriteError> {
         let (head, words) = self.spark_head()?;
-        let mut out = written_bytes(head.len() as u64 + words * 8, |out| self.write_spark(out))?;
-        out.shrink_to_fit();
-        Ok(out)
+        written_bytes(head.len() as u64 + words * 8, |out| self.write_spark(out))
     }
 
     /// [`to_spark_bytes`](Self::to_spark_bytes), to `output`.
@@ -145,9 +140,9 @@ impl Filter<BitArray, SparkHasher> {
     }
 }
 
-/// A Spark file's placement, `k`, seed, and where its words start; the
-/// input must hold the head.
-fn spark_head(bytes: &[u8]) -> Result<(Placement, u32, i32, usize), ReadError> {
+/// A Spark file's placement, `k`, seed, where its words start and how many
+/// it declares (at least 1); the input must hold the head.
+fn spark_head(bytes: &[u8]) -> Result<(Placement, u32, i32, usize, u64), ReadError> {
     let int = |at: usize| {
         bytes
             .get(at..at + 4)
@@ -182,5 +177,5 @@ fn spark_head(bytes: &[u8]) -> Result<(Placement, u32, i32, usize), ReadError> {
             BuildError::ZeroBits
         }));
     }
-    Ok((placement, k as u32, seed, head))
+    Ok((placement, k as u32, seed, head, count as u64))
 }

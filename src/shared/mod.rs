@@ -26,7 +26,9 @@ use crate::hasher::WyBuildHasher;
 use crate::parquet_hasher::ParquetHasher;
 use crate::persist::errors::{FilterKind, ReadError};
 use crate::persist::header::Header;
-use crate::persist::saved_filter::{SavedFilter, parquet_hashed, spark_format, spark_hashed};
+use crate::persist::saved_filter::{
+    SavedFilter, parquet_hashed, read_start, spark_format, spark_hashed,
+};
 use crate::persist::stored::Stored;
 use crate::storage::BitArray;
 use file::Mode;
@@ -382,10 +384,8 @@ impl SavedFilter {
                 ),
             });
         }
-        let mut start = Vec::new();
-        let file = std::fs::File::open(path).map_err(|e| invalid(e.into()))?;
-        std::io::Read::read_to_end(&mut std::io::Read::take(file, 64), &mut start)
-            .map_err(|e| invalid(e.into()))?;
+        let mut file = std::fs::File::open(path).map_err(|e| invalid(e.into()))?;
+        let start = read_start(&mut file).map_err(invalid)?;
         let load = || {
             SavedFilter::load(path).map_err(|e| match e {
                 ReadError::File { source, .. } => invalid(ReadError::Io(source)),

@@ -130,15 +130,7 @@ fn racing_threads_lose_no_key() {
 fn written_here_reads_in_guava_with_the_same_answers() {
     let jar = std::env::var("GUAVA_JAR").unwrap_or_else(|_| "/usr/share/java/guava.jar".into());
     let dir = tempfile::tempdir().unwrap();
-    let classes = dir.path().join("classes");
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/jvm/GuavaFilters.java");
-    let javac = std::process::Command::new("javac")
-        .args(["-cp", &jar, "-d"])
-        .arg(&classes)
-        .arg(&source)
-        .status()
-        .expect("javac runs");
-    assert!(javac.success());
+    let java = crate::java::Java::compile(&jar, "GuavaFilters", dir.path());
     for funnel in ["strings", "longs", "bytes"] {
         for strategy in [
             GuavaStrategy::Murmur128Mitz64,
@@ -148,20 +140,12 @@ fn written_here_reads_in_guava_with_the_same_answers() {
             (0..2000).for_each(|i| _ = insert(&f, funnel, i));
             let file = dir.path().join("ours.bin");
             std::fs::write(&file, f.to_guava_bytes().unwrap()).unwrap();
-            let out = std::process::Command::new("java")
-                .arg("-cp")
-                .arg(format!("{jar}:{}", classes.display()))
-                .args(["GuavaFilters", "answer", funnel])
-                .arg(&file)
-                .arg("2000")
-                .output()
-                .expect("java runs");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let guava = String::from_utf8(out.stdout).unwrap();
+            let guava = java.run(&[
+                "answer".as_ref(),
+                funnel.as_ref(),
+                file.as_os_str(),
+                "2000".as_ref(),
+            ]);
             assert_eq!(
                 guava,
                 format!("missing 0\n{}", answers(&f, funnel)),

@@ -20,6 +20,7 @@ mod false_positive_rate;
 mod golden;
 mod growable;
 mod guava;
+mod java;
 mod large_filter;
 mod membership;
 mod memory;

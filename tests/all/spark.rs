@@ -135,15 +135,7 @@ fn only_spark_layouts_write_spark_files() {
 fn written_here_reads_in_spark_with_the_same_answers() {
     let jar = std::env::var("SPARK_SKETCH_JAR").expect("SPARK_SKETCH_JAR names spark-sketch's jar");
     let dir = tempfile::tempdir().unwrap();
-    let classes = dir.path().join("classes");
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/jvm/SparkFilters.java");
-    let javac = std::process::Command::new("javac")
-        .args(["-cp", &jar, "-d"])
-        .arg(&classes)
-        .arg(&source)
-        .status()
-        .expect("javac runs");
-    assert!(javac.success());
+    let java = crate::java::Java::compile(&jar, "SparkFilters", dir.path());
     for (layout, seed, bits, k) in [
         (Layout::SparkV1, 0, 20_000, 4),
         (Layout::Spark, 0, 30_016, 6),
@@ -158,20 +150,7 @@ fn written_here_reads_in_spark_with_the_same_answers() {
         insert_keys(&f, 2000);
         let file = dir.path().join("ours.bin");
         std::fs::write(&file, f.to_spark_bytes().unwrap()).unwrap();
-        let out = std::process::Command::new("java")
-            .arg("-cp")
-            .arg(format!("{jar}:{}", classes.display()))
-            .args(["SparkFilters", "answer"])
-            .arg(&file)
-            .arg("2000")
-            .output()
-            .expect("java runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let spark = String::from_utf8(out.stdout).unwrap();
+        let spark = java.run(&["answer".as_ref(), file.as_os_str(), "2000".as_ref()]);
         assert_eq!(
             spark,
             format!("missing 0\n{}", answers(&f)),
