@@ -5,10 +5,11 @@ use crate::stream::{self, Event};
 use crate::{keys, output};
 use anyhow::{Context, Result, bail};
 use atomic_bloom::{
-    AtomicGrowableBloom, BitArray, Builder, Cells, CounterArray, Filter, Layout, ReadError,
-    SharedError, SharedOptions, WyBuildHasher,
+    AtomicBloom, AtomicGrowableBloom, BitArray, Builder, Cells, CounterArray, Filter, GuavaBloom,
+    Layout, ReadError, SharedError, SharedOptions, WyBuildHasher,
 };
 use atomic_bloom::{Membership, SavedFilter};
+use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -79,6 +80,30 @@ pub struct Args {
     /// (`info` says so).
     #[arg(long, conflicts_with = "growable")]
     shared: bool,
+    /// The file's format: atomic-bloom's own, or the JVM's, for Java and
+    /// Spark jobs to read. `spark` is Apache Spark's
+    /// `BloomFilter.writeTo` form (V2), sized as Spark's
+    /// `BloomFilter.create(expected, fpp)` sizes it: Spark's
+    /// `BloomFilter.readFrom` reads it, and `mightContainString` of a line
+    /// finds it. `guava` is Google Guava's `writeTo` form, sized as
+    /// `BloomFilter.create(Funnels.stringFunnel(UTF_8), expected, fpp)`:
+    /// Guava's `readFrom` with that funnel reads it. Both are plain
+    /// filters; every command here reads them.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Format::AtomicBloom,
+        conflicts_with_all = ["counting", "growable", "shared", "layout", "seed"]
+    )]
+    format: Format,
+}
+
+/// The formats `build` writes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    AtomicBloom,
+    Spark,
+    Guava,
 }
 
 /// Keys whose hashes the counting pass keeps (8 bytes each: 128 MiB), so
@@ -209,9 +234,70 @@ fn insert_shared<C: Cells>(
     Ok(())
 }
 
+/// `build --format spark|guava`: a plain filter sized, filled and written
+/// as the JVM's library would make it from the same lines.
+fn run_jvm(args: Args) -> Result<()> {
+    let start = Instant::now();
+    output::refuse_output_among_inputs(&args.output, "--output", &args.inputs)?;
+    let mut inputs = Inputs::new(&args.inputs);
+    let expected = match args.expected {
+        Some(n) => n as u64,
+        // Counted only: the JVM's hashes are not wyhash's, so none are kept.
+        None => inputs
+            .count_keys(&WyBuildHasher::with_seed(args.seed), 0)?
+            .keys
+            .max(1),
+    };
+    let bar = keys::progress(inputs.total_bytes(), "inserting");
+    let mut new = 0;
+    let (read, format, num_bits, num_hashes, rate) = match args.format {
+        Format::Spark => {
+            let f = AtomicBloom::spark(expected, args.fpp).context("invalid filter parameters")?;
+            let read = inputs.for_each_chunk(&bar, |chunk| {
+                new += f.par_insert(chunk);
+                Ok(())
+            })?;
+            bar.finish_and_clear();
+            output::save_with(&args.output, |out| f.write_spark(out))?;
+            let rate = f.estimated_false_positive_rate();
+            (
+                read,
+                "Spark's format, V2",
+                f.num_bits(),
+                f.num_hashes(),
+                rate,
+            )
+        }
+        _ => {
+            let f = GuavaBloom::new(expected, args.fpp).context("invalid filter parameters")?;
+            let read = inputs.for_each_chunk(&bar, |chunk| {
+                // A line is its bytes, as `stringFunnel(UTF_8)` feeds a string.
+                new += chunk.par_iter().filter(|key| f.insert(*key)).count();
+                Ok(())
+            })?;
+            bar.finish_and_clear();
+            output::save_with(&args.output, |out| f.write_guava(out))?;
+            let rate = f.estimated_false_positive_rate();
+            (read, "Guava's format", f.num_bits(), f.num_hashes(), rate)
+        }
+    };
+    eprintln!(
+        "built {} ({format}): {} read, {new} new; {num_bits} bits, k = {num_hashes}; estimated \
+         false-positive rate now {rate:.3e}; {:.1} s",
+        args.output.display(),
+        output::counted(read, "key"),
+        start.elapsed().as_secs_f64(),
+    );
+    warn_if_empty(read);
+    Ok(())
+}
+
 pub fn run(args: Args) -> Result<()> {
     if args.shared {
         return run_shared(args);
+    }
+    if args.format != Format::AtomicBloom {
+        return run_jvm(args);
     }
     let start = Instant::now();
     output::refuse_output_among_inputs(&args.output, "--output", &args.inputs)?;

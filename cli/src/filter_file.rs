@@ -1,13 +1,40 @@
 //! Filter files of every kind: a plain filter (`build`), a counting filter
 //! (`build --counting`), a growable one (`build --growable`) or a windowed
-//! one (`dedup --state`), told apart by the file's header. A filter to read
-//! may come from stdin (`-`).
+//! one (`dedup --state`), told apart by the file's header; and the JVM's,
+//! which `build --format` writes too: Apache Spark's `BloomFilter.writeTo`
+//! form and Google Guava's. A filter to read may come from stdin (`-`).
 
 use crate::keys::{Inputs, is_stdio};
 use anyhow::{Result, bail};
-use atomic_bloom::{FilterKind, ReadError, SavedFilter, SharedError, SharedOptions, SharedState};
-use std::io;
+use atomic_bloom::{
+    FilterKind, GuavaBloom, ReadError, SavedFilter, SharedError, SharedOptions, SharedState,
+};
+use std::io::{self, Read};
 use std::path::Path;
+
+/// A filter file as the CLI reads it: this crate's format or Spark's (a
+/// [`SavedFilter`], whose calls go to whatever kind it holds), or Guava's,
+/// whose keys' positions need the 128-bit hash only [`GuavaBloom`]
+/// carries, so that it answers keys, not hashes.
+pub enum Loaded {
+    Saved(SavedFilter),
+    Guava(GuavaBloom),
+}
+
+impl Loaded {
+    /// The filter, for `command`, which takes this crate's and Spark's
+    /// filters and not Guava's.
+    pub fn saved(self, path: &Path, command: &str) -> Result<SavedFilter> {
+        match self {
+            Loaded::Saved(filter) => Ok(filter),
+            Loaded::Guava(_) => bail!(
+                "{} holds a filter in Google Guava's format; {command} takes atomic-bloom's \
+                 filters (Guava's take info, query and merge)",
+                name(path)
+            ),
+        }
+    }
+}
 
 /// How messages name the filter file at `path`: `-` is stdin.
 pub fn name(path: &Path) -> String {
@@ -59,25 +86,54 @@ pub fn load_error(path: &Path, error: ReadError) -> anyhow::Error {
 /// as `info`, `merge` and `remove` need: they report on a file or write
 /// one from it. `query` skips it ([`load_beside`]): a 1 GiB filter answers
 /// its first key having read one page of it.
-pub fn load(path: &Path) -> Result<SavedFilter> {
+///
+/// A file in Guava's format is read into a [`GuavaBloom`].
+pub fn load(path: &Path) -> Result<Loaded> {
     open(path, true)
 }
 
-fn open(path: &Path, verify: bool) -> Result<SavedFilter> {
+fn open(path: &Path, verify: bool) -> Result<Loaded> {
     let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    let saved = if is_stdio(path) {
-        SavedFilter::read_from(io::stdin().lock())
-    } else if regular {
-        let options = SharedOptions::read_only().recover(true).verify(verify);
-        let saved = SavedFilter::open_shared(path, options).map_err(|e| open_error(path, e))?;
-        if shared_state(&saved) == Some(SharedState::LeftOpen) {
-            eprintln!("atomic-bloom: warning: {}", left_open(path));
+    if is_stdio(path) {
+        return read_stream(io::stdin().lock()).map_err(|e| load_error(path, e));
+    }
+    if !regular {
+        let file = std::fs::File::open(path).map_err(|e| load_error(path, e.into()))?;
+        return read_stream(file).map_err(|e| load_error(path, e));
+    }
+    let options = SharedOptions::read_only().recover(true).verify(verify);
+    let saved = match SavedFilter::open_shared(path, options) {
+        Ok(saved) => saved,
+        Err(SharedError::Invalid {
+            source: ReadError::GuavaFormat,
+            ..
+        }) => {
+            let file = std::fs::File::open(path).map_err(|e| load_error(path, e.into()))?;
+            let guava = GuavaBloom::read_guava(file).map_err(|e| load_error(path, e))?;
+            return Ok(Loaded::Guava(guava));
         }
-        return Ok(saved);
-    } else {
-        SavedFilter::load(path)
+        Err(e) => return Err(open_error(path, e)),
     };
-    saved.map_err(|e| load_error(path, e))
+    if shared_state(&saved) == Some(SharedState::LeftOpen) {
+        eprintln!("atomic-bloom: warning: {}", left_open(path));
+    }
+    Ok(Loaded::Saved(saved))
+}
+
+/// The filter of a stream, which can be read once: its first two bytes
+/// tell Guava's format from the others (the library's readers name it, as
+/// [`ReadError::GuavaFormat`], from as few), and the reader of its format
+/// takes them and the rest.
+fn read_stream(mut input: impl Read) -> Result<Loaded, ReadError> {
+    let mut head = Vec::with_capacity(2);
+    input.by_ref().take(2).read_to_end(&mut head)?;
+    let guava = matches!(SavedFilter::from_bytes(&head), Err(ReadError::GuavaFormat));
+    let input = head.as_slice().chain(input);
+    if guava {
+        GuavaBloom::read_guava(input).map(Loaded::Guava)
+    } else {
+        SavedFilter::read_from(input).map(Loaded::Saved)
+    }
 }
 
 /// What the CLI says of a shared file a writer left open.
@@ -113,7 +169,7 @@ fn open_error(path: &Path, error: SharedError) -> anyhow::Error {
 /// [`load`] (verifying the checksum if `verify`) for a command that also
 /// reads keys from `inputs`: stdin can hold the filter or the keys, not
 /// both.
-pub fn load_beside(path: &Path, inputs: &Inputs, verify: bool) -> Result<SavedFilter> {
+pub fn load_beside(path: &Path, inputs: &Inputs, verify: bool) -> Result<Loaded> {
     if is_stdio(path) && inputs.reads_stdin() {
         bail!("the filter is read from stdin (`-`), so the keys cannot be: give them as files");
     }

@@ -1,11 +1,11 @@
 //! `info`: what a filter file holds.
 
-use crate::filter_file::{self, name};
+use crate::filter_file::{self, Loaded, name};
 use crate::output::{counted, say};
 use anyhow::{Result, bail};
 use atomic_bloom::{
-    AtomicGrowableBloom, AtomicWindowedBloom, Cells, Layout, SavedFilter, SharedState, WhenFull,
-    Window,
+    AtomicGrowableBloom, AtomicWindowedBloom, Cells, GuavaBloom, GuavaStrategy, Layout,
+    SavedFilter, SharedState, WhenFull, Window,
 };
 use std::path::PathBuf;
 
@@ -61,7 +61,14 @@ fn spark_version(path: &std::path::Path) -> Option<u8> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let filter = filter_file::load(&args.filter)?;
+    let filter = match filter_file::load(&args.filter)? {
+        Loaded::Saved(filter) => filter,
+        Loaded::Guava(filter) => {
+            say!("file:               {}", name(&args.filter));
+            describe_guava(&filter);
+            return Ok(());
+        }
+    };
     say!("file:               {}", name(&args.filter));
     match spark_version(&args.filter) {
         Some(version) => say!("format:             Spark's BloomFilter.writeTo, V{version}"),
@@ -189,6 +196,28 @@ fn hasher_name<S: 'static>(hasher: &S) -> String {
         }
         None => "custom".to_string(),
     }
+}
+
+/// `info` of a filter in Guava's format, after the file's name.
+fn describe_guava(f: &GuavaBloom) {
+    let strategy = match f.strategy() {
+        GuavaStrategy::Murmur128Mitz32 => "MURMUR128_MITZ_32",
+        _ => "MURMUR128_MITZ_64",
+    };
+    say!("format:             Guava's BloomFilter.writeTo, strategy {strategy}");
+    say!("kind:               plain, Guava's");
+    say!("bits (m):           {}", f.num_bits());
+    say!("hashes per key (k): {}", f.num_hashes());
+    say!("hasher:             Guava's (Murmur3 x64 128): a line is a string (stringFunnel(UTF_8))");
+    let ones = f.count_ones();
+    say!(
+        "bits set:           {ones} ({:.2}%)",
+        100.0 * ones as f64 / f.num_bits() as f64
+    );
+    say!(
+        "estimated fpr:      {:.3e}",
+        f.estimated_false_positive_rate()
+    );
 }
 
 /// `info` of a windowed filter (`dedup --state`) after the file's name and

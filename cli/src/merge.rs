@@ -1,9 +1,10 @@
 //! `merge`: compatible filter files into one. Plain filters are ORed (the
 //! union of their keys); counting filters are added counter by counter (the
 //! sum of their inserts, each counter saturating at 15), so the filters of a
-//! partitioned build merge into the filter of all of it.
+//! partitioned build merge into the filter of all of it. Spark's and
+//! Guava's filters merge too, and are written in their own format.
 
-use crate::filter_file::{self, kind_name, name};
+use crate::filter_file::{self, Loaded, kind_name, name};
 use crate::info::describe_len;
 use crate::keys::is_stdio;
 use crate::output::counted;
@@ -13,8 +14,9 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The filter files to merge, all plain or all counting: same size, k,
-    /// layout and seed. One of them may be `-`, stdin.
+    /// The filter files to merge, all plain, all counting, all Spark's or
+    /// all Guava's: same size, k, layout and seed. One of them may be `-`,
+    /// stdin.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Where to write the result, as `build --output`.
@@ -28,14 +30,17 @@ pub struct Args {
 const RATE_SLACK: f64 = 1.1;
 
 /// The filter file at `path`, if of a kind that merges.
-fn load(path: &Path) -> Result<SavedFilter> {
+fn load(path: &Path) -> Result<Loaded> {
     let filter = filter_file::load(path)?;
-    match filter {
-        SavedFilter::Bloom(_)
-        | SavedFilter::Parquet(_)
-        | SavedFilter::Spark(_)
-        | SavedFilter::Counting(_) => Ok(filter),
-        other => bail!(
+    match &filter {
+        Loaded::Guava(_)
+        | Loaded::Saved(
+            SavedFilter::Bloom(_)
+            | SavedFilter::Parquet(_)
+            | SavedFilter::Spark(_)
+            | SavedFilter::Counting(_),
+        ) => Ok(filter),
+        Loaded::Saved(other) => bail!(
             "{} holds a {} filter; merge takes plain or counting filters",
             name(path),
             kind_name(other.kind())
@@ -45,15 +50,86 @@ fn load(path: &Path) -> Result<SavedFilter> {
 
 /// What `merge` reports of the merged filter: its set cells and its
 /// estimated keys.
-fn summary(filter: &SavedFilter) -> String {
+fn summary(filter: &Loaded) -> String {
     let set = match filter {
-        SavedFilter::Bloom(f) => format!("{} bits set", f.par_count_ones()),
-        SavedFilter::Parquet(f) => format!("{} bits set", f.par_count_ones()),
-        SavedFilter::Spark(f) => format!("{} bits set", f.par_count_ones()),
-        SavedFilter::Counting(f) => counted(f.nonzero_counters(), "counter") + " above 0",
-        other => unreachable!("merge loads no {} filter", other.kind()),
+        Loaded::Saved(SavedFilter::Bloom(f)) => format!("{} bits set", f.par_count_ones()),
+        Loaded::Saved(SavedFilter::Parquet(f)) => format!("{} bits set", f.par_count_ones()),
+        Loaded::Saved(SavedFilter::Spark(f)) => format!("{} bits set", f.par_count_ones()),
+        Loaded::Saved(SavedFilter::Counting(f)) => {
+            counted(f.nonzero_counters(), "counter") + " above 0"
+        }
+        // Guava's filter does not estimate its keys.
+        Loaded::Guava(f) => return format!("{} bits set", f.count_ones()),
+        Loaded::Saved(other) => unreachable!("merge loads no {} filter", other.kind()),
     };
-    format!("{set}, {}", describe_len(filter.estimated_len()))
+    format!("{set}, {}", describe_len(rate_and_len(filter).1))
+}
+
+/// The filter's estimated false-positive rate and keys.
+fn rate_and_len(filter: &Loaded) -> (f64, Option<u64>) {
+    match filter {
+        Loaded::Saved(f) => (f.estimated_false_positive_rate(), f.estimated_len()),
+        Loaded::Guava(f) => (f.estimated_false_positive_rate(), None),
+    }
+}
+
+/// The kind of filter `filter` is, as messages name it.
+fn describe(filter: &Loaded) -> &'static str {
+    match filter {
+        Loaded::Saved(f) => kind_name(f.kind()),
+        Loaded::Guava(_) => "Guava",
+    }
+}
+
+/// Adds `from`'s keys to `into`, or says why they cannot be.
+fn union(into: &Loaded, from: &Loaded, first: &Path, path: &Path) -> Result<()> {
+    use Loaded::{Guava, Saved};
+    let combined = match (into, from) {
+        (Saved(SavedFilter::Bloom(into)), Saved(SavedFilter::Bloom(from))) => into.par_union(from),
+        (Saved(SavedFilter::Parquet(into)), Saved(SavedFilter::Parquet(from))) => {
+            into.par_union(from)
+        }
+        (Saved(SavedFilter::Spark(into)), Saved(SavedFilter::Spark(from))) => into.par_union(from),
+        (Saved(SavedFilter::Counting(into)), Saved(SavedFilter::Counting(from))) => {
+            into.par_union(from)
+        }
+        (Guava(into), Guava(from)) => into.union(from),
+        (Saved(SavedFilter::Parquet(_)), Saved(SavedFilter::Bloom(_)))
+        | (Saved(SavedFilter::Bloom(_)), Saved(SavedFilter::Parquet(_))) => bail!(
+            "{} and {} hash keys differently (one as Parquet does, from a Parquet file, the \
+             other by wyhash): merge takes filters of one hasher",
+            name(first),
+            name(path)
+        ),
+        _ => bail!(
+            "{} holds a {} filter and {} a {} one; merge takes filters of one kind",
+            name(first),
+            describe(into),
+            name(path),
+            describe(from)
+        ),
+    };
+    combined.with_context(|| {
+        format!(
+            "cannot merge {} into {} (build every filter to merge with the same --expected, \
+             --fpp, --layout and --seed)",
+            name(path),
+            name(first)
+        )
+    })
+}
+
+/// Writes the merged filter: a filter of the JVM's in its own format
+/// (Spark's `BloomFilter.readFrom` or Guava's reads it, as every command
+/// here does), any other in this crate's.
+fn save(filter: &Loaded, path: &Path) -> Result<()> {
+    match filter {
+        Loaded::Saved(SavedFilter::Spark(f)) if f.to_spark_bytes().is_ok() => {
+            crate::output::save_with(path, |out| f.write_spark(out))
+        }
+        Loaded::Saved(f) => crate::output::save(f, path),
+        Loaded::Guava(f) => crate::output::save_with(path, |out| f.write_guava(out)),
+    }
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -66,42 +142,15 @@ pub fn run(args: Args) -> Result<()> {
     let merged = load(first)?;
     // The highest rate among the inputs: a file does not record the rate
     // it was sized for, so each input's estimate stands for its target.
-    let mut input_rate = merged.estimated_false_positive_rate();
+    let mut input_rate = rate_and_len(&merged).0;
     for path in rest {
         let other = load(path)?;
-        input_rate = input_rate.max(other.estimated_false_positive_rate());
-        let combined = match (&merged, &other) {
-            (SavedFilter::Bloom(into), SavedFilter::Bloom(from)) => into.par_union(from),
-            (SavedFilter::Parquet(into), SavedFilter::Parquet(from)) => into.par_union(from),
-            (SavedFilter::Spark(into), SavedFilter::Spark(from)) => into.par_union(from),
-            (SavedFilter::Counting(into), SavedFilter::Counting(from)) => into.par_union(from),
-            (SavedFilter::Parquet(_), SavedFilter::Bloom(_))
-            | (SavedFilter::Bloom(_), SavedFilter::Parquet(_)) => bail!(
-                "{} and {} hash keys differently (one as Parquet does, from a Parquet file, the \
-                 other by wyhash): merge takes filters of one hasher",
-                name(first),
-                name(path)
-            ),
-            _ => bail!(
-                "{} holds a {} filter and {} a {} one; merge takes filters of one kind",
-                name(first),
-                kind_name(merged.kind()),
-                name(path),
-                kind_name(other.kind())
-            ),
-        };
-        combined.with_context(|| {
-            format!(
-                "cannot merge {} into {} (build every filter to merge with the same --expected, \
-                 --fpp, --layout and --seed)",
-                name(path),
-                name(first)
-            )
-        })?;
+        input_rate = input_rate.max(rate_and_len(&other).0);
+        union(&merged, &other, first, path)?;
     }
-    let rate = merged.estimated_false_positive_rate();
+    let rate = rate_and_len(&merged).0;
     let summary = summary(&merged);
-    crate::output::save(&merged, &args.output)?;
+    save(&merged, &args.output)?;
     eprintln!(
         "merged {} into {}: {summary}; estimated false-positive rate {rate:.3e}",
         counted(args.inputs.len() as u64, "filter"),

@@ -1,10 +1,11 @@
 //! `query`: which keys may be in a filter, as text for pipelines.
 
-use crate::filter_file;
+use crate::filter_file::{self, Loaded};
 use crate::keys::{self, Inputs};
 use crate::output;
 use anyhow::{Context, Result};
 use atomic_bloom::Membership;
+use rayon::prelude::*;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,7 +38,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut all_present = true;
     let written = inputs
         .for_each_chunk(&bar, |chunk| {
-            let hits = filter.par_contains(chunk);
+            let hits = match &filter {
+                Loaded::Saved(filter) => filter.par_contains(chunk),
+                // A line is its bytes, as Guava's `stringFunnel(UTF_8)`
+                // and `byteArrayFunnel` feed them.
+                Loaded::Guava(filter) => chunk.par_iter().map(|key| filter.contains(key)).collect(),
+            };
             all_present &= hits.iter().all(|&hit| hit);
             if args.quiet {
                 return Ok(());

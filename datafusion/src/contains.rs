@@ -43,8 +43,8 @@
 //! key)`, bound or not: DataFusion's default would spell the filter out
 //! byte by byte, megabytes of name.
 
-use crate::keys::{check_key_type, for_each_hash};
-use atomic_bloom::{Membership, SavedFilter};
+use crate::keys::{ArrowKey, check_key_type, for_each_hash, for_each_key};
+use atomic_bloom::{GuavaBloom, MAGIC, Membership, ReadError, SavedFilter, WyBuildHasher};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use datafusion::arrow::buffer::BooleanBuffer;
 use datafusion::arrow::datatypes::DataType;
@@ -60,6 +60,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::logical_expr::{LogicalPlanBuilder, Subquery};
+use std::hash::BuildHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
@@ -73,7 +74,19 @@ pub struct BloomContains {
     /// The filter last read, by its bytes' length and checksum. A lock,
     /// taken once per batch (never per key) to swap the filter a query
     /// reads; the filter itself is lock-free.
-    last: Mutex<Option<(usize, u64, Arc<SavedFilter>)>>,
+    last: Mutex<Option<(usize, u64, Arc<AnyFilter>)>>,
+}
+
+/// A filter `bloom_contains` reads: any of the library's saved filters
+/// (its own format, or Spark's), or Google Guava's, whose keys' positions
+/// need the 128-bit hash only [`GuavaBloom`] carries, so that it is asked
+/// keys, not hashes.
+#[derive(Debug)]
+pub enum AnyFilter {
+    /// A filter [`SavedFilter`] reads.
+    Saved(SavedFilter),
+    /// A filter of Guava's `BloomFilter.writeTo` form.
+    Guava(GuavaBloom),
 }
 
 /// A filter bound at planning, and what names it: the length and checksum
@@ -82,7 +95,7 @@ pub struct BloomContains {
 struct Bound {
     len: usize,
     sum: u64,
-    filter: Arc<SavedFilter>,
+    filter: Arc<AnyFilter>,
 }
 
 impl Bound {
@@ -118,11 +131,15 @@ impl Hash for BloomContains {
     }
 }
 
-/// The checksum of saved bytes: their last 8 bytes in the format.
+/// What names a filter's bytes beside their length: the checksum a file
+/// of this crate's format ends with, or, for the JVM's formats, which have
+/// none, a hash of all the bytes (two filters of one size may well end
+/// with the same word).
 fn checksum(bytes: &[u8]) -> u64 {
-    bytes
-        .last_chunk::<8>()
-        .map_or(0, |last| u64::from_le_bytes(*last))
+    match bytes.last_chunk::<8>() {
+        Some(last) if bytes.starts_with(&MAGIC) => u64::from_le_bytes(*last),
+        _ => WyBuildHasher::default().hash_one(bytes),
+    }
 }
 
 /// The bytes of a binary value, if it is one and not null.
@@ -170,11 +187,14 @@ fn filter_name(len: usize, sum: u64) -> String {
     format!("filter({len} bytes, checksum {sum:016x})")
 }
 
-/// The filter saved in `bytes`, of any kind, or an error that names the
-/// function.
-fn read_filter(bytes: &[u8]) -> Result<SavedFilter> {
-    SavedFilter::from_bytes(bytes)
-        .map_err(|e| DataFusionError::Execution(format!("bloom_contains: not a saved filter: {e}")))
+/// The filter saved in `bytes`, of any kind or format, or an error that
+/// names the function.
+fn read_filter(bytes: &[u8]) -> Result<AnyFilter> {
+    let read = match SavedFilter::from_bytes(bytes) {
+        Err(ReadError::GuavaFormat) => GuavaBloom::from_guava_bytes(bytes).map(AnyFilter::Guava),
+        other => other.map(AnyFilter::Saved),
+    };
+    read.map_err(|e| DataFusionError::Execution(format!("bloom_contains: not a saved filter: {e}")))
 }
 
 impl BloomContains {
@@ -192,7 +212,7 @@ impl BloomContains {
     }
 
     /// The bound filter, if the function has one, of whichever kind.
-    pub fn bound_filter(&self) -> Option<&SavedFilter> {
+    pub fn bound_filter(&self) -> Option<&AnyFilter> {
         Some(&*self.bound.as_ref()?.filter)
     }
 
@@ -200,14 +220,15 @@ impl BloomContains {
     /// one (for the codec).
     #[cfg(feature = "proto")]
     pub(crate) fn write_bound(&self, buf: &mut Vec<u8>) -> std::io::Result<()> {
-        match self.bound.as_ref() {
-            Some(bound) => bound.filter.write_to(buf),
+        match self.bound.as_ref().map(|bound| &*bound.filter) {
+            Some(AnyFilter::Saved(filter)) => filter.write_to(buf),
+            Some(AnyFilter::Guava(filter)) => filter.write_guava(buf),
             None => Ok(()),
         }
     }
 
     /// The filter in `bytes`, read once while the same bytes come again.
-    fn filter(&self, bytes: &[u8]) -> Result<Arc<SavedFilter>> {
+    fn filter(&self, bytes: &[u8]) -> Result<Arc<AnyFilter>> {
         let key = (bytes.len(), checksum(bytes));
         // A poisoned lock only means a reader panicked: the cache is still
         // a filter or nothing.
@@ -388,17 +409,30 @@ fn first_bytes(array: &dyn Array) -> Option<&[u8]> {
 
 /// Whether each of `keys` may be in `filter`, of any kind: null for a null
 /// key.
-fn contains(filter: &SavedFilter, keys: &ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+fn contains(filter: &AnyFilter, keys: &ColumnarValue, rows: usize) -> Result<ColumnarValue> {
     let keys: ArrayRef = keys.to_array(rows)?;
-    let (mut at, mut hashes) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
-    let parquet = matches!(filter, SavedFilter::Parquet(_));
-    for_each_hash(&keys, filter, parquet, |row, hash| {
-        at.push(row);
-        hashes.push(hash);
-    })?;
     let mut answers = vec![false; keys.len()];
-    for (row, hit) in at.into_iter().zip(filter.contains_hash_batch(&hashes)) {
-        answers[row] = hit;
+    match filter {
+        AnyFilter::Saved(filter) => {
+            let (mut at, mut hashes) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
+            let parquet = matches!(filter, SavedFilter::Parquet(_));
+            for_each_hash(&keys, filter, parquet, |row, hash| {
+                at.push(row);
+                hashes.push(hash);
+            })?;
+            for (row, hit) in at.into_iter().zip(filter.contains_hash_batch(&hashes)) {
+                answers[row] = hit;
+            }
+        }
+        // Strings and binaries as their bytes (Guava's `stringFunnel(UTF_8)`
+        // and `byteArrayFunnel`), integers as 64-bit (`longFunnel`).
+        AnyFilter::Guava(filter) => for_each_key(&keys, false, |row, key| {
+            answers[row] = match key {
+                ArrowKey::Bytes(bytes) => filter.contains(bytes),
+                ArrowKey::Int64(value) => filter.contains(&value),
+                ArrowKey::Int32(value) => filter.contains(&i64::from(value)),
+            }
+        })?,
     }
     let answers = BooleanArray::new(BooleanBuffer::from(answers), keys.logical_nulls());
     Ok(ColumnarValue::Array(Arc::new(answers)))

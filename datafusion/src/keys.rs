@@ -20,6 +20,10 @@
 //! binaries are their bytes as above; integers are Parquet's `INT32` (4
 //! little-endian bytes: `Int8` to `Int32`, `UInt8` to `UInt32`, as Parquet
 //! stores them) or `INT64` (8 bytes: `Int64`, `UInt64`).
+//!
+//! A filter Google Guava wrote is asked keys, not hashes ([`for_each_key`]):
+//! strings and binaries as their bytes (`stringFunnel(UTF_8)`,
+//! `byteArrayFunnel`), integers as 64-bit (`longFunnel`).
 
 use atomic_bloom::{Bytes, Membership};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
@@ -64,6 +68,80 @@ pub fn check_key_type(function: &str, data_type: &DataType) -> Result<()> {
     )
 }
 
+/// A non-null Arrow value as a key, before it is hashed.
+#[derive(Clone, Copy)]
+pub enum ArrowKey<'a> {
+    /// A string's UTF-8 bytes, or a binary's bytes.
+    Bytes(&'a [u8]),
+    /// An integer of 32 bits or fewer as Parquet's `INT32` (only when
+    /// asked for physical types).
+    Int32(i32),
+    /// An integer as 64-bit two's complement (sign-extended, or as Parquet's
+    /// `INT64`).
+    Int64(u64),
+}
+
+/// Calls `each(row, key)` for every non-null value of `array`; `physical`
+/// takes integers as Parquet's physical types ([`ArrowKey::Int32`] for
+/// 32 bits and fewer), as a filter that hashes as Parquet does needs.
+pub fn for_each_key(
+    array: &ArrayRef,
+    physical: bool,
+    mut each: impl FnMut(usize, ArrowKey<'_>),
+) -> Result<()> {
+    macro_rules! ints {
+        ($t:ty, $narrow:expr) => {{
+            let values = array.as_primitive::<$t>();
+            for (row, value) in values.iter().enumerate() {
+                if let Some(value) = value {
+                    let key = if physical && $narrow {
+                        // Parquet's `INT32`, bit for bit (an unsigned
+                        // value's bits as the signed type).
+                        ArrowKey::Int32(value as i32)
+                    } else {
+                        // Sign-extended to 64 bits, as every integer key.
+                        ArrowKey::Int64(i128::from(value) as u64)
+                    };
+                    each(row, key);
+                }
+            }
+        }};
+    }
+    macro_rules! bytes {
+        ($values:expr) => {{
+            for (row, value) in $values.enumerate() {
+                if let Some(value) = value {
+                    each(row, ArrowKey::Bytes(value.as_ref()));
+                }
+            }
+        }};
+    }
+    match array.data_type() {
+        DataType::Dictionary(_, values) => {
+            // The values, decoded: a dictionary is an encoding, not a key.
+            let decoded = cast(array, values)?;
+            return for_each_key(&decoded, physical, each);
+        }
+        DataType::Utf8 => bytes!(array.as_string::<i32>().iter()),
+        DataType::LargeUtf8 => bytes!(array.as_string::<i64>().iter()),
+        DataType::Utf8View => bytes!(array.as_string_view().iter()),
+        DataType::Binary => bytes!(array.as_binary::<i32>().iter()),
+        DataType::LargeBinary => bytes!(array.as_binary::<i64>().iter()),
+        DataType::BinaryView => bytes!(array.as_binary_view().iter()),
+        DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary().iter()),
+        DataType::Int8 => ints!(Int8Type, true),
+        DataType::Int16 => ints!(Int16Type, true),
+        DataType::Int32 => ints!(Int32Type, true),
+        DataType::Int64 => ints!(Int64Type, false),
+        DataType::UInt8 => ints!(UInt8Type, true),
+        DataType::UInt16 => ints!(UInt16Type, true),
+        DataType::UInt32 => ints!(UInt32Type, true),
+        DataType::UInt64 => ints!(UInt64Type, false),
+        other => return plan_err!("not a key type: {other}"),
+    }
+    Ok(())
+}
+
 /// Calls `each(row, hash)` for every non-null value of `array`, hashed by
 /// `filter` as the library hashes the same key; `parquet` if the filter
 /// hashes as Parquet does ([`ParquetHasher`](atomic_bloom::ParquetHasher)), which takes integers as
@@ -74,56 +152,12 @@ pub fn for_each_hash<M: Membership>(
     parquet: bool,
     mut each: impl FnMut(usize, u64),
 ) -> Result<()> {
-    macro_rules! ints {
-        ($t:ty, $plain:ty) => {{
-            let values = array.as_primitive::<$t>();
-            for (row, value) in values.iter().enumerate() {
-                if let Some(value) = value {
-                    let hash = if parquet {
-                        // Parquet's physical type, bit for bit (an
-                        // unsigned value's bits as the signed type).
-                        filter.hash(&(value as $plain))
-                    } else {
-                        // Sign-extended to 64 bits, as every integer key.
-                        filter.hash(&(i128::from(value) as u64))
-                    };
-                    each(row, hash);
-                }
-            }
-        }};
-    }
-    macro_rules! bytes {
-        ($values:expr) => {{
-            for (row, value) in $values.enumerate() {
-                if let Some(value) = value {
-                    let value: &[u8] = value.as_ref();
-                    each(row, filter.hash(&Bytes(value)));
-                }
-            }
-        }};
-    }
-    match array.data_type() {
-        DataType::Dictionary(_, values) => {
-            // The values, decoded: a dictionary is an encoding, not a key.
-            let decoded = cast(array, values)?;
-            return for_each_hash(&decoded, filter, parquet, each);
-        }
-        DataType::Utf8 => bytes!(array.as_string::<i32>().iter()),
-        DataType::LargeUtf8 => bytes!(array.as_string::<i64>().iter()),
-        DataType::Utf8View => bytes!(array.as_string_view().iter()),
-        DataType::Binary => bytes!(array.as_binary::<i32>().iter()),
-        DataType::LargeBinary => bytes!(array.as_binary::<i64>().iter()),
-        DataType::BinaryView => bytes!(array.as_binary_view().iter()),
-        DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary().iter()),
-        DataType::Int8 => ints!(Int8Type, i32),
-        DataType::Int16 => ints!(Int16Type, i32),
-        DataType::Int32 => ints!(Int32Type, i32),
-        DataType::Int64 => ints!(Int64Type, i64),
-        DataType::UInt8 => ints!(UInt8Type, i32),
-        DataType::UInt16 => ints!(UInt16Type, i32),
-        DataType::UInt32 => ints!(UInt32Type, i32),
-        DataType::UInt64 => ints!(UInt64Type, i64),
-        other => return plan_err!("not a key type: {other}"),
-    }
-    Ok(())
+    for_each_key(array, parquet, |row, key| {
+        let hash = match key {
+            ArrowKey::Bytes(bytes) => filter.hash(&Bytes(bytes)),
+            ArrowKey::Int32(value) => filter.hash(&value),
+            ArrowKey::Int64(value) => filter.hash(&value),
+        };
+        each(row, hash);
+    })
 }

@@ -612,3 +612,76 @@ async fn a_filter_spark_wrote_answers_as_spark() {
         assert_eq!(kept, 1000 + positives(kind), "{column}");
     }
 }
+
+/// A filter Guava wrote (`writeTo`: the library's `tests/golden/guava-*`,
+/// with Guava's answers) answers in `bloom_contains` exactly as Guava's
+/// `mightContain`: strings as `stringFunnel(UTF_8)`, integers as
+/// `longFunnel`.
+#[tokio::test]
+async fn a_filter_guava_wrote_answers_as_guava() {
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+    let ctx = context();
+    for funnel in ["strings", "longs"] {
+        let bytes = std::fs::read(golden.join(format!("guava-{funnel}-1000-p3.bin"))).unwrap();
+        let answers =
+            std::fs::read_to_string(golden.join(format!("guava-{funnel}-1000-p3.answers")))
+                .unwrap();
+        let positives = answers.trim_end().split(' ').count() as i64 - 1;
+        let column: ArrayRef = if funnel == "strings" {
+            let names = (0..1000)
+                .map(|i| format!("guava-{i}"))
+                .chain((0..100_000).map(|i| format!("absent-{i}")));
+            Arc::new(StringArray::from_iter_values(names))
+        } else {
+            let longs = (0..1000)
+                .map(|i| i * 7919)
+                .chain((0..100_000).map(|i| 1_000_000_000_000 + i));
+            Arc::new(Int64Array::from_iter_values(longs))
+        };
+        let rows = ctx
+            .read_batch(RecordBatch::try_from_iter([("k", column)]).unwrap())
+            .unwrap();
+        let kept = rows
+            .filter(bloom_contains_saved(&bytes, col("k")).unwrap())
+            .unwrap()
+            .count()
+            .await
+            .unwrap() as i64;
+        assert_eq!(kept, 1000 + positives, "{funnel}");
+    }
+}
+
+/// Two filters of the JVM's formats (which have no checksum) of one size,
+/// ending with the same word, are two filters: each constant is bound to
+/// its own and answers for its own keys.
+#[tokio::test]
+async fn filters_without_a_checksum_are_told_apart_by_their_bytes() {
+    let filter = |key: &str| {
+        let f = AtomicBloom::spark(1000, 0.01).unwrap();
+        f.insert(key);
+        f.to_spark_bytes().unwrap()
+    };
+    let (a, b) = (filter("a"), filter("b"));
+    assert_eq!(a.len(), b.len());
+    assert_eq!(
+        a.last_chunk::<8>(),
+        b.last_chunk::<8>(),
+        "pick keys off the last word"
+    );
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    // Two calls on one column: equal calls would be computed once.
+    let sql = format!(
+        "SELECT bloom_contains(X'{}', k) AS in_a, bloom_contains(X'{}', k) AS in_b \
+         FROM (VALUES ('a')) AS t(k)",
+        hex(&a),
+        hex(&b)
+    );
+    let batches = run(&context(), &sql).await;
+    let answer = |column: usize| {
+        let values = batches[0].column(column).as_any();
+        let values = values.downcast_ref::<datafusion::arrow::array::BooleanArray>();
+        values.unwrap().value(0)
+    };
+    assert!(answer(0), "a's filter misses a");
+    assert!(!answer(1), "b's filter answered as a's");
+}

@@ -75,8 +75,9 @@ def load(
     WindowedBloomFilter,
     ParquetBloomFilter,
     SparkBloomFilter,
+    GuavaBloomFilter,
 ]:
-    """Reads a filter of any kind, as its header says, from a path or a binary file object."""
+    """Reads a filter of any kind or format (atomic-bloom's, Spark's, Guava's), from a path or a binary file object."""
 
 @final
 class BloomFilter:
@@ -496,9 +497,13 @@ class SparkBloomFilter:
 
     ``str`` as ``putString``, ``bytes`` as ``putBinary``, ``int`` as ``putLong``.
     ``from_spark`` reads what Spark's ``BloomFilter.writeTo`` wrote (V1 or V2), ``to_spark``
-    writes it back; ``atomic_bloom.load`` returns one for such a file. No constructor.
+    writes it back; ``atomic_bloom.load`` returns one for such a file. A new one is sized as
+    Spark's ``BloomFilter.create(expected_items, fpp)`` sizes it (V2, seed 0).
     """
 
+    def __new__(
+        cls, expected_items: int, false_positive_rate: float = 0.03
+    ) -> SparkBloomFilter: ...
     @classmethod
     def from_spark(cls, data: BytesLike) -> SparkBloomFilter:
         """Reads Spark's format; raises ``CorruptFilterError``."""

@@ -39,6 +39,10 @@ pub struct GuavaBloomFilter {
 }
 
 impl GuavaBloomFilter {
+    pub fn wrap(inner: GuavaBloom) -> Self {
+        GuavaBloomFilter { inner }
+    }
+
     fn key(object: &Bound<'_, PyAny>) -> PyResult<Funnelled> {
         Key::extract(object.clone()).map(Funnelled)
     }

@@ -50,7 +50,16 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
 /// `WindowedBloomFilter`, as the file's header says, from a path (a named pipe too) or a binary file object.
 #[pyfunction]
 fn load(py: Python<'_>, path: saved::File<'_>) -> PyResult<Py<PyAny>> {
-    let object = match saved::load::<SavedFilter>(py, path)? {
+    let saved = match saved::load::<saved::AnyFilter>(py, path)? {
+        saved::AnyFilter::Saved(saved) => saved,
+        saved::AnyFilter::Guava(filter) => {
+            return Ok(guava::GuavaBloomFilter::wrap(filter)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind());
+        }
+    };
+    let object = match saved {
         SavedFilter::Counting(filter) => counting::CountingBloomFilter::wrap(filter)
             .into_pyobject(py)?
             .into_any(),

@@ -29,6 +29,16 @@ filter_methods!(
     SparkBloomFilter(AtomicBloom<SparkHasher>),
     "a Spark filter",
     {
+        /// An empty filter as Spark's `BloomFilter.create(expected_items,
+        /// fpp)` makes it (V2, seed 0), sized as Spark sizes it.
+        #[new]
+        #[pyo3(signature = (expected_items, false_positive_rate = 0.03))]
+        fn new(expected_items: u64, false_positive_rate: f64) -> PyResult<Self> {
+            AtomicBloom::spark(expected_items, false_positive_rate)
+                .map(Self::wrap)
+                .map_err(crate::errors::build_error)
+        }
+
         /// Reads the bytes Spark's `BloomFilter.writeTo` wrote (format V1
         /// or V2), checked before anything is allocated.
         #[classmethod]

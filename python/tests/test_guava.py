@@ -47,3 +47,14 @@ def test_bad_guava_bytes_raise(golden):
         GuavaBloomFilter(100, 1.5)
     with pytest.raises(TypeError):
         GuavaBloomFilter(100).add(None)
+
+
+def test_load_reads_guavas_format_from_a_path_or_a_file_object(golden, tmp_path):
+    import atomic_bloom
+
+    path = golden / "guava-strings-1000-p3.bin"
+    f = atomic_bloom.load(path)
+    assert isinstance(f, GuavaBloomFilter)
+    assert f == GuavaBloomFilter.from_guava(path.read_bytes())
+    with open(path, "rb") as file:
+        assert atomic_bloom.load(file) == f

@@ -46,3 +46,16 @@ def test_bad_spark_bytes_raise(golden):
         SparkBloomFilter.from_spark(b"\0\0\0\3" + data[4:])
     with pytest.raises(TypeError):
         SparkBloomFilter.from_spark("not bytes")
+
+
+def test_a_new_filter_is_sized_as_sparks_create(golden):
+    # tests/jvm/SparkFilters.java wrote it with BloomFilter.create(3000, 0.03).
+    data = (golden / "spark-v2-1000-p03.bin").read_bytes()
+    f = SparkBloomFilter(3000, 0.03)
+    for i in range(1000):
+        f.add(f"spark-{i}")
+        f.add(i * 7919)
+        f.add(str(i).encode())
+    assert f.to_spark() == data
+    with pytest.raises(ValueError):
+        SparkBloomFilter(10, 1.5)

@@ -73,6 +73,17 @@
 //! feeds it (its UTF-8 bytes), bytes as `byteArrayFunnel`, an `i64` or
 //! `u64` as `longFunnel` (8 little-endian bytes), an `i32` or `u32` as
 //! `integerFunnel` (4); a key type with no funnel does not compile.
+//! Elsewhere, a Guava filter is asked as Guava's funnels feed keys:
+//!
+//! | Guava funnel | Python (`GuavaBloomFilter`) | CLI | DataFusion |
+//! |---|---|---|---|
+//! | `stringFunnel(UTF_8)` | `str` | a line | `Utf8` and its kin |
+//! | `byteArrayFunnel()` | `bytes`, `bytearray`, `memoryview` | a line (its bytes) | `Binary` and its kin |
+//! | `longFunnel()` | `int` | | any integer column, as 64 bits |
+//!
+//! A filter Guava filled through `integerFunnel()` (4 bytes a key) is asked
+//! from Rust with `i32` keys; Python and SQL integers are 64-bit, so they
+//! do not find its keys: a Guava filter does not record its funnel.
 //!
 //! Spark has no key for a `bool`, `char` or 128-bit integer; such a key
 //! hashes as the integer of its value, which Spark never asks (Python's

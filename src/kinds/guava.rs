@@ -32,7 +32,8 @@
 //! `m` is 64 times the word count. `tests/golden/guava-*` are filters Guava
 //! wrote, with Guava's answers for absent keys.
 
-use crate::error::BuildError;
+use crate::error::{BuildError, IncompatibleError};
+use crate::key::Bytes;
 use crate::storage::BitArray;
 
 /// Guava's hashing strategy: how a key's 128-bit hash becomes positions.
@@ -70,7 +71,7 @@ impl GuavaStrategy {
 /// | Guava funnel | key |
 /// |---|---|
 /// | `Funnels.stringFunnel(UTF_8)`, `unencodedCharsFunnel` excluded | `str`, `String`: its UTF-8 bytes |
-/// | `Funnels.byteArrayFunnel()` | `[u8]`, `Vec<u8>`, `[u8; N]` |
+/// | `Funnels.byteArrayFunnel()` | `[u8]`, `Vec<u8>`, `[u8; N]`, [`Bytes`] |
 /// | `Funnels.longFunnel()` | `i64`, `u64`: 8 little-endian bytes |
 /// | `Funnels.integerFunnel()` | `i32`, `u32`: 4 little-endian bytes |
 ///
@@ -93,6 +94,15 @@ macro_rules! byte_keys {
     )*};
 }
 byte_keys!(str, String, [u8], Vec<u8>);
+
+/// The bytes as they are: how a CLI line or an Arrow string or binary
+/// value reaches a Guava filter.
+impl<T: AsRef<[u8]>> GuavaKey for Bytes<T> {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.0.as_ref())
+    }
+}
 
 impl<const N: usize> GuavaKey for [u8; N] {
     #[inline]
@@ -148,12 +158,8 @@ impl GuavaBloom {
         if !(fpp > 0.0 && fpp < 1.0) {
             return Err(BuildError::InvalidFalsePositiveRate(fpp));
         }
-        // Guava: `expectedInsertions == 0` means 1.
-        let n = expected_insertions.max(1) as f64;
-        let ln2 = std::f64::consts::LN_2;
-        let bits = (-n * fpp.ln() / (ln2 * ln2)) as u64;
-        let k = ((bits as f64 / n * ln2).round() as u32).max(1);
-        Self::with_bits(bits.max(1), k, GuavaStrategy::default())
+        let (bits, k) = crate::sizing::jvm_sizing(expected_insertions, fpp);
+        Self::with_bits(bits, k, GuavaStrategy::default())
     }
 
     /// A filter of `num_bits` bits (rounded up to whole words, as Guava's
@@ -254,6 +260,39 @@ impl GuavaBloom {
     /// `expectedFpp`).
     pub fn estimated_false_positive_rate(&self) -> f64 {
         (self.count_ones() as f64 / self.num_bits as f64).powi(self.num_hashes as i32)
+    }
+
+    /// Adds every key of `other` to this filter (ORs its bits in), as
+    /// Guava's `putAll`: the filters must have the same size, `k` and
+    /// strategy. Inserts into either may run meanwhile; each is kept.
+    ///
+    /// ```
+    /// use atomic_bloom::GuavaBloom;
+    /// let (a, b) = (GuavaBloom::new(1000, 0.01)?, GuavaBloom::new(1000, 0.01)?);
+    /// a.insert("a");
+    /// b.insert("b");
+    /// a.union(&b)?;
+    /// assert!(a.contains("a") && a.contains("b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn union(&self, other: &GuavaBloom) -> Result<(), IncompatibleError> {
+        if self.num_bits != other.num_bits {
+            return Err(IncompatibleError::NumBits {
+                left: self.num_bits,
+                right: other.num_bits,
+            });
+        }
+        if self.num_hashes != other.num_hashes {
+            return Err(IncompatibleError::NumHashes {
+                left: self.num_hashes,
+                right: other.num_hashes,
+            });
+        }
+        if self.strategy != other.strategy {
+            return Err(IncompatibleError::Hasher);
+        }
+        self.bits.union(&other.bits, self.bits.all());
+        Ok(())
     }
 
     /// A copy of what the filter holds now, or an error if the allocator

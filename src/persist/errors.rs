@@ -45,6 +45,27 @@ pub enum ReadError {
     /// The input does not start with [`MAGIC`](crate::MAGIC): it is not a filter file.
     #[error("not an atomic-bloom filter (bad magic bytes)")]
     BadMagic,
+    /// The input starts as a file of Google Guava's format does (its
+    /// `BloomFilter.writeTo`: a strategy byte, 0 or 1, then `k`, not 0):
+    /// [`GuavaBloom`](crate::GuavaBloom) reads it
+    /// ([`read_guava`](crate::GuavaBloom::read_guava)), since its keys'
+    /// positions need 128 bits of hash, which this crate's filters do not
+    /// carry.
+    #[error(
+        "a Bloom filter in Google Guava's format, not atomic-bloom's: read it as a Guava filter \
+         (GuavaBloom::read_guava in Rust, GuavaBloomFilter.from_guava in Python)"
+    )]
+    GuavaFormat,
+    /// The input starts as a file of Apache Spark's format does (version 1
+    /// or 2 as a big-endian 32-bit integer), read by a reader of this
+    /// crate's own format with a hasher other than Spark's: read it with
+    /// [`from_spark_bytes`](crate::Filter::from_spark_bytes) or
+    /// [`SavedFilter`](crate::SavedFilter), which take Spark's format.
+    #[error(
+        "a Bloom filter in Apache Spark's format, not atomic-bloom's: read it as a Spark filter \
+         (AtomicBloom::read_spark or SavedFilter in Rust, atomic_bloom.load in Python)"
+    )]
+    SparkFormat,
     /// Written by a newer (or unknown) format version.
     #[error("unsupported format version {0}; this build reads versions 1 to {FORMAT_VERSION}")]
     UnsupportedVersion(u16),

@@ -87,7 +87,7 @@ impl Frame {
     /// The header's length, from the magic and version at its start.
     pub(crate) fn header_len(start: &[u8; V1_HEADER_LEN]) -> Result<usize, ReadError> {
         if start[0..8] != MAGIC {
-            return Err(ReadError::BadMagic);
+            return Err(not_ours(start));
         }
         match u16::from_le_bytes([start[8], start[9]]) {
             1 => Ok(V1_HEADER_LEN),
@@ -386,13 +386,40 @@ pub(crate) fn read_header(
 /// there is does not start like [`MAGIC`], else truncated.
 pub(crate) fn short_header(prefix: &[u8], header_len: usize) -> ReadError {
     if prefix.iter().zip(&MAGIC).any(|(a, b)| a != b) {
-        ReadError::BadMagic
+        not_ours(prefix)
     } else {
         ReadError::Truncated {
             expected: header_len.max(V1_HEADER_LEN) as u64,
             actual: prefix.len() as u64,
         }
     }
+}
+
+/// The error for an input that does not start with [`MAGIC`]: which of
+/// the JVM's formats it is, if it starts as one does, so that the error
+/// says which reader takes it.
+fn not_ours(start: &[u8]) -> ReadError {
+    if spark_format(start) {
+        ReadError::SparkFormat
+    } else if guava_format(start) {
+        ReadError::GuavaFormat
+    } else {
+        ReadError::BadMagic
+    }
+}
+
+/// Whether `start` begins as a file in Spark's format does: version 1 or 2
+/// as a big-endian 32-bit integer (a file of this crate's begins with
+/// `0x89`).
+pub(crate) fn spark_format(start: &[u8]) -> bool {
+    matches!(start.get(..4), Some([0, 0, 0, 1 | 2]))
+}
+
+/// Whether `start` begins as a file in Guava's format does: a strategy
+/// ordinal (0 or 1), then `k`, which is never 0 (a file of Spark's has 0
+/// there, one of this crate's `0x89` first).
+pub(crate) fn guava_format(start: &[u8]) -> bool {
+    matches!(start.get(..2), Some([0 | 1, 1..=u8::MAX]))
 }
 
 /// Whether an input of `actual` bytes is exactly the `expected` bytes its

@@ -2,6 +2,7 @@
 
 use super::constants::{HASHER_PARQUET, HASHER_SPARK, V3_HEADER_LEN};
 use super::errors::{FilterKind, ReadError};
+use super::header::spark_format;
 use crate::error::GrowthError;
 use crate::key::Key;
 use crate::kinds::bloom::AtomicBloom;
@@ -178,13 +179,6 @@ pub(crate) fn read_start(input: &mut impl Read) -> Result<Vec<u8>, ReadError> {
     let mut start = Vec::with_capacity(V3_HEADER_LEN);
     input.take(V3_HEADER_LEN as u64).read_to_end(&mut start)?;
     Ok(start)
-}
-
-/// Whether `start` begins as a file in Spark's format does: version 1 or 2
-/// as a big-endian 32-bit integer (a file of this crate's begins with
-/// `0x89`).
-pub(crate) fn spark_format(start: &[u8]) -> bool {
-    matches!(start.get(..4), Some([0, 0, 0, 1 | 2]))
 }
 
 /// The [`SparkHasher`] a header of this crate's format records, if it

@@ -35,6 +35,28 @@ const V1_HEAD: usize = 12;
 const V2_HEAD: usize = 16;
 
 impl Filter<BitArray, SparkHasher> {
+    /// An empty filter as Spark's `BloomFilter.create(expected_items, fpp)`
+    /// makes it (Spark 4.1 and later: V2 positions, seed 0), sized as Spark
+    /// sizes it, so that the same keys give the same bytes Spark's would.
+    ///
+    /// ```
+    /// use atomic_bloom::{AtomicBloom, Layout};
+    /// let f = AtomicBloom::spark(1000, 0.03)?;
+    /// assert_eq!((f.layout(), f.num_bits(), f.num_hashes()), (Layout::Spark, 7360, 5));
+    /// # Ok::<(), atomic_bloom::BuildError>(())
+    /// ```
+    pub fn spark(expected_items: u64, fpp: f64) -> Result<Self, BuildError> {
+        if !(fpp > 0.0 && fpp < 1.0) {
+            return Err(BuildError::InvalidFalsePositiveRate(fpp));
+        }
+        let (bits, k) = crate::sizing::jvm_sizing(expected_items, fpp);
+        Filter::builder()
+            .bits(bits.div_ceil(64) * 64, k)
+            .layout(Layout::Spark)
+            .hasher(SparkHasher::with_seed(0))
+            .build()
+    }
+
     /// Reads a filter Spark's `BloomFilter.writeTo` wrote (format V1 or
     /// V2): it answers every key exactly as Spark's `mightContain` does,
     /// and takes new keys from any number of threads. Checked before

@@ -25,10 +25,8 @@ use crate::core::filter::Filter;
 use crate::hasher::WyBuildHasher;
 use crate::parquet_hasher::ParquetHasher;
 use crate::persist::errors::{FilterKind, ReadError};
-use crate::persist::header::Header;
-use crate::persist::saved_filter::{
-    SavedFilter, parquet_hashed, read_start, spark_format, spark_hashed,
-};
+use crate::persist::header::{Header, spark_format};
+use crate::persist::saved_filter::{SavedFilter, parquet_hashed, read_start, spark_hashed};
 use crate::persist::stored::Stored;
 use crate::storage::BitArray;
 use file::Mode;

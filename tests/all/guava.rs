@@ -5,7 +5,7 @@
 //! answers (`written_here_reads_in_guava_with_the_same_answers`, which runs
 //! Java: CI runs it by name).
 
-use atomic_bloom::{GuavaBloom, GuavaStrategy, ReadError};
+use atomic_bloom::{GuavaBloom, GuavaStrategy, IncompatibleError, ReadError};
 use std::path::PathBuf;
 
 fn golden(name: &str) -> PathBuf {
@@ -121,6 +121,37 @@ fn racing_threads_lose_no_key() {
     let sequential = GuavaBloom::new(100_000, 0.01).unwrap();
     (0..100_000i64).for_each(|k| _ = sequential.insert(&k));
     assert_eq!(f, sequential);
+}
+
+#[test]
+fn the_union_of_two_halves_is_the_filter_of_all_and_needs_one_shape() {
+    let (a, b, all) = (
+        GuavaBloom::new(10_000, 0.01).unwrap(),
+        GuavaBloom::new(10_000, 0.01).unwrap(),
+        GuavaBloom::new(10_000, 0.01).unwrap(),
+    );
+    for k in 0..10_000i64 {
+        let half = if k % 2 == 0 { &a } else { &b };
+        half.insert(&k);
+        all.insert(&k);
+    }
+    a.union(&b).unwrap();
+    assert_eq!(a, all);
+    let other = |bits, k, strategy| GuavaBloom::with_bits(bits, k, strategy).unwrap();
+    let (m, k) = (a.num_bits(), a.num_hashes());
+    assert!(matches!(
+        a.union(&other(m + 64, k, GuavaStrategy::Murmur128Mitz64)),
+        Err(IncompatibleError::NumBits { .. })
+    ));
+    assert!(matches!(
+        a.union(&other(m, k + 1, GuavaStrategy::Murmur128Mitz64)),
+        Err(IncompatibleError::NumHashes { .. })
+    ));
+    assert!(matches!(
+        a.union(&other(m, k, GuavaStrategy::Murmur128Mitz32)),
+        Err(IncompatibleError::Hasher)
+    ));
+    assert_eq!(a, all, "a refused union changed the filter");
 }
 
 /// Runs Java: `GUAVA_JAR` names Guava's jar (Debian's libguava-java:

@@ -13,6 +13,10 @@ mod trust;
 /// `dedup`: windows of time and of keys, state across runs, signals.
 mod dedup;
 
+/// Spark's and Guava's filters: `build --format`, and `info`, `query`,
+/// `merge` on files the JVM wrote.
+mod jvm;
+
 /// `build --shared`: processes building into one file; `info`, `query`
 /// and `merge` on shared files (Linux).
 #[cfg(target_os = "linux")]
