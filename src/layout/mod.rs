@@ -419,38 +419,40 @@ macro_rules! with_probe {
         let placement: $crate::layout::Placement = $placement;
         let id = placement.id();
         // Ids: Standard (stream) 0, Blocked 1, Word 2, Sectorized 3,
-        // SplitBlock 4, Standard 5, SparkV1 6, Spark 7. Spark's two cost a
-        // test on the Word and Sectorized paths only.
-        if id & 1 == 1 {
-            if id & 2 == 2 {
-                if id & 4 == 0 {
-                    type $P = $crate::layout::SectorizedProbe;
-                    $body
-                } else {
-                    type $P = $crate::layout::SparkProbe;
-                    $body
-                }
-            } else if id & 4 == 0 {
+        // SplitBlock 4, Standard 5, SparkV1 6, Spark 7.
+        match id & 7 {
+            1 => {
                 type $P = $crate::layout::BlockedProbe;
                 $body
-            } else {
-                type $P = $crate::layout::StandardProbe;
+            }
+            2 => {
+                type $P = $crate::layout::WordProbe;
                 $body
             }
-        } else if id & 2 == 0 {
-            if id & 4 == 0 {
-                type $P = $crate::layout::StandardStreamProbe;
+            3 => {
+                type $P = $crate::layout::SectorizedProbe;
                 $body
-            } else {
+            }
+            4 => {
                 type $P = $crate::layout::SplitBlockProbe;
                 $body
             }
-        } else if id & 4 == 0 {
-            type $P = $crate::layout::WordProbe;
-            $body
-        } else {
-            type $P = $crate::layout::SparkV1Probe;
-            $body
+            5 => {
+                type $P = $crate::layout::StandardProbe;
+                $body
+            }
+            6 => {
+                type $P = $crate::layout::SparkV1Probe;
+                $body
+            }
+            7 => {
+                type $P = $crate::layout::SparkProbe;
+                $body
+            }
+            _ => {
+                type $P = $crate::layout::StandardStreamProbe;
+                $body
+            }
         }
     }};
 }
