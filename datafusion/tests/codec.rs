@@ -133,17 +133,28 @@ async fn a_physical_plan_round_trips_and_builds_the_same_filter() {
 /// plan, sent and run elsewhere, keeps the same rows.
 #[tokio::test]
 async fn a_prefilter_plan_round_trips_and_keeps_the_same_rows() {
-    let (_dir, sender, receiver) = sender_and_receiver().await;
     let filter = AtomicBloom::new(1_000, 0.01).unwrap();
     for i in (0..FILES * ROWS_PER_FILE).step_by(1_000) {
         filter.insert(key(i).as_str());
     }
-    let hex: String = filter
-        .to_bytes()
-        .unwrap()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    prefilter_round_trip(&filter.to_bytes().unwrap()).await;
+}
+
+/// The same with a filter of Guava's format, which the codec sends in it.
+#[tokio::test]
+async fn a_prefilter_plan_of_a_guava_filter_round_trips_and_keeps_the_same_rows() {
+    let filter = atomic_bloom::GuavaBloom::new(1_000, 0.01).unwrap();
+    for i in (0..FILES * ROWS_PER_FILE).step_by(1_000) {
+        filter.insert(key(i).as_str());
+    }
+    prefilter_round_trip(&filter.to_guava_bytes().unwrap()).await;
+}
+
+/// Runs `bloom_contains` of the filter in `bytes`, which holds every
+/// 1000th key, here and, through the codec, at a receiver.
+async fn prefilter_round_trip(bytes: &[u8]) {
+    let (_dir, sender, receiver) = sender_and_receiver().await;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let sql = format!("SELECT k FROM t WHERE bloom_contains(X'{hex}', k) ORDER BY k");
 
     let plan = physical_plan(&sender, &sql).await;
