@@ -54,6 +54,9 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "ballista")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ballista")))]
+pub mod ballista;
 pub mod build;
 #[cfg(feature = "proto")]
 #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
