@@ -11,7 +11,7 @@
 
 use atomic_bloom::AtomicBloom;
 use atomic_bloom_datafusion::{ballista, bloom_contains_saved};
-use datafusion::arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch};
+use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch};
 use datafusion::common::JoinType;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::*;
@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{count, run, the_binary};
 
 const USERS: i64 = 2_000_000;
 const FILES: i64 = 8;
@@ -68,29 +71,17 @@ const BUILD: &str = "SELECT bloom_build(id, 2000000, 0.01) FROM users";
 const PREFILTER: &str = "SELECT bloom_build(id, 2000000, 0.2) FROM users";
 const JOIN: &str = "SELECT count(*) FROM events e JOIN users u ON e.id = u.id";
 
-async fn binary(ctx: &SessionContext, sql: &str) -> Vec<u8> {
-    let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
-    let column = batches[0].column(0).as_any().downcast_ref::<BinaryArray>();
-    column.unwrap().value(0).to_vec()
-}
-
-async fn count(df: DataFrame) -> i64 {
-    let batches = df.collect().await.unwrap();
-    let column = batches[0].column(0).as_any().downcast_ref::<Int64Array>();
-    column.unwrap().value(0)
-}
-
 /// Every check of the cluster `ctx` is a client of.
 async fn the_cluster_answers_as_one_process(ctx: &SessionContext, dir: &Path) {
     register_tables(ctx, dir).await;
-    let filter = binary(ctx, BUILD).await;
+    let filter = the_binary(&run(ctx, BUILD).await);
     assert_eq!(filter, single_build(), "bloom_build");
-    let join = count(ctx.sql(JOIN).await.unwrap()).await;
+    let join = count(ctx, JOIN).await;
     assert_eq!(join, EVENTS / 2);
     // The pre-filter: a filter of the users bound as a constant, which
     // travels in every task's plan, through the codec, to the executors.
     // At 20% it is 0.8 MB: see the module's note on Ballista's message cap.
-    let users_filter = binary(ctx, PREFILTER).await;
+    let users_filter = the_binary(&run(ctx, PREFILTER).await);
     let events = ctx.table("events").await.unwrap();
     let kept = events
         .filter(bloom_contains_saved(&users_filter, col("id")).unwrap())
@@ -128,35 +119,15 @@ fn examples() -> (PathBuf, PathBuf) {
     static BUILT: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let out = Command::new(env!("CARGO"))
-                .args(["build", "--features", "ballista", "--message-format=json"])
-                .args([
-                    "--example",
-                    "ballista_scheduler",
-                    "--example",
-                    "ballista_executor",
-                ])
-                .arg("--manifest-path")
-                .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
-                .stderr(Stdio::inherit())
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "cannot build the examples");
-            let stdout = String::from_utf8(out.stdout).unwrap();
-            let executable = |name: &str| {
-                stdout
-                    .lines()
-                    .filter(|line| line.contains(&format!(r#""name":"{name}","src_path""#)))
-                    .find_map(|line| {
-                        let path = line.split(r#""executable":""#).nth(1)?.split('"').next()?;
-                        Some(PathBuf::from(path))
-                    })
-                    .unwrap_or_else(|| panic!("cargo named no {name} executable"))
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+            let example = |name| {
+                common::built(
+                    &manifest,
+                    &["--features", "ballista", "--example", name],
+                    name,
+                )
             };
-            (
-                executable("ballista_scheduler"),
-                executable("ballista_executor"),
-            )
+            (example("ballista_scheduler"), example("ballista_executor"))
         })
         .clone()
 }

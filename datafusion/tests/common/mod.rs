@@ -4,7 +4,7 @@
 
 use datafusion::arrow::array::{BinaryArray, Int64Array, RecordBatch};
 use datafusion::prelude::SessionContext;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The batches `sql` gives in `ctx`.
 pub async fn run(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
@@ -36,28 +36,35 @@ pub fn cli() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-            // The CLI is a member of the root workspace, not of this one;
-            // cargo names the binary it built, wherever the target
-            // directory is (`CARGO_TARGET_DIR` included).
-            let out = std::process::Command::new(env!("CARGO"))
-                .args(["build", "-p", "atomic-bloom-cli", "--message-format=json"])
-                .arg("--manifest-path")
-                .arg(root.join("Cargo.toml"))
-                .stderr(std::process::Stdio::inherit())
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "cannot build the CLI");
-            // One JSON message a line; the binary's names the file.
-            String::from_utf8(out.stdout)
-                .unwrap()
-                .lines()
-                .filter(|line| line.contains(r#""name":"atomic-bloom","src_path""#))
-                .find_map(|line| {
-                    let path = line.split(r#""executable":""#).nth(1)?.split('"').next()?;
-                    Some(PathBuf::from(path))
-                })
-                .expect("cargo named no atomic-bloom executable")
+            // The CLI is a member of the root workspace, not of this one.
+            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+            built(&root, &["-p", "atomic-bloom-cli"], "atomic-bloom")
         })
         .clone()
+}
+
+/// Builds with `cargo build <args>` in the workspace of `manifest`, and
+/// returns the executable cargo made of the target `name`, wherever the
+/// target directory is (`CARGO_TARGET_DIR` included).
+pub fn built(manifest: &Path, args: &[&str], name: &str) -> PathBuf {
+    let out = std::process::Command::new(env!("CARGO"))
+        .arg("build")
+        .args(args)
+        .arg("--message-format=json")
+        .arg("--manifest-path")
+        .arg(manifest)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "cannot build {name}");
+    // One JSON message a line; the target's names the file.
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains(&format!(r#""name":"{name}","src_path""#)))
+        .find_map(|line| {
+            let path = line.split(r#""executable":""#).nth(1)?.split('"').next()?;
+            Some(PathBuf::from(path))
+        })
+        .unwrap_or_else(|| panic!("cargo named no {name} executable"))
 }
