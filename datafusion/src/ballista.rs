@@ -33,10 +33,13 @@
 //! cause, a plan naming a function it lacks).
 //!
 //! A filter bound as a constant (`bloom_contains_saved`, a literal) is in
-//! every task's plan, twice (the filter and the Parquet scan's predicate),
-//! and Ballista caps a gRPC message at 16 MiB: a filter of a few MB (2M
-//! keys at 1% is 2.5 MB) kept a query from finishing in 200 s on a 2-core machine, where one
-//! of 0.8 MB (2M keys at 20%) ran. A scalar subquery of the filter
+//! every task's plan, twice (the filter and the Parquet scan's predicate).
+//! Ballista caps a gRPC message at 16 MiB, and a query over it waits
+//! rather than fail: [`scheduler_config`], [`executor_config`] and the
+//! clients here raise the cap to 256 MiB (a filter of 2M keys at 1%, 2.5
+//! MB, runs in `tests/ballista.rs`). Standalone mode keeps Ballista's own
+//! scheduler configuration, and its cap: a 2.5 MB filter did not finish
+//! there in 150 s, one of 0.8 MB did at once. A scalar subquery of the filter
 //! (`bloom_contains((SELECT bloom_build(...)), key)`) becomes a nested-loop
 //! join there that copies the filter into every row, and fails (an Arrow
 //! offset overflow): on Ballista, build the filter first, then bind it.
@@ -67,11 +70,16 @@ pub fn codec() -> BallistaBloomCodec {
     )
 }
 
+/// The largest gRPC message the configurations here let through: a filter
+/// bound into a plan rides in every task's definition, twice.
+const MAX_MESSAGE: usize = 256 << 20;
+
 /// `config` with Ballista's settings and this crate's codec.
 fn with_codec(config: SessionConfig) -> SessionConfig {
     let codec = Arc::new(codec());
     config
         .upgrade_for_ballista()
+        .with_ballista_grpc_client_max_message_size(MAX_MESSAGE)
         .with_ballista_logical_extension_codec(codec.clone())
         .with_ballista_physical_extension_codec(codec)
 }
@@ -126,6 +134,9 @@ pub fn scheduler_config() -> SchedulerConfig {
         override_logical_codec: Some(codec.clone()),
         override_physical_codec: Some(codec),
         override_session_builder: Some(Arc::new(|config| Ok(session_state(config)))),
+        grpc_server_max_decoding_message_size: MAX_MESSAGE as u32,
+        grpc_server_max_encoding_message_size: MAX_MESSAGE as u32,
+        grpc_client_max_message_size: MAX_MESSAGE as u32,
         ..SchedulerConfig::default()
     }
 }
@@ -148,6 +159,8 @@ pub fn executor_config() -> ExecutorProcessConfig {
         override_function_registry: Some(Arc::new(functions)),
         override_logical_codec: Some(codec.clone()),
         override_physical_codec: Some(codec),
+        grpc_max_decoding_message_size: MAX_MESSAGE as u32,
+        grpc_max_encoding_message_size: MAX_MESSAGE as u32,
         ..ExecutorProcessConfig::default()
     }
 }
