@@ -14,43 +14,25 @@
 
 use atomic_bloom::{AtomicBloom, GuavaBloom};
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
+
+// The tests' runner of `tests/jvm/` (javac, then java), shared.
+#[path = "../tests/all/java.rs"]
+mod java_runner;
+use java_runner::Java;
 
 const QUERIES: i64 = 10_000_000;
 
-/// Compiles `source` against `jar` and runs its `time` mode in `dir`:
-/// Java's best ns a query, and its hits.
-fn java(jar: &str, class: &str, dir: &Path) -> (f64, u64) {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/jvm/{class}.java"));
-    let classes = dir.join("classes");
-    let javac = Command::new("javac")
-        .args(["-cp", jar, "-d"])
-        .arg(&classes)
-        .arg(source)
-        .status();
-    assert!(javac.expect("javac runs").success());
-    let out = Command::new("java")
-        .arg("-cp")
-        .arg(format!("{jar}:{}", classes.display()))
-        .args([class, "time"])
-        .arg(dir)
-        .output()
-        .expect("java runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+/// Compiles `tests/jvm/<class>.java` against `jar` and runs its `time`
+/// mode in `dir`: Java's best ns a query, and its hits.
+fn java(jar: &str, class: &'static str, dir: &Path) -> (f64, u64) {
+    let text = Java::compile(jar, class, dir).run(&["time".as_ref(), dir.as_os_str()]);
     let mut fields = text.split_whitespace();
     let ns = fields.next().unwrap().parse().unwrap();
     let hits: u64 = fields.next().unwrap().parse().unwrap();
     (ns, hits / 7)
 }
 
-/// The best of five rounds of `contains` over the keys, in ns a query,
-/// and one round's hits.
 fn ours(contains: impl Fn(i64) -> bool) -> (f64, u64) {
     let mut best = f64::MAX;
     let mut hits = 0;
