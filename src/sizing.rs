@@ -476,13 +476,20 @@ impl Search {
 /// Guava's and Spark's `BloomFilter.create` both size by
 /// `optimalNumOfBits` (`-n ln p / ln² 2`, truncated) and
 /// `optimalNumOfHashFunctions` (`round(m / n ln 2)`, at least 1), `n` being
-/// at least 1. Their arrays then round the bits up to whole words.
-pub(crate) fn jvm_sizing(expected_items: u64, fpp: f64) -> (u64, u32) {
+/// at least 1. Their arrays then round the bits up to whole words. An
+/// error for a rate outside (0, 1).
+pub(crate) fn jvm_sizing(
+    expected_items: u64,
+    fpp: f64,
+) -> Result<(u64, u32), crate::error::BuildError> {
+    if !(fpp > 0.0 && fpp < 1.0) {
+        return Err(crate::error::BuildError::InvalidFalsePositiveRate(fpp));
+    }
     let n = expected_items.max(1) as f64;
     let ln2 = std::f64::consts::LN_2;
     let bits = (-n * fpp.ln() / (ln2 * ln2)) as u64;
     let k = ((bits as f64 / n * ln2).round() as u32).max(1);
-    (bits.max(1), k)
+    Ok((bits.max(1), k))
 }
 
 #[cfg(test)]

@@ -155,10 +155,7 @@ impl GuavaBloom {
     /// expected_insertions, fpp)` sizes it (`optimalNumOfBits`,
     /// `optimalNumOfHashFunctions`), with its default strategy.
     pub fn new(expected_insertions: u64, fpp: f64) -> Result<Self, BuildError> {
-        if !(fpp > 0.0 && fpp < 1.0) {
-            return Err(BuildError::InvalidFalsePositiveRate(fpp));
-        }
-        let (bits, k) = crate::sizing::jvm_sizing(expected_insertions, fpp);
+        let (bits, k) = crate::sizing::jvm_sizing(expected_insertions, fpp)?;
         Self::with_bits(bits, k, GuavaStrategy::default())
     }
 

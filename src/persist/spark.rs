@@ -46,10 +46,7 @@ impl Filter<BitArray, SparkHasher> {
     /// # Ok::<(), atomic_bloom::BuildError>(())
     /// ```
     pub fn spark(expected_items: u64, fpp: f64) -> Result<Self, BuildError> {
-        if !(fpp > 0.0 && fpp < 1.0) {
-            return Err(BuildError::InvalidFalsePositiveRate(fpp));
-        }
-        let (bits, k) = crate::sizing::jvm_sizing(expected_items, fpp);
+        let (bits, k) = crate::sizing::jvm_sizing(expected_items, fpp)?;
         Filter::builder()
             .bits(bits.div_ceil(64) * 64, k)
             .layout(Layout::Spark)

@@ -152,6 +152,12 @@ fn the_union_of_two_halves_is_the_filter_of_all_and_needs_one_shape() {
         Err(IncompatibleError::Hasher)
     ));
     assert_eq!(a, all, "a refused union changed the filter");
+    for rate in [0.0, 1.0, f64::NAN] {
+        assert!(matches!(
+            GuavaBloom::new(10, rate),
+            Err(atomic_bloom::BuildError::InvalidFalsePositiveRate(_))
+        ));
+    }
 }
 
 /// Runs Java: `GUAVA_JAR` names Guava's jar (Debian's libguava-java:
