@@ -154,8 +154,8 @@ pub use layout::{Layout, MAX_HASHES, ParseLayoutError};
 pub use membership::Membership;
 pub use parquet_hasher::{ParquetHasher, ParquetKeyHasher};
 pub use persist::{
-    ChainDefect, FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter, WindowDefect,
-    WriteError,
+    AnyFilter, ChainDefect, FORMAT_VERSION, FilterKind, HasherId, MAGIC, ReadError, SavedFilter,
+    WindowDefect, WriteError,
 };
 #[cfg(all(target_os = "linux", not(loom)))]
 pub use shared::{SharedError, SharedOptions, SharedState};

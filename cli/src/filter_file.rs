@@ -7,32 +7,21 @@
 use crate::keys::{Inputs, is_stdio};
 use anyhow::{Result, bail};
 use atomic_bloom::{
-    FilterKind, GuavaBloom, ReadError, SavedFilter, SharedError, SharedOptions, SharedState,
+    AnyFilter, FilterKind, ReadError, SavedFilter, SharedError, SharedOptions, SharedState,
 };
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
-/// A filter file as the CLI reads it: this crate's format or Spark's (a
-/// [`SavedFilter`], whose calls go to whatever kind it holds), or Guava's,
-/// whose keys' positions need the 128-bit hash only [`GuavaBloom`]
-/// carries, so that it answers keys, not hashes.
-pub enum Loaded {
-    Saved(SavedFilter),
-    Guava(GuavaBloom),
-}
-
-impl Loaded {
-    /// The filter, for `command`, which takes this crate's and Spark's
-    /// filters and not Guava's.
-    pub fn saved(self, path: &Path, command: &str) -> Result<SavedFilter> {
-        match self {
-            Loaded::Saved(filter) => Ok(filter),
-            Loaded::Guava(_) => bail!(
-                "{} holds a filter in Google Guava's format; {command} takes atomic-bloom's \
-                 filters (Guava's take info, query and merge)",
-                name(path)
-            ),
-        }
+/// The saved filter in `filter`, for `command`, which takes this crate's
+/// and Spark's filters and not Guava's.
+pub fn saved(filter: AnyFilter, path: &Path, command: &str) -> Result<SavedFilter> {
+    match filter {
+        AnyFilter::Saved(filter) => Ok(filter),
+        AnyFilter::Guava(_) => bail!(
+            "{} holds a filter in Google Guava's format; {command} takes atomic-bloom's \
+             filters (Guava's take info, query and merge)",
+            name(path)
+        ),
     }
 }
 
@@ -87,19 +76,18 @@ pub fn load_error(path: &Path, error: ReadError) -> anyhow::Error {
 /// one from it. `query` skips it ([`load_beside`]): a 1 GiB filter answers
 /// its first key having read one page of it.
 ///
-/// A file in Guava's format is read into a [`GuavaBloom`].
-pub fn load(path: &Path) -> Result<Loaded> {
+/// A file in Guava's format is read into a [`GuavaBloom`](atomic_bloom::GuavaBloom).
+pub fn load(path: &Path) -> Result<AnyFilter> {
     open(path, true)
 }
 
-fn open(path: &Path, verify: bool) -> Result<Loaded> {
+fn open(path: &Path, verify: bool) -> Result<AnyFilter> {
     let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
     if is_stdio(path) {
-        return read_stream(io::stdin().lock()).map_err(|e| load_error(path, e));
+        return AnyFilter::read_from(io::stdin().lock()).map_err(|e| load_error(path, e));
     }
     if !regular {
-        let file = std::fs::File::open(path).map_err(|e| load_error(path, e.into()))?;
-        return read_stream(file).map_err(|e| load_error(path, e));
+        return AnyFilter::load(path).map_err(|e| load_error(path, e));
     }
     let options = SharedOptions::read_only().recover(true).verify(verify);
     let saved = match SavedFilter::open_shared(path, options) {
@@ -107,33 +95,13 @@ fn open(path: &Path, verify: bool) -> Result<Loaded> {
         Err(SharedError::Invalid {
             source: ReadError::GuavaFormat,
             ..
-        }) => {
-            let file = std::fs::File::open(path).map_err(|e| load_error(path, e.into()))?;
-            let guava = GuavaBloom::read_guava(file).map_err(|e| load_error(path, e))?;
-            return Ok(Loaded::Guava(guava));
-        }
+        }) => return AnyFilter::load(path).map_err(|e| load_error(path, e)),
         Err(e) => return Err(open_error(path, e)),
     };
     if shared_state(&saved) == Some(SharedState::LeftOpen) {
         eprintln!("atomic-bloom: warning: {}", left_open(path));
     }
-    Ok(Loaded::Saved(saved))
-}
-
-/// The filter of a stream, which can be read once: its first two bytes
-/// tell Guava's format from the others (the library's readers name it, as
-/// [`ReadError::GuavaFormat`], from as few), and the reader of its format
-/// takes them and the rest.
-fn read_stream(mut input: impl Read) -> Result<Loaded, ReadError> {
-    let mut head = Vec::with_capacity(2);
-    input.by_ref().take(2).read_to_end(&mut head)?;
-    let guava = matches!(SavedFilter::from_bytes(&head), Err(ReadError::GuavaFormat));
-    let input = head.as_slice().chain(input);
-    if guava {
-        GuavaBloom::read_guava(input).map(Loaded::Guava)
-    } else {
-        SavedFilter::read_from(input).map(Loaded::Saved)
-    }
+    Ok(AnyFilter::Saved(saved))
 }
 
 /// What the CLI says of a shared file a writer left open.
@@ -169,7 +137,7 @@ fn open_error(path: &Path, error: SharedError) -> anyhow::Error {
 /// [`load`] (verifying the checksum if `verify`) for a command that also
 /// reads keys from `inputs`: stdin can hold the filter or the keys, not
 /// both.
-pub fn load_beside(path: &Path, inputs: &Inputs, verify: bool) -> Result<Loaded> {
+pub fn load_beside(path: &Path, inputs: &Inputs, verify: bool) -> Result<AnyFilter> {
     if is_stdio(path) && inputs.reads_stdin() {
         bail!("the filter is read from stdin (`-`), so the keys cannot be: give them as files");
     }

@@ -1,10 +1,10 @@
 //! `info`: what a filter file holds.
 
-use crate::filter_file::{self, Loaded, name};
+use crate::filter_file::{self, name};
 use crate::output::{counted, say};
 use anyhow::{Result, bail};
 use atomic_bloom::{
-    AtomicGrowableBloom, AtomicWindowedBloom, Cells, GuavaBloom, GuavaStrategy, Layout,
+    AnyFilter, AtomicGrowableBloom, AtomicWindowedBloom, Cells, GuavaBloom, GuavaStrategy, Layout,
     SavedFilter, SharedState, WhenFull, Window,
 };
 use std::path::PathBuf;
@@ -62,8 +62,8 @@ fn spark_version(path: &std::path::Path) -> Option<u8> {
 
 pub fn run(args: Args) -> Result<()> {
     let filter = match filter_file::load(&args.filter)? {
-        Loaded::Saved(filter) => filter,
-        Loaded::Guava(filter) => {
+        AnyFilter::Saved(filter) => filter,
+        AnyFilter::Guava(filter) => {
             say!("file:               {}", name(&args.filter));
             describe_guava(&filter);
             return Ok(());

@@ -4,12 +4,12 @@
 //! partitioned build merge into the filter of all of it. Spark's and
 //! Guava's filters merge too, and are written in their own format.
 
-use crate::filter_file::{self, Loaded, kind_name, name};
+use crate::filter_file::{self, kind_name, name};
 use crate::info::describe_len;
 use crate::keys::is_stdio;
 use crate::output::counted;
 use anyhow::{Context, Result, bail};
-use atomic_bloom::{Membership, SavedFilter};
+use atomic_bloom::{AnyFilter, Membership, SavedFilter};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -30,17 +30,17 @@ pub struct Args {
 const RATE_SLACK: f64 = 1.1;
 
 /// The filter file at `path`, if of a kind that merges.
-fn load(path: &Path) -> Result<Loaded> {
+fn load(path: &Path) -> Result<AnyFilter> {
     let filter = filter_file::load(path)?;
     match &filter {
-        Loaded::Guava(_)
-        | Loaded::Saved(
+        AnyFilter::Guava(_)
+        | AnyFilter::Saved(
             SavedFilter::Bloom(_)
             | SavedFilter::Parquet(_)
             | SavedFilter::Spark(_)
             | SavedFilter::Counting(_),
         ) => Ok(filter),
-        Loaded::Saved(other) => bail!(
+        AnyFilter::Saved(other) => bail!(
             "{} holds a {} filter; merge takes plain or counting filters",
             name(path),
             kind_name(other.kind())
@@ -50,40 +50,40 @@ fn load(path: &Path) -> Result<Loaded> {
 
 /// What `merge` reports of the merged filter: its set cells and its
 /// estimated keys.
-fn summary(filter: &Loaded) -> String {
+fn summary(filter: &AnyFilter) -> String {
     let set = match filter {
-        Loaded::Saved(SavedFilter::Bloom(f)) => format!("{} bits set", f.par_count_ones()),
-        Loaded::Saved(SavedFilter::Parquet(f)) => format!("{} bits set", f.par_count_ones()),
-        Loaded::Saved(SavedFilter::Spark(f)) => format!("{} bits set", f.par_count_ones()),
-        Loaded::Saved(SavedFilter::Counting(f)) => {
+        AnyFilter::Saved(SavedFilter::Bloom(f)) => format!("{} bits set", f.par_count_ones()),
+        AnyFilter::Saved(SavedFilter::Parquet(f)) => format!("{} bits set", f.par_count_ones()),
+        AnyFilter::Saved(SavedFilter::Spark(f)) => format!("{} bits set", f.par_count_ones()),
+        AnyFilter::Saved(SavedFilter::Counting(f)) => {
             counted(f.nonzero_counters(), "counter") + " above 0"
         }
         // Guava's filter does not estimate its keys.
-        Loaded::Guava(f) => return format!("{} bits set", f.count_ones()),
-        Loaded::Saved(other) => unreachable!("merge loads no {} filter", other.kind()),
+        AnyFilter::Guava(f) => return format!("{} bits set", f.count_ones()),
+        AnyFilter::Saved(other) => unreachable!("merge loads no {} filter", other.kind()),
     };
     format!("{set}, {}", describe_len(rate_and_len(filter).1))
 }
 
 /// The filter's estimated false-positive rate and keys.
-fn rate_and_len(filter: &Loaded) -> (f64, Option<u64>) {
+fn rate_and_len(filter: &AnyFilter) -> (f64, Option<u64>) {
     match filter {
-        Loaded::Saved(f) => (f.estimated_false_positive_rate(), f.estimated_len()),
-        Loaded::Guava(f) => (f.estimated_false_positive_rate(), None),
+        AnyFilter::Saved(f) => (f.estimated_false_positive_rate(), f.estimated_len()),
+        AnyFilter::Guava(f) => (f.estimated_false_positive_rate(), None),
     }
 }
 
 /// The kind of filter `filter` is, as messages name it.
-fn describe(filter: &Loaded) -> &'static str {
+fn describe(filter: &AnyFilter) -> &'static str {
     match filter {
-        Loaded::Saved(f) => kind_name(f.kind()),
-        Loaded::Guava(_) => "Guava",
+        AnyFilter::Saved(f) => kind_name(f.kind()),
+        AnyFilter::Guava(_) => "Guava",
     }
 }
 
 /// Adds `from`'s keys to `into`, or says why they cannot be.
-fn union(into: &Loaded, from: &Loaded, first: &Path, path: &Path) -> Result<()> {
-    use Loaded::{Guava, Saved};
+fn union(into: &AnyFilter, from: &AnyFilter, first: &Path, path: &Path) -> Result<()> {
+    use AnyFilter::{Guava, Saved};
     let combined = match (into, from) {
         (Saved(SavedFilter::Bloom(into)), Saved(SavedFilter::Bloom(from))) => into.par_union(from),
         (Saved(SavedFilter::Parquet(into)), Saved(SavedFilter::Parquet(from))) => {
@@ -122,13 +122,13 @@ fn union(into: &Loaded, from: &Loaded, first: &Path, path: &Path) -> Result<()> 
 /// Writes the merged filter: a filter of the JVM's in its own format
 /// (Spark's `BloomFilter.readFrom` or Guava's reads it, as every command
 /// here does), any other in this crate's.
-fn save(filter: &Loaded, path: &Path) -> Result<()> {
+fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
     match filter {
-        Loaded::Saved(SavedFilter::Spark(f)) if f.to_spark_bytes().is_ok() => {
+        AnyFilter::Saved(SavedFilter::Spark(f)) if f.to_spark_bytes().is_ok() => {
             crate::output::save_with(path, |out| f.write_spark(out))
         }
-        Loaded::Saved(f) => crate::output::save(f, path),
-        Loaded::Guava(f) => crate::output::save_with(path, |out| f.write_guava(out)),
+        AnyFilter::Saved(f) => crate::output::save(f, path),
+        AnyFilter::Guava(f) => crate::output::save_with(path, |out| f.write_guava(out)),
     }
 }
 

@@ -1,10 +1,10 @@
 //! `query`: which keys may be in a filter, as text for pipelines.
 
-use crate::filter_file::{self, Loaded};
+use crate::filter_file;
 use crate::keys::{self, Inputs};
 use crate::output;
 use anyhow::{Context, Result};
-use atomic_bloom::Membership;
+use atomic_bloom::{AnyFilter, Membership};
 use rayon::prelude::*;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -39,10 +39,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let written = inputs
         .for_each_chunk(&bar, |chunk| {
             let hits = match &filter {
-                Loaded::Saved(filter) => filter.par_contains(chunk),
+                AnyFilter::Saved(filter) => filter.par_contains(chunk),
                 // A line is its bytes, as Guava's `stringFunnel(UTF_8)`
                 // and `byteArrayFunnel` feed them.
-                Loaded::Guava(filter) => chunk.par_iter().map(|key| filter.contains(key)).collect(),
+                AnyFilter::Guava(filter) => {
+                    chunk.par_iter().map(|key| filter.contains(key)).collect()
+                }
             };
             all_present &= hits.iter().all(|&hit| hit);
             if args.quiet {

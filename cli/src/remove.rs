@@ -63,9 +63,8 @@ pub fn run(args: Args) -> Result<()> {
     let output = args.output.as_ref().unwrap_or(&args.filter);
     output::refuse_output_among_inputs(output, "--output", &args.inputs)?;
     let inputs = Inputs::new(&args.inputs);
-    let filter = match filter_file::load_beside(&args.filter, &inputs, true)?
-        .saved(&args.filter, "remove")?
-    {
+    let loaded = filter_file::load_beside(&args.filter, &inputs, true)?;
+    let filter = match filter_file::saved(loaded, &args.filter, "remove")? {
         SavedFilter::Counting(filter) => filter,
         other => bail!(
             "{} holds a {} filter, whose keys cannot be removed; build a counting \

@@ -27,6 +27,9 @@ use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr::expressions::Literal;
 use std::sync::Arc;
 
+/// The aggregate's name in SQL.
+pub const NAME: &str = "bloom_build";
+
 /// The default of `expected_items`.
 pub const DEFAULT_EXPECTED_ITEMS: u64 = 1_000_000;
 /// The default of `false_positive_rate`.
@@ -55,7 +58,7 @@ impl Default for BloomBuild {
 
 impl AggregateUDFImpl for BloomBuild {
     fn name(&self) -> &str {
-        "bloom_build"
+        NAME
     }
 
     fn signature(&self) -> &Signature {

@@ -112,8 +112,8 @@ fn ours<'a>(name: &str, ours: &str, definition: &'a [u8]) -> Result<Option<&'a [
     }
 }
 
-const BUILD: &str = "bloom_build";
-const CONTAINS: &str = "bloom_contains";
+use crate::build::NAME as BUILD;
+use crate::contains::NAME as CONTAINS;
 
 /// The function methods, the same for both kinds of plan: this crate's
 /// own, and the others passed to the wrapped codec.

@@ -44,7 +44,7 @@
 //! byte by byte, megabytes of name.
 
 use crate::keys::{ArrowKey, check_key_type, for_each_hash, for_each_key};
-use atomic_bloom::{GuavaBloom, MAGIC, Membership, ReadError, SavedFilter, WyBuildHasher};
+use atomic_bloom::{AnyFilter, MAGIC, Membership, SavedFilter, WyBuildHasher};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use datafusion::arrow::buffer::BooleanBuffer;
 use datafusion::arrow::datatypes::DataType;
@@ -64,6 +64,9 @@ use std::hash::BuildHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
+/// The function's name in SQL.
+pub const NAME: &str = "bloom_contains";
+
 /// The function `bloom_contains` (see the module's chapter).
 #[derive(Debug)]
 pub struct BloomContains {
@@ -75,18 +78,6 @@ pub struct BloomContains {
     /// taken once per batch (never per key) to swap the filter a query
     /// reads; the filter itself is lock-free.
     last: Mutex<Option<(usize, u64, Arc<AnyFilter>)>>,
-}
-
-/// A filter `bloom_contains` reads: any of the library's saved filters
-/// (its own format, or Spark's), or Google Guava's, whose keys' positions
-/// need the 128-bit hash only [`GuavaBloom`] carries, so that it is asked
-/// keys, not hashes.
-#[derive(Debug)]
-pub enum AnyFilter {
-    /// A filter [`SavedFilter`] reads.
-    Saved(SavedFilter),
-    /// A filter of Guava's `BloomFilter.writeTo` form.
-    Guava(GuavaBloom),
 }
 
 /// A filter bound at planning, and what names it: the length and checksum
@@ -190,11 +181,8 @@ fn filter_name(len: usize, sum: u64) -> String {
 /// The filter saved in `bytes`, of any kind or format, or an error that
 /// names the function.
 fn read_filter(bytes: &[u8]) -> Result<AnyFilter> {
-    let read = match SavedFilter::from_bytes(bytes) {
-        Err(ReadError::GuavaFormat) => GuavaBloom::from_guava_bytes(bytes).map(AnyFilter::Guava),
-        other => other.map(AnyFilter::Saved),
-    };
-    read.map_err(|e| DataFusionError::Execution(format!("bloom_contains: not a saved filter: {e}")))
+    AnyFilter::from_bytes(bytes)
+        .map_err(|e| DataFusionError::Execution(format!("bloom_contains: not a saved filter: {e}")))
 }
 
 impl BloomContains {
@@ -246,7 +234,7 @@ impl BloomContains {
 
 impl ScalarUDFImpl for BloomContains {
     fn name(&self) -> &str {
-        "bloom_contains"
+        NAME
     }
 
     fn signature(&self) -> &Signature {

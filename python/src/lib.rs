@@ -33,7 +33,7 @@ mod saved;
 mod spark_filter;
 mod windowed;
 
-use atomic_bloom::{SavedFilter, WyBuildHasher};
+use atomic_bloom::{AnyFilter, SavedFilter, WyBuildHasher};
 use pyo3::prelude::*;
 
 /// The 64-bit hash of `key` under `seed`, as every filter of that seed
@@ -50,9 +50,9 @@ fn key_hash(key: &Bound<'_, PyAny>, seed: u64) -> PyResult<u64> {
 /// `WindowedBloomFilter`, as the file's header says, from a path (a named pipe too) or a binary file object.
 #[pyfunction]
 fn load(py: Python<'_>, path: saved::File<'_>) -> PyResult<Py<PyAny>> {
-    let saved = match saved::load::<saved::AnyFilter>(py, path)? {
-        saved::AnyFilter::Saved(saved) => saved,
-        saved::AnyFilter::Guava(filter) => {
+    let saved = match saved::load::<AnyFilter>(py, path)? {
+        AnyFilter::Saved(saved) => saved,
+        AnyFilter::Guava(filter) => {
             return Ok(guava::GuavaBloomFilter::wrap(filter)
                 .into_pyobject(py)?
                 .into_any()

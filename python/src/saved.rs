@@ -11,8 +11,8 @@
 use crate::errors::{file_error, read_error, read_file_error, write_error};
 use crate::keys::Buffer;
 use atomic_bloom::{
-    AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Cells, Filter,
-    GuavaBloom, ParquetHasher, ReadError, SavedFilter, SparkHasher, WriteError,
+    AnyFilter, AtomicBloom, AtomicCountingBloom, AtomicGrowableBloom, AtomicWindowedBloom, Cells,
+    Filter, ParquetHasher, ReadError, SavedFilter, SparkHasher, WriteError,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
@@ -221,36 +221,13 @@ impl Readable for AtomicBloom<ParquetHasher> {
     }
 }
 
-/// A filter file of any format: this crate's or Spark's (a
-/// [`SavedFilter`]), or Google Guava's, which only [`GuavaBloom`] reads
-/// (its keys' positions need a 128-bit hash).
-pub enum AnyFilter {
-    Saved(SavedFilter),
-    Guava(GuavaBloom),
-}
-
+/// A filter file of any format: the library's [`AnyFilter`] reads it.
 impl Readable for AnyFilter {
     fn load(path: &Path) -> Result<Self, ReadError> {
-        match SavedFilter::load(path) {
-            // A regular file can be read again; a pipe, once only, keeps
-            // the error, which names `GuavaBloomFilter.from_guava`.
-            Err(ReadError::GuavaFormat) if path.is_file() => {
-                let file = std::fs::File::open(path).map_err(|source| ReadError::File {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-                GuavaBloom::read_guava(io::BufReader::new(file)).map(AnyFilter::Guava)
-            }
-            other => other.map(AnyFilter::Saved),
-        }
+        AnyFilter::load(path)
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
-        match SavedFilter::from_bytes(bytes) {
-            Err(ReadError::GuavaFormat) => {
-                GuavaBloom::from_guava_bytes(bytes).map(AnyFilter::Guava)
-            }
-            other => other.map(AnyFilter::Saved),
-        }
+        AnyFilter::from_bytes(bytes)
     }
 }
 

@@ -2,7 +2,9 @@
 (tests/golden/guava-*, by tests/jvm/GuavaFilters.java) answer every key as
 Guava's mightContain did, and write back byte for byte."""
 
+import os
 import pickle
+import threading
 
 import pytest
 
@@ -58,3 +60,18 @@ def test_load_reads_guavas_format_from_a_path_or_a_file_object(golden, tmp_path)
     assert f == GuavaBloomFilter.from_guava(path.read_bytes())
     with open(path, "rb") as file:
         assert atomic_bloom.load(file) == f
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_load_reads_guavas_format_from_a_named_pipe(golden, tmp_path):
+    # A pipe is read once: its first bytes tell Guava's format.
+    import atomic_bloom
+
+    data = (golden / "guava-longs-1000-p3.bin").read_bytes()
+    pipe = tmp_path / "filter.fifo"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=pipe.write_bytes, args=(data,))
+    writer.start()
+    loaded = atomic_bloom.load(pipe)
+    writer.join()
+    assert loaded == GuavaBloomFilter.from_guava(data)

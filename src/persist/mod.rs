@@ -17,6 +17,7 @@
 //! - the kinds' own parameters and records: `filter.rs` (plain and
 //!   counting filters, once for both), `growable.rs`, `window.rs`;
 //! - `saved_filter.rs`: a file of whichever kind its header names;
+//!   `any_filter.rs`: a file of any format, Guava's too;
 //!   `atomic_write.rs`: the atomic save under every `save`;
 //! - `guava.rs`: Google Guava's own format (`BloomFilter.writeTo`), for
 //!   [`GuavaBloom`](crate::GuavaBloom);
@@ -25,6 +26,7 @@
 //! - `lock.rs`: the advisory locks of a [shared](crate::docs::shared)
 //!   file, which `atomic_write` asks before replacing one.
 
+mod any_filter;
 pub(crate) mod atomic_write;
 mod bytes;
 mod composite;
@@ -41,6 +43,7 @@ mod spark;
 pub(crate) mod stored;
 mod window;
 
+pub use any_filter::AnyFilter;
 pub use atomic_write::atomic_write;
 pub use saved_filter::SavedFilter;
 

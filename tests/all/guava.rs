@@ -5,7 +5,9 @@
 //! answers (`written_here_reads_in_guava_with_the_same_answers`, which runs
 //! Java: CI runs it by name).
 
-use atomic_bloom::{GuavaBloom, GuavaStrategy, IncompatibleError, ReadError};
+use atomic_bloom::{
+    AnyFilter, AtomicBloom, GuavaBloom, GuavaStrategy, IncompatibleError, ReadError, SavedFilter,
+};
 use std::path::PathBuf;
 
 fn golden(name: &str) -> PathBuf {
@@ -63,6 +65,61 @@ fn filters_guava_wrote_answer_as_guava_and_write_back_byte_for_byte() {
             assert_eq!(built, f, "{name}");
         }
     }
+}
+
+/// `AnyFilter`'s three readers (bytes, a stream, a path) take Guava's
+/// files and this crate's, each into its own variant, and name the file
+/// of an error.
+#[test]
+fn any_filter_reads_guavas_files_and_ours_from_bytes_streams_and_paths() {
+    let guava_bytes = std::fs::read(golden("guava-strings-1000-p3.bin")).unwrap();
+    let guava = AnyFilter::Guava(GuavaBloom::from_guava_bytes(&guava_bytes).unwrap());
+    let ours = AtomicBloom::new(1000, 0.01).unwrap();
+    ours.insert("k");
+    let ours_bytes = ours.to_bytes().unwrap();
+    let ours = AnyFilter::Saved(SavedFilter::Bloom(ours));
+    let dir = tempfile::tempdir().unwrap();
+    for (bytes, filter) in [(&guava_bytes, &guava), (&ours_bytes, &ours)] {
+        assert_eq!(&AnyFilter::from_bytes(bytes).unwrap(), filter);
+        assert_eq!(&AnyFilter::read_from(bytes.as_slice()).unwrap(), filter);
+        let path = dir.path().join("filter");
+        std::fs::write(&path, bytes).unwrap();
+        assert_eq!(&AnyFilter::load(&path).unwrap(), filter);
+    }
+    // A stream too short to tell a format, one cut short, a missing file.
+    let one_byte = AnyFilter::read_from(&guava_bytes[..1]);
+    assert!(matches!(one_byte, Err(ReadError::BadMagic)), "{one_byte:?}");
+    assert!(matches!(
+        AnyFilter::read_from(&guava_bytes[..20]),
+        Err(ReadError::Truncated { .. })
+    ));
+    let missing = dir.path().join("missing");
+    match AnyFilter::load(&missing) {
+        Err(ReadError::File { path, .. }) => assert_eq!(path, missing),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A FIFO can be read once: its first two bytes tell Guava's format, and
+/// the reader goes on from them.
+#[cfg(unix)]
+#[test]
+fn any_filter_loads_a_guava_file_from_a_fifo() {
+    let bytes = std::fs::read(golden("guava-longs-1000-p3.bin")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("filter.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.unwrap().success());
+    let writer = {
+        let (fifo, bytes) = (fifo.clone(), bytes.clone());
+        std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())
+    };
+    let read = AnyFilter::load(&fifo).unwrap();
+    writer.join().unwrap();
+    assert_eq!(
+        read,
+        AnyFilter::Guava(GuavaBloom::from_guava_bytes(&bytes).unwrap())
+    );
 }
 
 #[test]
