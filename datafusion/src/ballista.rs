@@ -28,9 +28,20 @@
 //! list: [`standalone`] and [`remote`] register this crate's after that
 //! step, where a state registered before it would lose them.
 //!
-//! An executor without the functions fails the query ("task could not be
-//! prepared or was rejected by executor": Ballista does not pass on the
-//! cause, a plan naming a function it lacks).
+//! An executor without the functions refuses the tasks whose plans call
+//! them, and Ballista fails the query with "task could not be prepared or
+//! was rejected by executor": the cause (a function the executor's
+//! registry lacks) stays in the executor's log, as its protocol returns
+//! only the refused jobs' ids (`LaunchMultiTaskResult`). The clients here
+//! know which of this crate's functions a query calls, and add them to
+//! that error:
+//!
+//! ```text
+//! an executor refused a plan that calls bloom_build: start every executor
+//! with atomic_bloom_datafusion::ballista::executor_config
+//! caused by
+//! Execution error: Job ... failed: task could not be prepared or was rejected by executor
+//! ```
 //!
 //! A filter bound as a constant (`bloom_contains_saved`, a literal) is in
 //! every task's plan, twice (the filter and the Parquet scan's predicate).
@@ -51,10 +62,23 @@ use ballista_core::registry::BallistaFunctionRegistry;
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
 use ballista_executor::executor_process::ExecutorProcessConfig;
 use ballista_scheduler::config::SchedulerConfig;
-use datafusion::common::Result;
-use datafusion::execution::SessionStateBuilder;
+use datafusion::catalog::Session;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::context::QueryPlanner;
 use datafusion::execution::session_state::SessionState;
+use datafusion::execution::{SendableRecordBatchStream, SessionStateBuilder, TaskContext};
+use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    ChildrenPropertiesMode, DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties,
+    ReplaceChildrenOptions,
+};
 use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::TryStreamExt;
+use std::collections::BTreeSet;
+use std::fmt;
 use std::sync::Arc;
 
 /// The codec a Ballista process needs: this crate's functions, and
@@ -112,8 +136,7 @@ pub fn session_state(config: SessionConfig) -> SessionState {
 /// ```
 pub async fn standalone(config: SessionConfig) -> Result<SessionContext> {
     let ctx = SessionContext::standalone_with_state(session_state(config)).await?;
-    crate::register(&ctx);
-    Ok(ctx)
+    Ok(client(ctx))
 }
 
 /// A client of the Ballista scheduler at `url` (`df://host:port`), the
@@ -121,8 +144,159 @@ pub async fn standalone(config: SessionConfig) -> Result<SessionContext> {
 /// ([`scheduler_config`], [`executor_config`]).
 pub async fn remote(url: &str, config: SessionConfig) -> Result<SessionContext> {
     let ctx = SessionContext::remote_with_state(url, session_state(config)).await?;
+    Ok(client(ctx))
+}
+
+/// `ctx`, a Ballista client, with the functions, and a planner whose plans
+/// name them when an executor refuses the query.
+fn client(ctx: SessionContext) -> SessionContext {
+    let state = ctx.state();
+    let ballista = Arc::clone(state.query_planner());
+    let state = SessionStateBuilder::new_from_existing(state)
+        .with_query_planner(Arc::new(NamesRefusedFunctions(ballista)))
+        .build();
+    let ctx = SessionContext::new_with_state(state);
     crate::register(&ctx);
-    Ok(ctx)
+    ctx
+}
+
+/// What Ballista's scheduler says when an executor refuses a task
+/// (`ballista-scheduler`'s `SchedulerState::revive_offers`).
+const REFUSED: &str = "rejected by executor";
+
+/// A client's query planner: Ballista's, whose plans, when they call this
+/// crate's functions, name them in the error of an executor's refusal.
+#[derive(Debug)]
+struct NamesRefusedFunctions(Arc<dyn QueryPlanner + Send + Sync>);
+
+#[async_trait::async_trait]
+impl QueryPlanner for NamesRefusedFunctions {
+    async fn create_physical_plan(
+        &self,
+        plan: &LogicalPlan,
+        session: &dyn Session,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let physical = self.0.create_physical_plan(plan, session).await?;
+        let calls = functions_called(plan);
+        Ok(if calls.is_empty() {
+            physical
+        } else {
+            Arc::new(NamingExec {
+                inner: physical,
+                calls: Arc::new(calls),
+            })
+        })
+    }
+}
+
+/// This crate's functions that `plan` calls, subqueries included.
+fn functions_called(plan: &LogicalPlan) -> Vec<&'static str> {
+    let mut calls = BTreeSet::new();
+    let mut visit = |expr: &Expr| {
+        let name = match expr {
+            Expr::ScalarFunction(call) => call.name(),
+            Expr::AggregateFunction(call) => call.func.name(),
+            _ => return Ok(TreeNodeRecursion::Continue),
+        };
+        calls.extend(
+            [crate::build::NAME, crate::contains::NAME]
+                .into_iter()
+                .filter(|n| *n == name),
+        );
+        Ok(TreeNodeRecursion::Continue)
+    };
+    // The visits only return `Ok`: nothing to report.
+    let _ = plan.apply_with_subqueries(|node| node.apply_expressions(|e| e.apply(&mut visit)));
+    calls.into_iter().collect()
+}
+
+/// `error`, with the functions `calls` names if an executor refused the
+/// plan.
+fn named(error: DataFusionError, calls: &[&str]) -> DataFusionError {
+    if !error.to_string().contains(REFUSED) {
+        return error;
+    }
+    error.context(format!(
+        "an executor refused a plan that calls {}: start every executor with \
+         atomic_bloom_datafusion::ballista::executor_config",
+        calls.join(" and ")
+    ))
+}
+
+/// Ballista's plan, run as it is, its errors [`named`]: the root of a
+/// client's plan, which stays in the client (the scheduler receives the
+/// logical plan).
+#[derive(Debug)]
+struct NamingExec {
+    inner: Arc<dyn ExecutionPlan>,
+    calls: Arc<Vec<&'static str>>,
+}
+
+impl DisplayAs for NamingExec {
+    fn fmt_as(&self, format: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        self.inner.fmt_as(format, f)
+    }
+}
+
+impl ExecutionPlan for NamingExec {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn downcast_delegate(&self) -> Option<&dyn ExecutionPlan> {
+        Some(self.inner.as_ref())
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        self.inner.properties()
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        self.inner.children()
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        self.inner.apply_expressions(f)
+    }
+
+    fn replace_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+        options: ReplaceChildrenOptions,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(NamingExec {
+            inner: Arc::clone(&self.inner).replace_children(children, options)?,
+            calls: Arc::clone(&self.calls),
+        }))
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.replace_children(
+            children,
+            ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute),
+        )
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let calls = Arc::clone(&self.calls);
+        let stream = self
+            .inner
+            .execute(partition, context)
+            .map_err(|e| named(e, &calls))?;
+        let schema = stream.schema();
+        let stream = stream.map_err(move |e| named(e, &calls));
+        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
+    }
 }
 
 /// Ballista's scheduler configuration (`SchedulerConfig::default()`, which
@@ -147,14 +321,14 @@ pub fn scheduler_config() -> SchedulerConfig {
 pub fn executor_config() -> ExecutorProcessConfig {
     let codec = Arc::new(codec());
     let mut functions = BallistaFunctionRegistry::default();
-    let bloom_build = Arc::new(crate::bloom_build_udaf());
-    let bloom_contains = Arc::new(crate::bloom_contains_udf());
-    functions
-        .aggregate_functions
-        .insert(bloom_build.name().to_string(), bloom_build);
-    functions
-        .scalar_functions
-        .insert(bloom_contains.name().to_string(), bloom_contains);
+    functions.aggregate_functions.insert(
+        crate::build::NAME.to_string(),
+        Arc::new(crate::bloom_build_udaf()),
+    );
+    functions.scalar_functions.insert(
+        crate::contains::NAME.to_string(),
+        Arc::new(crate::bloom_contains_udf()),
+    );
     ExecutorProcessConfig {
         override_function_registry: Some(Arc::new(functions)),
         override_logical_codec: Some(codec.clone()),

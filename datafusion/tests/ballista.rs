@@ -5,8 +5,8 @@
 //! `bloom_build` over a Parquet table of 2M rows in 8 files equals the
 //! single-process build bit for bit; a pre-filtered join returns exactly
 //! the join; a filter bound as a constant reaches the executors through
-//! the codec; an executor without the functions fails the query rather
-//! than hang.
+//! the codec; an executor without the functions fails the query, naming
+//! them, rather than hang.
 #![cfg(feature = "ballista")]
 
 use atomic_bloom::AtomicBloom;
@@ -15,13 +15,12 @@ use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch};
 use datafusion::common::JoinType;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::*;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod common;
+use common::cluster::Cluster;
 use common::{count, run, the_binary};
 
 const USERS: i64 = 2_000_000;
@@ -137,100 +136,57 @@ fn examples() -> (PathBuf, PathBuf) {
         .clone()
 }
 
-/// A port free on 127.0.0.1 now (the system's pick).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Processes killed when the test ends, passed or not.
-struct Cluster(Vec<Child>);
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// Waits until something listens on `port`, for at most a minute.
-fn wait_for(port: u16) {
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "nothing listens on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// A scheduler and executors (`--plain` ones if `plain`), each a process,
-/// and the scheduler's port.
-fn start_cluster(executors: usize, plain: bool) -> (Cluster, u16) {
+/// A scheduler and executors (`--plain` ones if `plain`), each a process.
+fn start_cluster(executors: usize, plain: bool) -> Cluster {
     let (scheduler, executor) = examples();
-    let port = free_port();
-    let mut cluster = Cluster(vec![
-        Command::new(scheduler)
-            .arg(port.to_string())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    ]);
-    wait_for(port);
-    for _ in 0..executors {
-        let (flight, grpc) = (free_port(), free_port());
-        let mut command = Command::new(&executor);
-        command.args([port, flight, grpc].map(|p| p.to_string()));
-        if plain {
-            command.arg("--plain");
-        }
-        cluster
-            .0
-            .push(command.stdout(Stdio::null()).spawn().unwrap());
-        wait_for(flight);
-    }
-    (cluster, port)
+    Cluster::start(&scheduler, &executor, executors, plain)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_scheduler_and_two_executor_processes_build_the_same_filter() {
     let dir = tempfile::tempdir().unwrap();
     write_tables(dir.path());
-    let (_cluster, port) = start_cluster(2, false);
+    let cluster = start_cluster(2, false);
     let config = SessionConfig::new().with_target_partitions(4);
-    let ctx = ballista::remote(&format!("df://127.0.0.1:{port}"), config)
-        .await
-        .unwrap();
+    let ctx = ballista::remote(&cluster.url(), config).await.unwrap();
     // `scheduler_config` and `executor_config` raise the cap: the filter of
     // a 1% rate, 2.5 MB, which standalone mode does not finish.
     the_cluster_answers_as_one_process(&ctx, dir.path(), 0.01).await;
 }
 
-/// Ballista reports the executor's refusal without its cause: the message
-/// does not name the function (the cluster recipe in the README says to
-/// start executors with `executor_config`).
+/// Ballista reports the executor's refusal without its cause; the client
+/// adds which of the crate's functions the plan calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_executor_without_the_functions_fails_the_query_rather_than_hang() {
+async fn an_executor_without_the_functions_fails_the_query_naming_them() {
     let dir = tempfile::tempdir().unwrap();
     write_tables(dir.path());
-    let (_cluster, port) = start_cluster(1, true);
-    let ctx = ballista::remote(&format!("df://127.0.0.1:{port}"), SessionConfig::new())
+    let cluster = start_cluster(1, true);
+    let ctx = ballista::remote(&cluster.url(), SessionConfig::new())
         .await
         .unwrap();
     register_tables(&ctx, dir.path()).await;
-    let run = async { ctx.sql(BUILD).await?.collect().await };
-    let error = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("the query hung")
-        .expect_err("an executor without bloom_build ran it");
+    // The executor runs what it has: the query without the functions.
+    assert_eq!(count(&ctx, JOIN).await, EVENTS / 2);
+    let failure = |query: DataFrame| async {
+        let error = tokio::time::timeout(Duration::from_secs(120), query.collect())
+            .await
+            .expect("the query hung")
+            .expect_err("an executor without the functions ran them");
+        error.to_string()
+    };
+    let error = failure(ctx.sql(BUILD).await.unwrap()).await;
     assert!(
-        error.to_string().contains("rejected by executor"),
+        error.contains("rejected by executor")
+            && error.contains("a plan that calls bloom_build:")
+            && error.contains("executor_config"),
+        "{error}"
+    );
+    let filter = AtomicBloom::new(100, 0.01).unwrap().to_bytes().unwrap();
+    let kept = ctx.table("events").await.unwrap();
+    let kept = kept.filter(bloom_contains_saved(&filter, col("id")).unwrap());
+    let error = failure(kept.unwrap()).await;
+    assert!(
+        error.contains("a plan that calls bloom_contains:"),
         "{error}"
     );
 }

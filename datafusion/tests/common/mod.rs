@@ -2,6 +2,9 @@
 //! result.
 #![allow(dead_code)] // each test file uses some of these
 
+#[cfg(feature = "ballista")]
+pub mod cluster;
+
 use datafusion::arrow::array::{BinaryArray, Int64Array, RecordBatch};
 use datafusion::prelude::SessionContext;
 use std::path::{Path, PathBuf};
