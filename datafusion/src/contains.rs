@@ -17,8 +17,11 @@
 //! Each batch's keys are hashed into one buffer and looked up together
 //! (`contains_hash_batch`, which prefetches ahead); nothing is allocated
 //! per row. The filter is read from its bytes once and kept while the
-//! same bytes arrive: their checksum (the last 8 bytes of the format)
-//! tells them apart.
+//! same bytes arrive. A subquery's filter, which every batch shares (see
+//! below), is told by where its bytes lie, its array held meanwhile, so
+//! that nothing is read per batch; bytes copied into each batch, by their
+//! checksum (the last 8 bytes of this crate's format; a hash of all the
+//! bytes of the JVM's, which have none).
 //!
 //! DataFusion hands a constant argument to each batch as a copy of its
 //! value (`Literal::evaluate`, and the scalar subquery's result alike),
@@ -74,10 +77,33 @@ pub struct BloomContains {
     /// The constant filter bound at planning: then the function's one
     /// argument is the key.
     bound: Option<Bound>,
-    /// The filter last read, by its bytes' length and checksum. A lock,
-    /// taken once per batch (never per key) to swap the filter a query
-    /// reads; the filter itself is lock-free.
-    last: Mutex<Option<(usize, u64, Arc<AnyFilter>)>>,
+    /// The filter last read. A lock, taken once per batch (never per
+    /// key) to swap the filter a query reads; the filter itself is
+    /// lock-free.
+    last: Mutex<Option<Last>>,
+}
+
+/// The filter `bloom_contains` read last, and what tells a batch whose
+/// filter bytes are the same.
+#[derive(Debug)]
+struct Last {
+    identity: Identity,
+    /// The array the bytes lie in, for [`Identity::At`]: while it is held,
+    /// its memory is neither freed nor changed (an Arrow buffer that two
+    /// owners share cannot be written), so bytes at the same address and
+    /// of the same length are the same bytes, and nothing is read to tell.
+    _held: Option<ArrayRef>,
+    filter: Arc<AnyFilter>,
+}
+
+/// What names a batch's filter bytes.
+#[derive(Debug, PartialEq)]
+enum Identity {
+    /// Where they lie in an Arrow array (a subquery's filter, in its
+    /// struct, which every batch shares), and their length.
+    At(usize, usize),
+    /// Their length and [`checksum`]: bytes copied into each batch.
+    Summed(usize, u64),
 }
 
 /// A filter bound at planning, and what names it: the length and checksum
@@ -215,19 +241,27 @@ impl BloomContains {
         }
     }
 
-    /// The filter in `bytes`, read once while the same bytes come again.
-    fn filter(&self, bytes: &[u8]) -> Result<Arc<AnyFilter>> {
-        let key = (bytes.len(), checksum(bytes));
+    /// The filter in `bytes` (which lie in `array`, if it is given), read
+    /// once while the same bytes come again.
+    fn filter(&self, bytes: &[u8], array: Option<&ArrayRef>) -> Result<Arc<AnyFilter>> {
+        let identity = match array {
+            Some(_) => Identity::At(bytes.as_ptr() as usize, bytes.len()),
+            None => Identity::Summed(bytes.len(), checksum(bytes)),
+        };
         // A poisoned lock only means a reader panicked: the cache is still
         // a filter or nothing.
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((len, sum, filter)) = last.as_ref()
-            && (*len, *sum) == key
+        if let Some(last) = last.as_ref()
+            && last.identity == identity
         {
-            return Ok(filter.clone());
+            return Ok(last.filter.clone());
         }
         let filter = Arc::new(read_filter(bytes)?);
-        *last = Some((key.0, key.1, filter.clone()));
+        *last = Some(Last {
+            identity,
+            _held: array.cloned(),
+            filter: filter.clone(),
+        });
         Ok(filter)
     }
 }
@@ -298,11 +332,11 @@ impl ScalarUDFImpl for BloomContains {
         if let Some(bound) = &self.bound {
             return contains(&bound.filter, &args.args[0], rows);
         }
-        let bytes = match &args.args[0] {
+        let (bytes, array) = match &args.args[0] {
             ColumnarValue::Scalar(ScalarValue::Struct(filter)) if !filter.is_null(0) => {
-                first_bytes(filter.column(0))
+                (first_bytes(filter.column(0)), Some(filter.column(0)))
             }
-            ColumnarValue::Scalar(value) => binary_value(value),
+            ColumnarValue::Scalar(value) => (binary_value(value), None),
             ColumnarValue::Array(_) => {
                 return exec_err!(
                     "bloom_contains takes one filter per query (a constant or a scalar \
@@ -311,7 +345,7 @@ impl ScalarUDFImpl for BloomContains {
             }
         };
         match bytes {
-            Some(bytes) => contains(&*self.filter(bytes)?, &args.args[1], rows),
+            Some(bytes) => contains(&*self.filter(bytes, array)?, &args.args[1], rows),
             // No filter: nothing is known to be in it.
             None => Ok(ColumnarValue::Scalar(ScalarValue::Boolean(None))),
         }

@@ -19,6 +19,7 @@ use datafusion::arrow::array::{
     ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::util::display::array_value_to_string;
 use datafusion::datasource::MemTable;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::parquet::arrow::ArrowWriter;
@@ -684,4 +685,40 @@ async fn filters_without_a_checksum_are_told_apart_by_their_bytes() {
     };
     assert!(answer(0), "a's filter misses a");
     assert!(!answer(1), "b's filter answered as a's");
+}
+
+/// The function keeps the filter it read last, across batches and
+/// queries: a subquery's (in `register`'s struct) by where its bytes lie,
+/// bytes copied into each batch (a session with the function alone) by
+/// their checksum. Two filters of one size, asked in turn, each answer for
+/// themselves.
+#[tokio::test]
+async fn a_filter_kept_between_queries_answers_only_for_its_own_bytes() {
+    let filter = |key: &str| {
+        let f = AtomicBloom::spark(1000, 0.01).unwrap();
+        f.insert(key);
+        let bytes = f.to_spark_bytes().unwrap();
+        RecordBatch::try_from_iter([(
+            "f",
+            Arc::new(BinaryArray::from_vec(vec![bytes.as_slice()])) as ArrayRef,
+        )])
+        .unwrap()
+    };
+    let alone = SessionContext::new();
+    alone.register_udf(bloom_contains_udf());
+    for ctx in [context(), alone] {
+        ctx.register_batch("filter_a", filter("a")).unwrap();
+        ctx.register_batch("filter_b", filter("b")).unwrap();
+        for table in ["filter_a", "filter_b", "filter_a", "filter_b"] {
+            let sql = format!(
+                "SELECT k FROM (VALUES ('a'), ('b')) AS t(k) \
+                 WHERE bloom_contains((SELECT f FROM {table}), k)"
+            );
+            let batches = run(&ctx, &sql).await;
+            let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+            assert_eq!(rows, 1, "{table}");
+            let kept = array_value_to_string(batches[0].column(0), 0).unwrap();
+            assert_eq!(format!("filter_{kept}"), table);
+        }
+    }
 }
