@@ -57,7 +57,7 @@ macro_rules! filter_methods {
     // library's one `Filter` type, so adding, clearing and the estimates
     // are the same calls too.
     (fixed $class:ident($inner:ty), $what:literal, { $($own:tt)* }) => {
-        filter_methods!($class($inner), $what, {
+        filter_methods!(cells $class($inner), $what, {
             $($own)*
 
             #[new]
@@ -130,11 +130,6 @@ macro_rules! filter_methods {
             /// keys are taken, and merged in.
             fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
                 $crate::adds::add_many(py, &self.inner, keys)
-            }
-
-            /// Removes every key.
-            fn clear(&self) {
-                self.inner.clear();
             }
 
             #[doc = concat!("Creates ", $what, " in a shared file at `path` that other \
@@ -225,6 +220,32 @@ macro_rules! filter_methods {
             ) -> PyResult<bool> {
                 self.close(py)?;
                 Ok(false)
+            }
+        });
+    };
+    // A filter of the library's one `Filter` type, of bits with any hasher
+    // (`ParquetBloomFilter`, `SparkBloomFilter`): its size in bits, and
+    // what every `Filter` has.
+    (bits $class:ident($inner:ty), $what:literal, { $($own:tt)* }) => {
+        filter_methods!(cells $class($inner), $what, {
+            $($own)*
+
+            /// Bits in the filter.
+            #[getter]
+            fn num_bits(&self) -> u64 {
+                self.inner.num_bits()
+            }
+        });
+    };
+    // What every `Filter` has, of bits or of counters: clearing, its
+    // shape and the estimates.
+    (cells $class:ident($inner:ty), $what:literal, { $($own:tt)* }) => {
+        filter_methods!($class($inner), $what, {
+            $($own)*
+
+            /// Removes every key.
+            fn clear(&self) {
+                self.inner.clear();
             }
 
             /// About how many distinct keys are in the filter, from its cells

@@ -25,7 +25,7 @@ pub struct ParquetBloomFilter {
 }
 
 filter_methods!(
-    ParquetBloomFilter(AtomicBloom<ParquetHasher>),
+    bits ParquetBloomFilter(AtomicBloom<ParquetHasher>),
     "a Parquet filter",
     {
         /// Adds `key`, hashed as Parquet hashes a value; returns whether it
@@ -40,40 +40,6 @@ filter_methods!(
         /// added.
         fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
             crate::adds::add_many(py, &self.inner, keys)
-        }
-
-        /// Bits in the filter.
-        #[getter]
-        fn num_bits(&self) -> u64 {
-            self.inner.num_bits()
-        }
-
-        /// Bits set per key (8: one in each lane of a split block).
-        #[getter]
-        fn num_hashes(&self) -> u32 {
-            self.inner.num_hashes()
-        }
-
-        /// Removes every key.
-        fn clear(&self) {
-            self.inner.clear();
-        }
-
-        /// Bytes of memory the bits take.
-        #[getter]
-        fn memory_bytes(&self) -> usize {
-            self.inner.memory_bytes()
-        }
-
-        /// About how many distinct keys are in the filter, from its bits set;
-        /// `None` once every bit is.
-        fn estimated_len(&self) -> Option<u64> {
-            self.inner.estimated_len()
-        }
-
-        /// The false-positive rate now, estimated from the bits set.
-        fn estimated_false_positive_rate(&self) -> f64 {
-            self.inner.estimated_false_positive_rate()
         }
 
         fn __repr__(&self) -> String {

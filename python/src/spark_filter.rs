@@ -26,7 +26,7 @@ pub struct SparkBloomFilter {
 }
 
 filter_methods!(
-    SparkBloomFilter(AtomicBloom<SparkHasher>),
+    bits SparkBloomFilter(AtomicBloom<SparkHasher>),
     "a Spark filter",
     {
         /// An empty filter as Spark's `BloomFilter.create(expected_items,
@@ -87,40 +87,6 @@ filter_methods!(
             } else {
                 2
             }
-        }
-
-        /// Bits in the filter.
-        #[getter]
-        fn num_bits(&self) -> u64 {
-            self.inner.num_bits()
-        }
-
-        /// Bits set per key.
-        #[getter]
-        fn num_hashes(&self) -> u32 {
-            self.inner.num_hashes()
-        }
-
-        /// Removes every key.
-        fn clear(&self) {
-            self.inner.clear();
-        }
-
-        /// Bytes of memory the bits take.
-        #[getter]
-        fn memory_bytes(&self) -> usize {
-            self.inner.memory_bytes()
-        }
-
-        /// About how many distinct keys are in the filter, from its bits set;
-        /// `None` once every bit is.
-        fn estimated_len(&self) -> Option<u64> {
-            self.inner.estimated_len()
-        }
-
-        /// The false-positive rate now, estimated from the bits set.
-        fn estimated_false_positive_rate(&self) -> f64 {
-            self.inner.estimated_false_positive_rate()
         }
 
         fn __repr__(&self) -> String {
