@@ -80,10 +80,7 @@ impl Sizing {
         expected_items: usize,
         false_positive_rate: f64,
     ) -> Result<Sizing, BuildError> {
-        let fpp = false_positive_rate;
-        if !(fpp > 0.0 && fpp < 1.0) {
-            return Err(BuildError::InvalidFalsePositiveRate(fpp));
-        }
+        let fpp = check_rate(false_positive_rate)?;
         if expected_items == 0 {
             return Err(BuildError::ZeroItems);
         }
@@ -256,6 +253,16 @@ impl Sizing {
     #[inline(always)]
     pub(crate) fn probe<P: Probe>(&self, hash: u64) -> P {
         P::new(self.num_bits, self.num_hashes, hash)
+    }
+}
+
+/// `rate` if it is a false-positive rate every kind can be sized for: in
+/// (0, 1), which NaN is not.
+pub(crate) fn check_rate(rate: f64) -> Result<f64, BuildError> {
+    if rate > 0.0 && rate < 1.0 {
+        Ok(rate)
+    } else {
+        Err(BuildError::InvalidFalsePositiveRate(rate))
     }
 }
 
@@ -478,13 +485,8 @@ impl Search {
 /// `optimalNumOfHashFunctions` (`round(m / n ln 2)`, at least 1), `n` being
 /// at least 1. Their arrays then round the bits up to whole words. An
 /// error for a rate outside (0, 1).
-pub(crate) fn jvm_sizing(
-    expected_items: u64,
-    fpp: f64,
-) -> Result<(u64, u32), crate::error::BuildError> {
-    if !(fpp > 0.0 && fpp < 1.0) {
-        return Err(crate::error::BuildError::InvalidFalsePositiveRate(fpp));
-    }
+pub(crate) fn jvm_sizing(expected_items: u64, fpp: f64) -> Result<(u64, u32), BuildError> {
+    check_rate(fpp)?;
     let n = expected_items.max(1) as f64;
     let ln2 = std::f64::consts::LN_2;
     let bits = (-n * fpp.ln() / (ln2 * ln2)) as u64;

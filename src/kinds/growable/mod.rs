@@ -236,9 +236,7 @@ impl<S> GrowableBuilder<S> {
     /// The parameters, validated.
     pub(crate) fn config(&self) -> Result<Config, BuildError> {
         let (initial_capacity, p) = self.capacity.ok_or(BuildError::MissingSize)?;
-        if !(p > 0.0 && p < 1.0) {
-            return Err(BuildError::InvalidFalsePositiveRate(p));
-        }
+        crate::sizing::check_rate(p)?;
         if initial_capacity == 0 {
             return Err(BuildError::ZeroInitialCapacity);
         }

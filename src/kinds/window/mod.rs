@@ -260,9 +260,7 @@ impl<S: BuildHasher + Clone> WindowedBuilder<S> {
             });
         }
         let (keys_per_window, p) = self.capacity.ok_or(BuildError::MissingSize)?;
-        if !(p > 0.0 && p < 1.0) {
-            return Err(BuildError::InvalidFalsePositiveRate(p));
-        }
+        crate::sizing::check_rate(p)?;
         let keys_per_window = keys_per_window as u64;
         let window = self.window.unwrap_or(Window::Keys(keys_per_window));
         let (keys, period) = match window {
