@@ -2,7 +2,7 @@
 
 use super::errors::ReadError;
 use super::header::guava_format;
-use super::saved_filter::SavedFilter;
+use super::saved_filter::{SavedFilter, read_start};
 use crate::kinds::guava::GuavaBloom;
 use std::fs::File;
 use std::io::Read;
@@ -37,9 +37,6 @@ pub enum AnyFilter {
     Guava(GuavaBloom),
 }
 
-/// Bytes that tell Guava's format from the others ([`guava_format`]).
-const TELLING: u64 = 2;
-
 impl AnyFilter {
     /// The filter in `bytes`, of whichever format they begin as.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ReadError> {
@@ -51,11 +48,9 @@ impl AnyFilter {
     }
 
     /// Reads the one filter a stream holds, which can be read once: its
-    /// first two bytes tell the format, and that format's reader continues
-    /// from them.
+    /// start tells the format, and that format's reader continues from it.
     pub fn read_from(mut input: impl Read) -> Result<Self, ReadError> {
-        let mut start = Vec::with_capacity(TELLING as usize);
-        input.by_ref().take(TELLING).read_to_end(&mut start)?;
+        let start = read_start(&mut input)?;
         let input = start.as_slice().chain(input);
         if guava_format(&start) {
             GuavaBloom::read_guava(input).map(Self::Guava)
@@ -70,21 +65,19 @@ impl AnyFilter {
     /// ([`read_from`](Self::read_from)).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReadError> {
         let path = path.as_ref();
-        let read = || -> Result<Option<Self>, ReadError> {
-            let mut file = File::open(path)?;
-            if !file.metadata()?.is_file() {
-                return Self::read_from(file).map(Some);
-            }
-            let mut start = Vec::with_capacity(TELLING as usize);
-            (&mut file).take(TELLING).read_to_end(&mut start)?;
-            if !guava_format(&start) {
-                return Ok(None);
-            }
-            GuavaBloom::read_guava(start.as_slice().chain(file)).map(|f| Some(Self::Guava(f)))
-        };
-        match read().map_err(|e| e.in_file(path))? {
-            Some(filter) => Ok(filter),
-            None => SavedFilter::load(path).map(Self::Saved),
+        Self::load_file(path).map_err(|e| e.in_file(path))
+    }
+
+    /// [`load`](Self::load), its I/O errors not yet naming the file.
+    fn load_file(path: &Path) -> Result<Self, ReadError> {
+        let mut file = File::open(path)?;
+        if !file.metadata()?.is_file() {
+            return Self::read_from(file);
         }
+        let start = read_start(&mut file)?;
+        if guava_format(&start) {
+            return GuavaBloom::read_guava(start.as_slice().chain(file)).map(Self::Guava);
+        }
+        SavedFilter::load(path).map(Self::Saved)
     }
 }
