@@ -33,6 +33,8 @@ fn java(jar: &str, class: &'static str, dir: &Path) -> (f64, u64) {
     (ns, hits / 7)
 }
 
+/// The best of five rounds of `contains` over the keys, in ns a query,
+/// and one round's hits.
 fn ours(contains: impl Fn(i64) -> bool) -> (f64, u64) {
     let mut best = f64::MAX;
     let mut hits = 0;
