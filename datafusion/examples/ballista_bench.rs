@@ -9,7 +9,7 @@
 //!     target/release/examples/ballista_bench 20000000   # another size
 //!
 //! A table `t` of `n` rows (`id BIGINT`, distinct, and `url VARCHAR`) in 8
-//! Parquet files, and `probe`, `n` ids of which half are in `t`. Build:
+//! Parquet files (`examples/bench.rs`'s rows), and `probe`, `n` ids of which half are in `t`. Build:
 //! `bloom_build(col, n, 0.01)` against `count(DISTINCT col)`. Probe: the
 //! rows of `probe` kept by the built filter, bound as a constant
 //! (`bloom_contains_saved`, the way a filter reaches a Ballista cluster),
@@ -22,45 +22,35 @@
 //! second.
 
 use atomic_bloom_datafusion::{ballista, bloom_contains_saved, register};
-use datafusion::arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch, StringArray};
+use datafusion::arrow::array::BinaryArray;
 use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::*;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 #[path = "../tests/common/cluster.rs"]
 mod cluster;
 use cluster::Cluster;
 
-const FILES: usize = 8;
 const ROUNDS: usize = 5;
 
-/// `dir/name/part-*.parquet`: `n` rows of `ids(i)` and their URLs.
+#[path = "common/tables.rs"]
+mod tables;
+use tables::{median, partitions};
+
+/// `dir/name/part-*.parquet`: the rows of [`partitions`], a file each.
 fn write_table(dir: &Path, name: &str, n: usize, ids: impl Fn(usize) -> i64) {
     let dir = dir.join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    let per = n.div_ceil(FILES);
-    for f in 0..FILES {
+    let (schema, partitions) = partitions(n, ids);
+    for (f, batches) in partitions.iter().enumerate() {
         let file = std::fs::File::create(dir.join(format!("part-{f}.parquet"))).unwrap();
-        let mut writer = None;
-        let rows = f * per..((f + 1) * per).min(n);
-        for start in rows.clone().step_by(65_536) {
-            let batch = start..(start + 65_536).min(rows.end);
-            let id: ArrayRef = Arc::new(Int64Array::from_iter_values(batch.clone().map(&ids)));
-            let url: ArrayRef = Arc::new(StringArray::from_iter_values(
-                batch.map(|i| format!("https://example.com/page/{}", ids(i))),
-            ));
-            let batch = RecordBatch::try_from_iter([("id", id), ("url", url)]).unwrap();
-            writer
-                .get_or_insert_with(|| {
-                    ArrowWriter::try_new(file.try_clone().unwrap(), batch.schema(), None).unwrap()
-                })
-                .write(&batch)
-                .unwrap();
-        }
-        writer.unwrap().close().unwrap();
+        let mut writer = ArrowWriter::try_new(file, schema.clone(), None).unwrap();
+        batches
+            .iter()
+            .for_each(|batch| writer.write(batch).unwrap());
+        writer.close().unwrap();
     }
 }
 
@@ -86,11 +76,6 @@ async fn seconds(query: DataFrame) -> f64 {
     let start = Instant::now();
     query.collect().await.unwrap();
     start.elapsed().as_secs_f64()
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 /// The queries, in `ctx`: (what, the query, the row of DataFusion's own

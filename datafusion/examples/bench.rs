@@ -10,47 +10,29 @@
 //! the hash set of the same keys. Probe: the rows of a table of `n` ids,
 //! half of them in the set, kept by `bloom_contains` of the built filter
 //! (a scalar subquery, and one of the same keys in Spark's format; a
-//! constant in the plan, bound at planning; its bytes, bound at once) against the same rows kept by an `IN (subquery)`
-//! semi-join (which builds its hash table each time). Rounds alternate
+//! constant in the plan, bound at planning; its bytes, bound at once)
+//! against the same rows kept by an `IN (subquery)` semi-join (which
+//! builds its hash table each time). Rounds alternate
 //! between the ways; each figure is the median of 5, in million rows per
 //! second.
 
 use atomic_bloom::AtomicBloom;
 use atomic_bloom_datafusion::{bloom_contains_saved, bloom_contains_udf, register};
-use datafusion::arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch, StringArray};
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::array::{ArrayRef, BinaryArray, RecordBatch};
 use datafusion::datasource::MemTable;
 use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
-const PARTITIONS: usize = 8;
 const ROUNDS: usize = 5;
 
+#[path = "common/tables.rs"]
+mod tables;
+use tables::{median, partitions};
+
 fn table(n: usize, ids: impl Fn(usize) -> i64) -> MemTable {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int64, false),
-        Field::new("url", DataType::Utf8, false),
-    ]));
-    let per = n.div_ceil(PARTITIONS);
-    let partitions = (0..PARTITIONS)
-        .map(|p| {
-            let rows = p * per..((p + 1) * per).min(n);
-            rows.clone()
-                .step_by(65_536)
-                .map(|start| {
-                    let batch = start..(start + 65_536).min(rows.end);
-                    let id: ArrayRef =
-                        Arc::new(Int64Array::from_iter_values(batch.clone().map(&ids)));
-                    let url: ArrayRef = Arc::new(StringArray::from_iter_values(
-                        batch.map(|i| format!("https://example.com/page/{}", ids(i))),
-                    ));
-                    RecordBatch::try_new(schema.clone(), vec![id, url]).unwrap()
-                })
-                .collect()
-        })
-        .collect();
+    let (schema, partitions) = partitions(n, ids);
     MemTable::try_new(schema, partitions).unwrap()
 }
 
@@ -83,11 +65,6 @@ impl Query {
             }
         }
     }
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 #[tokio::main]
