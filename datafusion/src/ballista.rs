@@ -34,7 +34,8 @@
 //! registry lacks) stays in the executor's log, as its protocol returns
 //! only the refused jobs' ids (`LaunchMultiTaskResult`). The clients here
 //! know which of this crate's functions a query calls, and add them to
-//! that error:
+//! that error (`tests/ballista.rs`,
+//! `an_executor_without_the_functions_fails_the_query_naming_them`):
 //!
 //! ```text
 //! an executor refused a plan that calls bloom_build: start every executor
@@ -48,12 +49,14 @@
 //! Ballista caps a gRPC message at 16 MiB, and a query over it waits
 //! rather than fail: [`scheduler_config`], [`executor_config`] and the
 //! clients here raise the cap to 256 MiB (a filter of 2M keys at 1%, 2.5
-//! MB, runs in `tests/ballista.rs`). Standalone mode keeps Ballista's own
-//! scheduler configuration, and its cap: a 2.5 MB filter did not finish
-//! there in 150 s, one of 0.8 MB did at once. A scalar subquery of the filter
-//! (`bloom_contains((SELECT bloom_build(...)), key)`) becomes a nested-loop
-//! join there that copies the filter into every row, and fails (an Arrow
-//! offset overflow): on Ballista, build the filter first, then bind it.
+//! MB, runs in `tests/ballista.rs`,
+//! `a_scheduler_and_two_executor_processes_build_the_same_filter`).
+//! Standalone mode keeps Ballista's own scheduler configuration, and its
+//! cap: bind small filters there (its test binds one of 0.8 MB). A scalar
+//! subquery of the filter (`bloom_contains((SELECT bloom_build(...)),
+//! key)`) becomes a nested-loop join there that copies the filter into
+//! every row, and fails (an Arrow offset overflow): on Ballista, build the
+//! filter first, then bind it.
 
 use crate::codec::BloomCodec;
 use ballista::prelude::SessionContextExt;

@@ -89,9 +89,13 @@ pub struct BloomContains {
 struct Last {
     identity: Identity,
     /// The array the bytes lie in, for [`Identity::At`]: while it is held,
-    /// its memory is neither freed nor changed (an Arrow buffer that two
-    /// owners share cannot be written), so bytes at the same address and
-    /// of the same length are the same bytes, and nothing is read to tell.
+    /// its memory is neither freed nor changed (a shared Arrow buffer is
+    /// not written: `Buffer::into_mutable` refuses one,
+    /// <https://docs.rs/arrow-buffer/latest/arrow_buffer/buffer/struct.Buffer.html#method.into_mutable>),
+    /// so bytes at the same address and of the same length are the same
+    /// bytes, and nothing is read to tell. `tests/sql.rs`
+    /// (`a_filter_kept_between_queries_answers_only_for_its_own_bytes`)
+    /// asks two filters of one size in turn.
     _held: Option<ArrayRef>,
     filter: Arc<AnyFilter>,
 }

@@ -150,7 +150,7 @@ async fn a_scheduler_and_two_executor_processes_build_the_same_filter() {
     let config = SessionConfig::new().with_target_partitions(4);
     let ctx = ballista::remote(&cluster.url(), config).await.unwrap();
     // `scheduler_config` and `executor_config` raise the cap: the filter of
-    // a 1% rate, 2.5 MB, which standalone mode does not finish.
+    // a 1% rate, 2.5 MB, too large for standalone mode's.
     the_cluster_answers_as_one_process(&ctx, dir.path(), 0.01).await;
 }
 
